@@ -1,0 +1,141 @@
+//! The error type of this crate.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while starting, probing or stopping the node.
+///
+/// Every message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// No Java 17 (or 11) installation was found.
+    #[error(
+        "Java 17 not found (looked at {searched}): Cassandra 5.0 needs Java 11 or 17 (not 21+); \
+         install openjdk-17 (e.g. `apt-get install openjdk-17-jdk-headless`) or set \
+         CASSMODEL_JAVA_HOME to a Java 17 (or 11) home"
+    )]
+    JavaNotFound {
+        /// The places that were looked at, for the message.
+        searched: String,
+    },
+
+    /// The Java installation given explicitly cannot run Cassandra 5.0.
+    #[error(
+        "{home} is not a usable Java 11 or 17 home ({detail}): Cassandra 5.0 runs only on Java 11 \
+         or 17; point CASSMODEL_JAVA_HOME at one, or unset it to search /usr/lib/jvm"
+    )]
+    JavaUnsupported {
+        /// The Java home that was rejected.
+        home: PathBuf,
+        /// What `java -version` said, or why it could not run.
+        detail: String,
+    },
+
+    /// Maven is needed once to download the Cassandra jars but is not installed.
+    #[error(
+        "mvn not found on PATH: Maven is needed once to download Cassandra {version} into {cache}; \
+         install it (e.g. `apt-get install maven`)"
+    )]
+    MvnNotFound {
+        /// The Cassandra version that was to be downloaded.
+        version: String,
+        /// Where the jars were to go.
+        cache: PathBuf,
+    },
+
+    /// Maven ran but could not resolve the Cassandra jars.
+    #[error(
+        "mvn could not download org.apache.cassandra:cassandra-all:{version} and its runtime \
+         dependencies: check that the version exists (CASSMODEL_CASSANDRA_VERSION) and that Maven \
+         Central is reachable; mvn said:\n{output}"
+    )]
+    Download {
+        /// The Cassandra version that was to be downloaded.
+        version: String,
+        /// The end of Maven's output.
+        output: String,
+    },
+
+    /// An environment variable has a value that cannot be used.
+    #[error("environment variable {var}={value:?} is invalid: {reason}")]
+    InvalidEnv {
+        /// The variable's name.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What a valid value looks like.
+        reason: String,
+    },
+
+    /// A file-system or process operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, including the path involved.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The Java process exited before the node answered CQL queries.
+    #[error(
+        "Cassandra (pid {pid}) exited with {status} before answering on {addr}; fix the cause \
+         below (a port in use? run `cassmodel-node reset` if the data is from another \
+         configuration); last log lines:\n{log_tail}"
+    )]
+    ExitedEarly {
+        /// The pid the process had.
+        pid: u32,
+        /// Its exit status, as text.
+        status: String,
+        /// The CQL contact point that was waited on.
+        addr: String,
+        /// The last lines of the node's logs.
+        log_tail: String,
+    },
+
+    /// The node did not answer CQL queries within the start time-out.
+    #[error(
+        "Cassandra did not answer on {addr} within {secs} s (the node was stopped again); raise \
+         CASSMODEL_NODE_START_TIMEOUT_SECS on a slow machine, or run `cassmodel-node reset`; last \
+         log lines:\n{log_tail}"
+    )]
+    StartTimeout {
+        /// The CQL contact point that was waited on.
+        addr: String,
+        /// The time-out, in seconds.
+        secs: u64,
+        /// The last lines of the node's logs.
+        log_tail: String,
+    },
+
+    /// The node process would not go away.
+    #[error("could not stop Cassandra (pid {pid}): {detail}; stop it by hand with `kill -9 {pid}`")]
+    StopFailed {
+        /// The node's pid.
+        pid: u32,
+        /// What went wrong.
+        detail: String,
+    },
+
+    /// Another process held the start lock for too long.
+    #[error(
+        "waited {secs} s for the lock {path} held by another process starting or stopping the \
+         node; if no such process is running, delete the file"
+    )]
+    LockTimeout {
+        /// The lock file.
+        path: PathBuf,
+        /// How long was waited, in seconds.
+        secs: u64,
+    },
+}
+
+impl NodeError {
+    /// Wraps an I/O error with a description of what was being done.
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        NodeError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! Starts, reuses and stops a real single-node **Apache Cassandra 5.0** on this machine, for
+//! cassmodel's integration tests, its demo and `cargo xtask test`. No Docker: the jars come from
+//! Maven Central (`org.apache.cassandra:cassandra-all`, downloaded once with `mvn`) and run on a
+//! Java 17 (or 11) found on the machine.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), cassmodel_node::NodeError> {
+//! let cfg = cassmodel_node::NodeConfig::from_env();
+//! // The first call starts the node (tens of seconds); later calls, from any process, reuse it.
+//! cassmodel_node::ensure_running(&cfg).await?;
+//! println!("CQL on {}", cfg.contact_point());
+//! # Ok(()) }
+//! ```
+//!
+//! # Lifecycle
+//!
+//! - [`ensure_running`] returns [`Started::Reused`] at once if something answers CQL on the port.
+//!   Otherwise it takes an exclusive lock file in the work dir (so concurrent test binaries start
+//!   exactly one node), downloads the jars if they are not cached, writes `conf/cassandra.yaml`
+//!   and `conf/logback.xml`, spawns `java` detached (own process group, output to
+//!   `logs/output.log`), writes `cassandra.pid` and waits until `SELECT release_version FROM
+//!   system.local` answers. The node outlives the calling process.
+//! - [`stop`] sends SIGTERM to the pid of the pid file (only if that pid is still the Cassandra of
+//!   this work dir), then SIGKILL after 60 s.
+//! - [`reset`] stops the node and deletes its data and logs (needed after changing the cluster
+//!   name or addresses); the jar cache is kept.
+//!
+//! # Environment variables
+//!
+//! Read by [`NodeConfig::from_env`]:
+//!
+//! | variable | default | meaning |
+//! | --- | --- | --- |
+//! | `CASSMODEL_CASSANDRA_VERSION` | `5.0.8` | version of `cassandra-all` on Maven Central |
+//! | `CASSMODEL_NODE_PORT` | `9042` | CQL port on 127.0.0.1 |
+//! | `CASSMODEL_NODE_STORAGE_PORT` | `7000` | inter-node port on 127.0.0.1 |
+//! | `CASSMODEL_NODE_JMX_PORT` | `7199` | local JMX port (nodetool) |
+//! | `CASSMODEL_NODE_DIR` | `<target>/cassmodel-node` | work dir: conf, data, logs, pid and lock files |
+//! | `CASSMODEL_JAVA_HOME` | search | Java 11/17 home; else `$JAVA_HOME` if it is 17, else `/usr/lib/jvm/*` (17 preferred to 11) |
+//! | `CASSMODEL_NODE_HEAP` | `1G` | `-Xms`/`-Xmx` |
+//! | `CASSMODEL_NODE_START_TIMEOUT_SECS` | `240` | how long to wait for CQL after spawning Java |
+//! | `XDG_CACHE_HOME` / `HOME` | | jars go to `${XDG_CACHE_HOME:-$HOME/.cache}/cassmodel/cassandra-<version>/lib` |
+//!
+//! `<target>` is `$CARGO_TARGET_DIR` if set when the program runs, else the workspace's `target`
+//! folder (next to this crate's folder).
+//!
+//! # Requirements
+//!
+//! Java 11 or 17 (Cassandra 5.0 does not run on 21+), and `mvn` for the first download only.
+
+#![forbid(unsafe_code)]
+
+mod config;
+mod error;
+mod jars;
+mod java;
+mod launch;
+mod lock;
+mod process;
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+pub use config::{
+    DEFAULT_HEAP, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,
+    DEFAULT_STORAGE_PORT, DEFAULT_VERSION, HOST, NodeConfig,
+};
+pub use error::NodeError;
+
+/// How [`ensure_running`] got a running node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Started {
+    /// A node already answered on the port (started earlier, or by another process).
+    Reused,
+    /// This call started the node.
+    StartedNow {
+        /// The Java process id (also in the pid file).
+        pid: u32,
+    },
+}
+
+/// How long [`stop`] waits after SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(60);
+/// Extra time a caller waits for the start lock, on top of the start time-out, to cover a
+/// first download by the process holding it.
+const LOCK_EXTRA: Duration = Duration::from_secs(900);
+/// Lines of log put into start errors.
+const ERROR_LOG_LINES: usize = 60;
+
+/// Makes sure a node answers CQL on `cfg.contact_point()`, starting it if needed.
+///
+/// Safe to call from several processes at once: exactly one starts the node, the others wait
+/// for it and get [`Started::Reused`]. If the node does not answer within `cfg.start_timeout` it
+/// is stopped again and the error carries the end of its log.
+pub async fn ensure_running(cfg: &NodeConfig) -> Result<Started, NodeError> {
+    if is_ready(cfg).await {
+        return Ok(Started::Reused);
+    }
+    fs::create_dir_all(&cfg.work_dir)
+        .map_err(|e| NodeError::io(format!("cannot create {}", cfg.work_dir.display()), e))?;
+    let _lock = lock::lock_async(&cfg.lock_file(), cfg.start_timeout + LOCK_EXTRA).await?;
+    if is_ready(cfg).await {
+        return Ok(Started::Reused);
+    }
+    // A node of ours that is alive but not answering yet (its starter died, or it is restarting):
+    // wait for it instead of starting a second one.
+    if let Some(pid) = process::read_pid(cfg) {
+        if process::is_our_node(pid, cfg) {
+            wait_ready(cfg, pid, None).await?;
+            return Ok(Started::Reused);
+        }
+        process::remove_pid_file(cfg);
+    }
+
+    let owned = cfg.clone();
+    let child = tokio::task::spawn_blocking(move || prepare_and_spawn(&owned))
+        .await
+        .map_err(|e| NodeError::io("the start task failed", std::io::Error::other(e)))??;
+    let pid = child.id();
+    let child = wait_ready(cfg, pid, Some(child)).await?;
+    if let Some(mut child) = child {
+        // Reap the process if it exits while this process lives, so that it never lingers as a
+        // zombie (which would still look alive by pid); the thread ends with this process.
+        let _ = std::thread::Builder::new()
+            .name("cassmodel-node-reaper".into())
+            .spawn(move || {
+                let _ = child.wait();
+            });
+    }
+    Ok(Started::StartedNow { pid })
+}
+
+/// Blocking form of [`ensure_running`], for synchronous code.
+///
+/// Runs on its own current-thread tokio runtime; called from inside a runtime (e.g. a
+/// `#[tokio::test]` not using `spawn_blocking`) it runs on a helper thread instead of panicking.
+pub fn ensure_running_blocking(cfg: &NodeConfig) -> Result<Started, NodeError> {
+    let run = || -> Result<Started, NodeError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| NodeError::io("cannot build a tokio runtime", e))?;
+        rt.block_on(ensure_running(cfg))
+    };
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(|s| s.spawn(run).join()).unwrap_or_else(|_| {
+            Err(NodeError::io(
+                "ensure_running",
+                std::io::Error::other("the helper thread panicked"),
+            ))
+        })
+    } else {
+        run()
+    }
+}
+
+/// Stops the node of this work dir's pid file, if it is alive: SIGTERM, then SIGKILL after 60 s.
+///
+/// Returns `Ok(false)` if there was nothing to stop. A node answering on the port that was not
+/// started from this work dir is left alone.
+pub async fn stop(cfg: &NodeConfig) -> Result<bool, NodeError> {
+    fs::create_dir_all(&cfg.work_dir)
+        .map_err(|e| NodeError::io(format!("cannot create {}", cfg.work_dir.display()), e))?;
+    let _lock = lock::lock_async(&cfg.lock_file(), cfg.start_timeout + LOCK_EXTRA).await?;
+    stop_locked(cfg).await
+}
+
+async fn stop_locked(cfg: &NodeConfig) -> Result<bool, NodeError> {
+    let Some(pid) = process::read_pid(cfg) else {
+        return Ok(false);
+    };
+    if !process::is_our_node(pid, cfg) {
+        process::remove_pid_file(cfg);
+        return Ok(false);
+    }
+    process::terminate(pid, cfg, STOP_GRACE).await?;
+    process::remove_pid_file(cfg);
+    Ok(true)
+}
+
+/// Stops the node (as [`stop`]) and deletes its data, logs and generated configuration; the
+/// downloaded jars are kept.
+pub async fn reset(cfg: &NodeConfig) -> Result<(), NodeError> {
+    fs::create_dir_all(&cfg.work_dir)
+        .map_err(|e| NodeError::io(format!("cannot create {}", cfg.work_dir.display()), e))?;
+    let _lock = lock::lock_async(&cfg.lock_file(), cfg.start_timeout + LOCK_EXTRA).await?;
+    stop_locked(cfg).await?;
+    for dir in [cfg.data_dir(), cfg.log_dir(), cfg.conf_dir()] {
+        if dir.exists() {
+            fs::remove_dir_all(&dir)
+                .map_err(|e| NodeError::io(format!("cannot delete {}", dir.display()), e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a node answers `SELECT release_version FROM system.local` on the contact point.
+pub async fn is_ready(cfg: &NodeConfig) -> bool {
+    release_version(cfg).await.is_some()
+}
+
+/// The `release_version` of the node answering on the contact point, or `None` if none answers.
+pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
+    use scylla::client::session_builder::SessionBuilder;
+    use tokio::time::timeout;
+
+    let addr = cfg.contact_point();
+    // A cheap TCP probe first: the CQL driver is slower to give up.
+    match timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(&addr)).await {
+        Ok(Ok(_)) => {}
+        _ => return None,
+    }
+    let session = timeout(
+        Duration::from_secs(15),
+        SessionBuilder::new()
+            .known_node(&addr)
+            .connection_timeout(Duration::from_secs(5))
+            .build(),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    let result = timeout(
+        Duration::from_secs(10),
+        session.query_unpaged("SELECT release_version FROM system.local", &[]),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    let rows = result.into_rows_result().ok()?;
+    let (version,): (String,) = rows.first_row().ok()?;
+    Some(version)
+}
+
+/// The pid of the node started from this work dir, if it is alive.
+pub fn running_pid(cfg: &NodeConfig) -> Option<u32> {
+    process::read_pid(cfg).filter(|&pid| process::is_our_node(pid, cfg))
+}
+
+/// The last `lines` lines of the node's `logs/system.log`, followed by the end of
+/// `logs/output.log` (the JVM's own stdout/stderr and WARN+ messages) if it is not empty.
+pub fn log_tail(cfg: &NodeConfig, lines: usize) -> String {
+    let mut out = String::new();
+    let system = tail_file(&cfg.system_log(), lines);
+    let output = tail_file(&cfg.output_log(), lines);
+    match system {
+        Some(s) if !s.is_empty() => {
+            out.push_str(&format!("== {} ==\n{s}", cfg.system_log().display()));
+        }
+        _ => out.push_str(&format!("({} is empty or missing)\n", cfg.system_log().display())),
+    }
+    if let Some(o) = output.filter(|o| !o.trim().is_empty()) {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("== {} ==\n{o}", cfg.output_log().display()));
+    }
+    out
+}
+
+/// Finds Java, downloads the jars if needed, writes the configuration and spawns the node.
+fn prepare_and_spawn(cfg: &NodeConfig) -> Result<Child, NodeError> {
+    let java = java::find_java(cfg.java_home.as_deref())?;
+    let lib = jars::ensure_jars(cfg, &java)?;
+    launch::write_conf(cfg)?;
+    process::spawn(cfg, &java, &lib)
+}
+
+/// Polls until the node answers, the process exits, or `cfg.start_timeout` passes (then the
+/// process is stopped). Gives the child back on success.
+async fn wait_ready(
+    cfg: &NodeConfig,
+    pid: u32,
+    mut child: Option<Child>,
+) -> Result<Option<Child>, NodeError> {
+    let start = Instant::now();
+    loop {
+        let exited = match child.as_mut() {
+            Some(c) => match c.try_wait() {
+                Ok(Some(status)) => Some(status.to_string()),
+                Ok(None) => None,
+                Err(e) => Some(format!("unknown status ({e})")),
+            },
+            None => (!process::is_our_node(pid, cfg)).then(|| "unknown status".to_owned()),
+        };
+        if let Some(status) = exited {
+            process::remove_pid_file(cfg);
+            return Err(NodeError::ExitedEarly {
+                pid,
+                status,
+                addr: cfg.contact_point(),
+                log_tail: log_tail(cfg, ERROR_LOG_LINES),
+            });
+        }
+        if is_ready(cfg).await {
+            return Ok(child);
+        }
+        if start.elapsed() >= cfg.start_timeout {
+            let log = log_tail(cfg, ERROR_LOG_LINES);
+            process::terminate(pid, cfg, Duration::from_secs(20)).await?;
+            if let Some(mut c) = child {
+                let _ = c.wait();
+            }
+            process::remove_pid_file(cfg);
+            return Err(NodeError::StartTimeout {
+                addr: cfg.contact_point(),
+                secs: cfg.start_timeout.as_secs(),
+                log_tail: log,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The last `lines` lines of a file (reading at most its last 1 MiB).
+fn tail_file(path: &Path, lines: usize) -> Option<String> {
+    const MAX: u64 = 1 << 20;
+    let mut file = fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len > MAX {
+        file.seek(SeekFrom::Start(len - MAX)).ok()?;
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    Some(tail_text(&String::from_utf8_lossy(&bytes), lines))
+}
+
+/// The last `lines` lines of `text`, each ending with a newline.
+pub(crate) fn tail_text(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let from = all.len().saturating_sub(lines);
+    let mut out = String::new();
+    for line in &all[from..] {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_text;
+
+    #[test]
+    fn tail() {
+        assert_eq!(tail_text("a\nb\nc\n", 2), "b\nc\n");
+        assert_eq!(tail_text("a", 5), "a\n");
+        assert_eq!(tail_text("", 5), "");
+    }
+}

@@ -1,0 +1,111 @@
+//! `cassmodel-node`: start, stop, reset and inspect the local Cassandra test node.
+//!
+//! Configuration comes from the environment; see the `cassmodel_node` crate docs.
+
+use std::process::ExitCode;
+
+use cassmodel_node::{NodeConfig, NodeError, Started};
+use clap::{Parser, Subcommand};
+
+/// Manage the local single-node Apache Cassandra used by cassmodel's tests and demo.
+///
+/// Settings come from CASSMODEL_* environment variables (port, work dir, Java home, heap,
+/// Cassandra version, start time-out).
+#[derive(Debug, Parser)]
+#[command(name = "cassmodel-node", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Start the node unless one already answers; prints "reused" or "started pid N".
+    Start,
+    /// Stop the node started from this work dir (SIGTERM, SIGKILL after 60 s).
+    Stop,
+    /// Stop the node and delete its data and logs (the downloaded jars are kept).
+    Reset,
+    /// Tell whether a node answers CQL; exit status 0 if it does, 3 if not.
+    Status,
+    /// Print the last lines of the node's logs.
+    Logs {
+        /// Number of lines.
+        #[arg(default_value_t = 60)]
+        lines: usize,
+    },
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cassmodel-node: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cmd: Cmd) -> Result<ExitCode, NodeError> {
+    let cfg = NodeConfig::try_from_env()?;
+    match cmd {
+        Cmd::Start => {
+            match cassmodel_node::ensure_running(&cfg).await? {
+                Started::Reused => println!("reused"),
+                Started::StartedNow { pid } => println!("started pid {pid}"),
+            }
+            println!("contact point: {}", cfg.contact_point());
+        }
+        Cmd::Stop => {
+            let pid = cassmodel_node::running_pid(&cfg);
+            if cassmodel_node::stop(&cfg).await? {
+                match pid {
+                    Some(pid) => println!("stopped pid {pid}"),
+                    None => println!("stopped"),
+                }
+            } else {
+                println!("nothing to stop (no live node in {})", cfg.work_dir.display());
+                if cassmodel_node::is_ready(&cfg).await {
+                    println!(
+                        "note: a node still answers on {} but was not started from this work dir \
+                         (CASSMODEL_NODE_DIR / CARGO_TARGET_DIR)",
+                        cfg.contact_point()
+                    );
+                }
+            }
+        }
+        Cmd::Reset => {
+            cassmodel_node::reset(&cfg).await?;
+            println!("reset: node stopped, {} wiped", cfg.work_dir.display());
+        }
+        Cmd::Status => {
+            let pid = cassmodel_node::running_pid(&cfg);
+            let owner = match pid {
+                Some(pid) => format!("pid {pid}, work dir {}", cfg.work_dir.display()),
+                None => format!("not started from {}", cfg.work_dir.display()),
+            };
+            match cassmodel_node::release_version(&cfg).await {
+                Some(v) => {
+                    println!(
+                        "running: Cassandra {v} answers on {} ({owner})",
+                        cfg.contact_point()
+                    );
+                }
+                None => {
+                    match pid {
+                        Some(pid) => println!(
+                            "starting or stuck: pid {pid} is alive but {} does not answer yet",
+                            cfg.contact_point()
+                        ),
+                        None => println!("not running: nothing answers on {}", cfg.contact_point()),
+                    }
+                    return Ok(ExitCode::from(3));
+                }
+            }
+        }
+        Cmd::Logs { lines } => print!("{}", cassmodel_node::log_tail(&cfg, lines)),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,306 @@
+//! [`Db`]: a scylla session plus cassmodel's keyspace resolution and prepared-statement cache.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use cassmodel_schema::validate_schema_name;
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::serialize::row::SerializeRow;
+use scylla::statement::prepared::PreparedStatement;
+
+use crate::ddl::{self, Replication};
+use crate::error::{Error, Result};
+use crate::table::{Columns, Table};
+
+/// Environment variable with the contact points of the cluster to use: comma-separated
+/// `host:port` pairs, e.g. `10.0.0.1:9042,10.0.0.2:9042`. Unset means the local node
+/// (127.0.0.1 on the port in `CASSMODEL_NODE_PORT`, default 9042).
+pub const CONTACT_POINTS_ENV: &str = "CASSMODEL_CONTACT_POINTS";
+
+/// The contact points from [`CONTACT_POINTS_ENV`], or `None` when it is unset or empty.
+pub fn contact_points_from_env() -> Option<Vec<String>> {
+    let v = std::env::var(CONTACT_POINTS_ENV).ok()?;
+    let points: Vec<String> = v
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    (!points.is_empty()).then_some(points)
+}
+
+/// The local node's contact point: `127.0.0.1:$CASSMODEL_NODE_PORT` (default 9042).
+pub fn local_contact_point() -> String {
+    let port = std::env::var("CASSMODEL_NODE_PORT").unwrap_or_else(|_| "9042".to_owned());
+    format!("127.0.0.1:{port}")
+}
+
+/// Identifies one statement shape of one table in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StatementKey {
+    table: TypeId,
+    kind: &'static str,
+    shape: u64,
+}
+
+impl StatementKey {
+    /// The statement `kind` (e.g. `"insert"`) of table `T`, with a shape number that tells
+    /// variants of that kind apart (e.g. how many key columns are restricted).
+    pub fn of<T: 'static>(kind: &'static str, shape: u64) -> Self {
+        StatementKey {
+            table: TypeId::of::<T>(),
+            kind,
+            shape,
+        }
+    }
+}
+
+struct Inner {
+    session: Arc<Session>,
+    keyspace: Option<String>,
+    keyspace_map: HashMap<String, String>,
+    statements: RwLock<HashMap<StatementKey, Arc<PreparedStatement>>>,
+}
+
+/// A connection to a cluster, with the keyspace that tables without
+/// `#[cass(keyspace = "...")]` live in.
+///
+/// Every statement cassmodel runs is prepared once per `Db` (and statement shape) and
+/// reused; values are always bound. Cloning a `Db` is cheap and shares the cache.
+///
+/// ```no_run
+/// # async fn f() -> cassmodel_runtime::Result<()> {
+/// use cassmodel_runtime::{Db, Replication};
+/// let db = Db::connect_from_env().await?.with_keyspace("blog")?;
+/// db.create_keyspace("blog", &Replication::Simple(1)).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Db {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("keyspace", &self.inner.keyspace)
+            .field("keyspace_map", &self.inner.keyspace_map)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Wraps an existing scylla session.
+    pub fn new(session: Session) -> Self {
+        Self::from_parts(Arc::new(session), None, HashMap::new())
+    }
+
+    fn from_parts(
+        session: Arc<Session>,
+        keyspace: Option<String>,
+        keyspace_map: HashMap<String, String>,
+    ) -> Self {
+        Db {
+            inner: Arc::new(Inner {
+                session,
+                keyspace,
+                keyspace_map,
+                statements: RwLock::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// Connects to the given `host:port` contact points.
+    pub async fn connect(contact_points: &[String]) -> Result<Self> {
+        if contact_points.is_empty() {
+            return Err(Error::ContactPoint(String::new()));
+        }
+        let session = SessionBuilder::new()
+            .known_nodes(contact_points)
+            .build()
+            .await
+            .map_err(|source| Error::Connect {
+                contact_points: contact_points.join(","),
+                source,
+            })?;
+        Ok(Self::new(session))
+    }
+
+    /// Connects to the cluster named by [`CONTACT_POINTS_ENV`], or to the local node when it
+    /// is unset. (This does not start a node: `cargo run -p cassmodel-node -- start` does.)
+    pub async fn connect_from_env() -> Result<Self> {
+        let points = contact_points_from_env().unwrap_or_else(|| vec![local_contact_point()]);
+        Self::connect(&points).await
+    }
+
+    /// A `Db` on the same session whose tables without a keyspace of their own live in
+    /// `keyspace`. It has its own statement cache (the statements name the keyspace).
+    pub fn with_keyspace(&self, keyspace: &str) -> Result<Self> {
+        validate_schema_name(keyspace)
+            .map_err(|e| Error::Invalid(format!("keyspace `{keyspace}`: {e}")))?;
+        Ok(Self::from_parts(
+            Arc::clone(&self.inner.session),
+            Some(keyspace.to_owned()),
+            self.inner.keyspace_map.clone(),
+        ))
+    }
+
+    /// A `Db` on the same session where tables declared in keyspace `from` use keyspace `to`
+    /// instead: for tests that isolate fixed-keyspace models, or for per-environment names.
+    pub fn map_keyspace(&self, from: &str, to: &str) -> Result<Self> {
+        validate_schema_name(to).map_err(|e| Error::Invalid(format!("keyspace `{to}`: {e}")))?;
+        let mut map = self.inner.keyspace_map.clone();
+        map.insert(from.to_owned(), to.to_owned());
+        Ok(Self::from_parts(
+            Arc::clone(&self.inner.session),
+            self.inner.keyspace.clone(),
+            map,
+        ))
+    }
+
+    /// The underlying scylla session, for statements cassmodel does not generate.
+    pub fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    /// The default keyspace, if any.
+    pub fn keyspace(&self) -> Option<&str> {
+        self.inner.keyspace.as_deref()
+    }
+
+    /// The keyspace `T` lives in on this `Db`: its declared keyspace (after
+    /// [`map_keyspace`](Self::map_keyspace)) or the default one.
+    pub fn keyspace_of<T: Table>(&self) -> Result<&str> {
+        self.resolve_keyspace(T::schema().keyspace)
+            .ok_or(Error::NoKeyspace {
+                table: T::schema().name,
+            })
+    }
+
+    /// A declared keyspace after mapping, or the default one.
+    pub fn resolve_keyspace<'a>(&'a self, declared: Option<&'a str>) -> Option<&'a str> {
+        match declared {
+            Some(k) => Some(self.inner.keyspace_map.get(k).map_or(k, String::as_str)),
+            None => self.inner.keyspace.as_deref(),
+        }
+    }
+
+    /// Runs one unprepared statement without values (DDL).
+    pub async fn execute_ddl(&self, cql: &str) -> Result<()> {
+        self.inner
+            .session
+            .query_unpaged(cql, &[])
+            .await
+            .map_err(|e| Error::execute(cql, e))?;
+        Ok(())
+    }
+
+    /// `CREATE KEYSPACE IF NOT EXISTS` (after [`map_keyspace`](Self::map_keyspace)).
+    pub async fn create_keyspace(&self, name: &str, replication: &Replication) -> Result<()> {
+        let name = self.inner.keyspace_map.get(name).map_or(name, String::as_str);
+        validate_schema_name(name).map_err(|e| Error::Invalid(format!("keyspace `{name}`: {e}")))?;
+        self.execute_ddl(&ddl::create_keyspace(name, replication)).await
+    }
+
+    /// Creates `T`'s user-defined types (dependencies first) and then its table, each
+    /// `IF NOT EXISTS`. The driver waits for schema agreement after each statement.
+    pub async fn create_table<T: Table>(&self) -> Result<()> {
+        let ks = self.keyspace_of::<T>()?;
+        for cql in ddl::create_table_with_types(T::schema(), ks) {
+            self.execute_ddl(&cql).await?;
+        }
+        Ok(())
+    }
+
+    /// The prepared statement for `key`, preparing `cql()` on first use.
+    pub async fn prepared(
+        &self,
+        key: StatementKey,
+        cql: impl FnOnce() -> Result<String>,
+    ) -> Result<Arc<PreparedStatement>> {
+        if let Some(p) = self.read_cache(&key) {
+            return Ok(p);
+        }
+        let text = cql()?;
+        let prepared = self
+            .inner
+            .session
+            .prepare(text.as_str())
+            .await
+            .map_err(|source| Error::Prepare { cql: text, source })?;
+        let prepared = Arc::new(prepared);
+        let mut cache = self
+            .inner
+            .statements
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(Arc::clone(cache.entry(key).or_insert(prepared)))
+    }
+
+    fn read_cache(&self, key: &StatementKey) -> Option<Arc<PreparedStatement>> {
+        self.inner
+            .statements
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(key)
+            .cloned()
+    }
+
+    /// Writes a whole row (an upsert: `INSERT` replaces the row's columns).
+    pub async fn insert<T: Table>(&self, row: &T) -> Result<()> {
+        let schema = T::schema();
+        let ps = self
+            .prepared(StatementKey::of::<T>("insert", 0), || {
+                Ok(crate::cql::insert(schema, self.keyspace_of::<T>()?))
+            })
+            .await?;
+        let all = schema.all_columns();
+        self.inner
+            .session
+            .execute_unpaged(&ps, Columns::new(row, all))
+            .await
+            .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        Ok(())
+    }
+
+    /// The row with the given full primary key, if it exists. `key` binds the partition-key
+    /// columns and then the clustering columns, in declared order; generated `get` methods
+    /// call this with typed arguments.
+    pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
+        let schema = T::schema();
+        let n = schema.partition_key.len() + schema.clustering.len();
+        let ps = self
+            .prepared(StatementKey::of::<T>("select_eq", n as u64), || {
+                Ok(crate::cql::select_eq_prefix(schema, self.keyspace_of::<T>()?, n))
+            })
+            .await?;
+        let res = self
+            .inner
+            .session
+            .execute_unpaged(&ps, key)
+            .await
+            .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        Ok(res.into_rows_result()?.maybe_first_row::<T>()?)
+    }
+
+    /// Every row of one partition, in clustering order. `key` binds the partition-key
+    /// columns in declared order.
+    pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
+        let schema = T::schema();
+        let n = schema.partition_key.len();
+        let ps = self
+            .prepared(StatementKey::of::<T>("select_eq", n as u64), || {
+                Ok(crate::cql::select_eq_prefix(schema, self.keyspace_of::<T>()?, n))
+            })
+            .await?;
+        let res = self
+            .inner
+            .session
+            .execute_unpaged(&ps, key)
+            .await
+            .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        Ok(res.into_rows_result()?.rows::<T>()?.collect::<Result<Vec<_>, _>>()?)
+    }
+}

@@ -1,0 +1,256 @@
+//! CQL DDL text for keyspaces, user-defined types and tables.
+//!
+//! Pure functions of a schema description: unit-tested without a database, and the same
+//! text is what [`Db::create_table`](crate::Db::create_table) sends.
+
+use std::fmt::Write;
+
+use cassmodel_schema::quote_ident;
+
+use crate::schema::{ColumnKind, TableSchema, UdtSchema};
+
+/// How a keyspace is replicated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replication {
+    /// `SimpleStrategy` with a replication factor: for tests and single-datacenter
+    /// development only.
+    Simple(u32),
+    /// `NetworkTopologyStrategy`: a replication factor per datacenter, the production setting.
+    NetworkTopology(Vec<(String, u32)>),
+}
+
+impl Replication {
+    /// `NetworkTopologyStrategy` with the given datacenters.
+    ///
+    /// ```
+    /// use cassmodel_runtime::Replication;
+    /// let r = Replication::network_topology([("datacenter1", 3)]);
+    /// assert_eq!(
+    ///     r.to_cql(),
+    ///     "{'class': 'NetworkTopologyStrategy', 'datacenter1': 3}"
+    /// );
+    /// ```
+    pub fn network_topology<S: Into<String>>(dcs: impl IntoIterator<Item = (S, u32)>) -> Self {
+        Replication::NetworkTopology(dcs.into_iter().map(|(d, n)| (d.into(), n)).collect())
+    }
+
+    /// The replication map in CQL.
+    pub fn to_cql(&self) -> String {
+        match self {
+            Replication::Simple(rf) => {
+                format!("{{'class': 'SimpleStrategy', 'replication_factor': {rf}}}")
+            }
+            Replication::NetworkTopology(dcs) => {
+                let mut s = String::from("{'class': 'NetworkTopologyStrategy'");
+                for (dc, rf) in dcs {
+                    let _ = write!(s, ", {}: {rf}", string_literal(dc));
+                }
+                s.push('}');
+                s
+            }
+        }
+    }
+}
+
+/// A CQL string literal: single-quoted, inner quotes doubled.
+pub fn string_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// `ks.name`, each part quoted when needed.
+pub fn qualified(keyspace: &str, name: &str) -> String {
+    format!("{}.{}", quote_ident(keyspace), quote_ident(name))
+}
+
+/// `CREATE KEYSPACE IF NOT EXISTS ...`
+pub fn create_keyspace(name: &str, replication: &Replication) -> String {
+    format!(
+        "CREATE KEYSPACE IF NOT EXISTS {} WITH replication = {}",
+        quote_ident(name),
+        replication.to_cql()
+    )
+}
+
+/// `CREATE TYPE IF NOT EXISTS ks.name (field type, ...)`
+pub fn create_type(udt: &UdtSchema, keyspace: &str) -> String {
+    let fields: Vec<String> = udt
+        .fields
+        .iter()
+        .map(|f| format!("{} {}", quote_ident(f.name), f.cql_type))
+        .collect();
+    format!(
+        "CREATE TYPE IF NOT EXISTS {} ({})",
+        qualified(keyspace, udt.name),
+        fields.join(", ")
+    )
+}
+
+/// The `PRIMARY KEY (...)` clause: `((a, b), c, d)` for a composite partition key.
+pub fn primary_key_clause(t: &TableSchema) -> String {
+    let names = |idx: &[usize]| -> Vec<String> {
+        idx.iter()
+            .map(|&i| quote_ident(t.columns[i].name).into_owned())
+            .collect()
+    };
+    let pk = names(&t.partition_key);
+    let partition = if pk.len() == 1 {
+        pk[0].clone()
+    } else {
+        format!("({})", pk.join(", "))
+    };
+    let mut parts = vec![partition];
+    parts.extend(names(&t.clustering));
+    format!("PRIMARY KEY ({})", parts.join(", "))
+}
+
+/// The `WITH ...` options of a table (clustering order first), or an empty string.
+pub fn table_options(t: &TableSchema) -> String {
+    let mut opts = Vec::new();
+    if !t.clustering.is_empty() {
+        let order: Vec<String> = t
+            .clustering
+            .iter()
+            .map(|&i| {
+                let c = &t.columns[i];
+                let o = t.order_of(i).map_or("ASC", |o| o.cql());
+                format!("{} {o}", quote_ident(c.name))
+            })
+            .collect();
+        opts.push(format!("CLUSTERING ORDER BY ({})", order.join(", ")));
+    }
+    let o = &t.options;
+    if let Some(ttl) = o.default_ttl {
+        opts.push(format!("default_time_to_live = {ttl}"));
+    }
+    if let Some(g) = o.gc_grace_seconds {
+        opts.push(format!("gc_grace_seconds = {g}"));
+    }
+    if let Some(c) = o.comment {
+        opts.push(format!("comment = {}", string_literal(c)));
+    }
+    if let Some(c) = o.compaction {
+        opts.push(format!("compaction = {{'class': {}}}", string_literal(c)));
+    }
+    if opts.is_empty() {
+        String::new()
+    } else {
+        format!(" WITH {}", opts.join(" AND "))
+    }
+}
+
+/// `CREATE TABLE IF NOT EXISTS ks.table (...) PRIMARY KEY (...)) WITH ...`
+pub fn create_table(t: &TableSchema, keyspace: &str) -> String {
+    let mut cols: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let stat = if c.kind == ColumnKind::Static {
+                " STATIC"
+            } else {
+                ""
+            };
+            format!("{} {}{stat}", quote_ident(c.name), c.cql_type)
+        })
+        .collect();
+    cols.push(primary_key_clause(t));
+    format!(
+        "CREATE TABLE IF NOT EXISTS {} ({}){}",
+        qualified(keyspace, t.name),
+        cols.join(", "),
+        table_options(t)
+    )
+}
+
+/// Every statement that creates the table in `keyspace`: its user-defined types
+/// (dependencies first), then the table.
+pub fn create_table_with_types(t: &TableSchema, keyspace: &str) -> Vec<String> {
+    let mut out: Vec<String> = t.udts().iter().map(|u| create_type(u, keyspace)).collect();
+    out.push(create_table(t, keyspace));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{ColumnDef, Order, TableOptions};
+    use cassmodel_schema::CqlType;
+    use scylla::value::CqlTimeuuid;
+
+    fn col<T: crate::CqlMapping>(name: &'static str, kind: ColumnKind) -> ColumnDef {
+        ColumnDef::new::<T>(name, name, kind, None, false, false)
+    }
+
+    #[test]
+    fn posts_table() {
+        let t = TableSchema::new(
+            "Post",
+            "posts_facebook",
+            None,
+            TableOptions::default(),
+            vec![
+                col::<uuid::Uuid>("user_id", ColumnKind::PartitionKey),
+                col::<CqlTimeuuid>("post_id", ColumnKind::Clustering(Order::Desc)),
+                col::<String>("content", ColumnKind::Regular),
+            ],
+        );
+        assert_eq!(
+            create_table(&t, "ks"),
+            "CREATE TABLE IF NOT EXISTS ks.posts_facebook (user_id uuid, post_id timeuuid, \
+             content text, PRIMARY KEY (user_id, post_id)) WITH CLUSTERING ORDER BY (post_id DESC)"
+        );
+    }
+
+    #[test]
+    fn composite_key_static_options_and_quoting() {
+        let t = TableSchema::new(
+            "T",
+            "Orders",
+            Some("shop"),
+            TableOptions {
+                default_ttl: Some(60),
+                comment: Some("it's"),
+                compaction: Some("LeveledCompactionStrategy"),
+                gc_grace_seconds: None,
+            },
+            vec![
+                col::<String>("a", ColumnKind::PartitionKey),
+                col::<i32>("order", ColumnKind::PartitionKey),
+                col::<i32>("c", ColumnKind::Clustering(Order::Asc)),
+                col::<i32>("d", ColumnKind::Clustering(Order::Desc)),
+                col::<String>("s", ColumnKind::Static),
+                ColumnDef::new::<String>(
+                    "v",
+                    "v",
+                    ColumnKind::Regular,
+                    Some(CqlType::Native(cassmodel_schema::NativeType::Ascii)),
+                    false,
+                    false,
+                ),
+            ],
+        );
+        assert_eq!(
+            create_table(&t, "shop"),
+            "CREATE TABLE IF NOT EXISTS shop.\"Orders\" (a text, \"order\" int, c int, d int, \
+             s text STATIC, v ascii, PRIMARY KEY ((a, \"order\"), c, d)) WITH CLUSTERING ORDER \
+             BY (c ASC, d DESC) AND default_time_to_live = 60 AND comment = 'it''s' AND \
+             compaction = {'class': 'LeveledCompactionStrategy'}"
+        );
+    }
+
+    #[test]
+    fn keyspaces() {
+        assert_eq!(
+            create_keyspace("ks", &Replication::Simple(1)),
+            "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = \
+             {'class': 'SimpleStrategy', 'replication_factor': 1}"
+        );
+        assert_eq!(
+            create_keyspace(
+                "select",
+                &Replication::network_topology([("dc'1", 3), ("dc2", 1)])
+            ),
+            "CREATE KEYSPACE IF NOT EXISTS \"select\" WITH replication = \
+             {'class': 'NetworkTopologyStrategy', 'dc''1': 3, 'dc2': 1}"
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Runtime of [cassmodel](https://docs.rs/cassmodel): the traits the derive macros implement,
+//! the Rust-to-CQL type mapping, DDL, and statement execution on the scylla driver.
+//!
+//! Users depend on the `cassmodel` crate, which re-exports everything here; the items under
+//! `__private` exist for generated code only and are not a stable API.
+
+#![warn(missing_docs)]
+
+mod cql;
+pub mod ddl;
+mod db;
+mod error;
+mod mapping;
+mod schema;
+mod table;
+mod udt;
+
+pub use cassmodel_schema::{CqlType, NativeType};
+pub use db::{contact_points_from_env, local_contact_point, Db, StatementKey, CONTACT_POINTS_ENV};
+pub use ddl::Replication;
+pub use error::{Error, Result, RowError};
+pub use mapping::{BindAs, CqlMapping, KeyColumn};
+pub use schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
+pub use table::Table;
+pub use udt::Udt;
+
+/// CQL value types of the scylla driver that have no standard Rust equivalent, under the
+/// names used in cassmodel's documentation.
+pub mod value {
+    pub use scylla::value::{
+        Counter, CqlDate as Date, CqlDecimal as Decimal, CqlDuration as Duration,
+        CqlTime as Time, CqlTimestamp as Timestamp, CqlTimeuuid as Timeuuid,
+        CqlVarint as Varint,
+    };
+}
+
+/// Re-export of the scylla driver, so users and generated code name the same version.
+pub use scylla;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Used by code that `#[derive(CassTable)]` / `#[derive(CassUdt)]` generate. Not a
+    //! public API: anything here may change in any release.
+    pub use crate::table::{
+        check_row, no_such_column, serialize_by_name, type_check_of, RowReader, TypeCheckFn,
+    };
+    pub use crate::udt::{serialize_udt, type_check_udt, UdtReader};
+    pub use cassmodel_schema::{CqlType, NativeType};
+    pub use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
+    pub use scylla::deserialize::value::DeserializeValue;
+    pub use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
+    pub use scylla::frame::response::result::{ColumnSpec, ColumnType};
+    pub use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+    pub use scylla::serialize::value::SerializeValue;
+    pub use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
+    pub use scylla::serialize::SerializationError;
+    pub use std::boxed::Box;
+    pub use std::option::Option;
+    pub use std::result::Result;
+    pub use std::sync::OnceLock;
+    pub use std::vec::Vec;
+
+    /// Compile-time check that a key field's type may be a key column (the error, from
+    /// `KeyColumn`'s `on_unimplemented`, points at the field's type).
+    pub const fn assert_key_column<T: crate::KeyColumn + ?Sized>() {}
+
+    /// Compile-time check that a field's type has a CQL mapping.
+    pub const fn assert_mapped<T: crate::CqlMapping + ?Sized>() {}
+}

@@ -1,0 +1,264 @@
+//! The Rust-to-CQL type mapping.
+//!
+//! [`CqlMapping`] says which CQL type a Rust type is stored as. It is implemented for every
+//! CQL native type the scylla driver supports, for `Option<T>`, the standard collections,
+//! tuples, and (through `#[derive(CassUdt)]`) user-defined types. Implement it for a type of
+//! your own to use that type as a column.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::BuildHasher;
+use std::net::IpAddr;
+
+use cassmodel_schema::{CqlType, NativeType};
+use scylla::deserialize::value::DeserializeValue;
+use scylla::serialize::value::SerializeValue;
+use scylla::value::{
+    Counter, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlVarint,
+};
+
+use crate::schema::UdtSchema;
+
+/// A Rust type that can be stored in a CQL column (or a UDT field, or a collection element).
+///
+/// The derive macros require it for every field; the scylla driver's
+/// [`SerializeValue`]/[`DeserializeValue`] do the actual encoding.
+///
+/// # Implementing it for your own type
+///
+/// ```
+/// use cassmodel_runtime::{CqlMapping, CqlType, NativeType};
+/// use cassmodel_runtime::scylla::serialize::{value::SerializeValue, writers::{CellWriter, WrittenCellProof}, SerializationError};
+/// use cassmodel_runtime::scylla::deserialize::{value::DeserializeValue, DeserializationError, FrameSlice, TypeCheckError};
+/// use cassmodel_runtime::scylla::frame::response::result::ColumnType;
+///
+/// /// An e-mail address, stored as `text`.
+/// struct Email(String);
+///
+/// impl SerializeValue for Email {
+///     fn serialize<'b>(&self, typ: &ColumnType, w: CellWriter<'b>)
+///         -> Result<WrittenCellProof<'b>, SerializationError> {
+///         self.0.serialize(typ, w)
+///     }
+/// }
+/// impl<'f, 'm> DeserializeValue<'f, 'm> for Email {
+///     fn type_check(typ: &ColumnType) -> Result<(), TypeCheckError> {
+///         <String as DeserializeValue>::type_check(typ)
+///     }
+///     fn deserialize(typ: &'m ColumnType<'m>, v: Option<FrameSlice<'f>>)
+///         -> Result<Self, DeserializationError> {
+///         String::deserialize(typ, v).map(Email)
+///     }
+/// }
+/// impl CqlMapping for Email {
+///     fn cql_type() -> CqlType { CqlType::Native(NativeType::Text) }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no CQL type, so it cannot be stored in a column",
+    label = "no CQL mapping for `{Self}`",
+    note = "cassmodel maps String, i8/i16/i32/i64, f32/f64, bool, Uuid, IpAddr, Vec<u8> (blob), the `cassmodel::value` types (Timeuuid, Date, Time, Timestamp, Duration, Varint, Decimal, Counter), chrono's DateTime<Utc>/NaiveDate/NaiveTime, Option<T>, Vec/HashSet/BTreeSet/HashMap/BTreeMap, tuples, and structs with #[derive(CassUdt)]",
+    note = "to store `{Self}`, derive `CassUdt` on it (for a struct) or implement `cassmodel::CqlMapping` for it"
+)]
+pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
+    /// The CQL type this Rust type is stored as by default. A field can override it with
+    /// `#[cass(cql_type = "...")]` (e.g. `ascii` for a `String`).
+    fn cql_type() -> CqlType;
+
+    /// Pushes the user-defined types this type refers to, each after the types it depends
+    /// on, so that `CREATE TYPE` statements can run in this order.
+    fn collect_udts(_out: &mut Vec<&'static UdtSchema>) {}
+}
+
+/// A type that may be a partition-key or clustering column.
+///
+/// Not implemented for `Option<T>` (key columns are never null), non-frozen collections,
+/// user-defined types (they must be frozen), `Counter` and `CqlDuration`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a primary-key column",
+    label = "not allowed in a primary key",
+    note = "partition-key and clustering columns cannot be null (`Option`), counters, durations, or non-frozen collections and user-defined types",
+    note = "for a collection or user-defined type, add `#[cass(frozen)]` to the field; for an optional value, move the field out of the key"
+)]
+pub trait KeyColumn: CqlMapping {}
+
+macro_rules! native {
+    ($($t:ty => $n:ident $(, key $k:tt)?;)*) => {$(
+        impl CqlMapping for $t {
+            fn cql_type() -> CqlType {
+                CqlType::Native(NativeType::$n)
+            }
+        }
+        $(native!(@key $t, $k);)?
+    )*};
+    (@key $t:ty, yes) => { impl KeyColumn for $t {} };
+}
+
+native! {
+    String => Text, key yes;
+    i8 => Tinyint, key yes;
+    i16 => Smallint, key yes;
+    i32 => Int, key yes;
+    i64 => Bigint, key yes;
+    f32 => Float, key yes;
+    f64 => Double, key yes;
+    bool => Boolean, key yes;
+    uuid::Uuid => Uuid, key yes;
+    CqlTimeuuid => Timeuuid, key yes;
+    CqlVarint => Varint, key yes;
+    CqlDecimal => Decimal, key yes;
+    CqlTimestamp => Timestamp, key yes;
+    CqlDate => Date, key yes;
+    CqlTime => Time, key yes;
+    chrono::DateTime<chrono::Utc> => Timestamp, key yes;
+    chrono::NaiveDate => Date, key yes;
+    chrono::NaiveTime => Time, key yes;
+    IpAddr => Inet, key yes;
+    Vec<u8> => Blob, key yes;
+    CqlDuration => Duration;
+    Counter => Counter;
+}
+
+impl<T: CqlMapping> CqlMapping for Option<T> {
+    fn cql_type() -> CqlType {
+        T::cql_type()
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<T: CqlMapping> CqlMapping for Vec<T> {
+    fn cql_type() -> CqlType {
+        CqlType::List(Box::new(T::cql_type().frozen_for_nesting()))
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> CqlMapping for HashSet<T, S> {
+    fn cql_type() -> CqlType {
+        CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<T: CqlMapping + Ord> CqlMapping for BTreeSet<T> {
+    fn cql_type() -> CqlType {
+        CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<K, V, S> CqlMapping for HashMap<K, V, S>
+where
+    K: CqlMapping + Eq + std::hash::Hash,
+    V: CqlMapping,
+    S: BuildHasher + Default + 'static,
+{
+    fn cql_type() -> CqlType {
+        CqlType::Map(
+            Box::new(K::cql_type().frozen_for_nesting()),
+            Box::new(V::cql_type().frozen_for_nesting()),
+        )
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        K::collect_udts(out);
+        V::collect_udts(out);
+    }
+}
+
+impl<K: CqlMapping + Ord, V: CqlMapping> CqlMapping for BTreeMap<K, V> {
+    fn cql_type() -> CqlType {
+        CqlType::Map(
+            Box::new(K::cql_type().frozen_for_nesting()),
+            Box::new(V::cql_type().frozen_for_nesting()),
+        )
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        K::collect_udts(out);
+        V::collect_udts(out);
+    }
+}
+
+macro_rules! tuples {
+    ($($($t:ident)+;)*) => {$(
+        impl<$($t: CqlMapping),+> CqlMapping for ($($t,)+) {
+            fn cql_type() -> CqlType {
+                CqlType::Tuple(vec![$($t::cql_type().frozen_for_nesting()),+])
+            }
+            fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+                $($t::collect_udts(out);)+
+            }
+        }
+        /// Tuples are frozen in Cassandra, so a tuple of key types may be a key column.
+        impl<$($t: KeyColumn),+> KeyColumn for ($($t,)+) {}
+    )*};
+}
+
+tuples! {
+    A;
+    A B;
+    A B C;
+    A B C D;
+    A B C D E;
+    A B C D E F;
+    A B C D E F G;
+    A B C D E F G H;
+    A B C D E F G H I;
+    A B C D E F G H I J;
+    A B C D E F G H I J K;
+    A B C D E F G H I J K L;
+}
+
+/// A value that can be bound where a column of Rust type `F` is expected.
+///
+/// Query methods take key values through this trait so that, for a `String` column, both
+/// `&String` and `&str` are accepted, while a value of the wrong type is a compile error that
+/// points at the argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be bound to a column of Rust type `{F}`",
+    label = "expected a `{F}` value here",
+    note = "a key or column value must have the Rust type of its field (`&str` is also accepted for `String`)"
+)]
+pub trait BindAs<F: ?Sized>: SerializeValue {}
+
+impl<T: CqlMapping> BindAs<T> for T {}
+impl BindAs<String> for str {}
+impl BindAs<String> for &str {}
+impl<T: CqlMapping> BindAs<Option<T>> for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text<T: CqlMapping>() -> String {
+        T::cql_type().to_string()
+    }
+
+    #[test]
+    fn default_mappings() {
+        assert_eq!(text::<String>(), "text");
+        assert_eq!(text::<Vec<u8>>(), "blob");
+        assert_eq!(text::<Vec<i32>>(), "list<int>");
+        assert_eq!(text::<Vec<Vec<i32>>>(), "list<frozen<list<int>>>");
+        assert_eq!(text::<Option<CqlTimeuuid>>(), "timeuuid");
+        assert_eq!(
+            text::<HashMap<uuid::Uuid, i32>>(),
+            "map<uuid, int>"
+        );
+        assert_eq!(
+            text::<BTreeMap<String, BTreeSet<i64>>>(),
+            "map<text, frozen<set<bigint>>>"
+        );
+        assert_eq!(text::<(i32, String)>(), "tuple<int, text>");
+        assert_eq!(text::<chrono::DateTime<chrono::Utc>>(), "timestamp");
+        assert_eq!(text::<Counter>(), "counter");
+        assert_eq!(text::<CqlDuration>(), "duration");
+        assert_eq!(text::<IpAddr>(), "inet");
+    }
+}

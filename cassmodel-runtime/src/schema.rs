@@ -1,0 +1,263 @@
+//! The description of a table or user-defined type that the derive macros generate.
+//!
+//! Generated code builds one [`TableSchema`] (or [`UdtSchema`]) per type, once, and the rest
+//! of the runtime (DDL, statements, row checks) works from it.
+
+use cassmodel_schema::CqlType;
+
+use crate::mapping::CqlMapping;
+
+/// Clustering order of a clustering column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Ascending (the default).
+    Asc,
+    /// Descending.
+    Desc,
+}
+
+impl Order {
+    /// `ASC` or `DESC`.
+    pub const fn cql(self) -> &'static str {
+        match self {
+            Order::Asc => "ASC",
+            Order::Desc => "DESC",
+        }
+    }
+
+    /// The opposite order.
+    pub const fn reversed(self) -> Order {
+        match self {
+            Order::Asc => Order::Desc,
+            Order::Desc => Order::Asc,
+        }
+    }
+}
+
+/// The role a column plays in its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnKind {
+    /// Part of the partition key (position = order among partition-key columns).
+    PartitionKey,
+    /// A clustering column with its order.
+    Clustering(Order),
+    /// A static column: one value per partition.
+    Static,
+    /// A regular column.
+    Regular,
+}
+
+impl ColumnKind {
+    /// Whether the column is part of the primary key.
+    pub const fn is_key(self) -> bool {
+        matches!(self, ColumnKind::PartitionKey | ColumnKind::Clustering(_))
+    }
+}
+
+/// One column of a table, or one field of a user-defined type.
+#[derive(Debug, Clone)]
+pub struct ColumnDef {
+    /// The CQL name (unquoted).
+    pub name: &'static str,
+    /// The Rust field it is read into.
+    pub field: &'static str,
+    /// Its CQL type.
+    pub cql_type: CqlType,
+    /// Its role.
+    pub kind: ColumnKind,
+    /// Whether the Rust type can hold a null (`Option`).
+    pub nullable: bool,
+    /// The Rust type's name, for error messages.
+    pub rust_type: &'static str,
+    udts: Vec<&'static UdtSchema>,
+}
+
+impl ColumnDef {
+    /// Describes field `field` of Rust type `T`, stored as column `name`.
+    ///
+    /// `cql_type` overrides `T`'s default CQL type; `frozen` wraps the type in `frozen<...>`.
+    pub fn new<T: CqlMapping>(
+        name: &'static str,
+        field: &'static str,
+        kind: ColumnKind,
+        cql_type: Option<CqlType>,
+        frozen: bool,
+        nullable: bool,
+    ) -> Self {
+        let mut t = cql_type.unwrap_or_else(T::cql_type);
+        if frozen {
+            t = t.frozen();
+        }
+        let mut udts = Vec::new();
+        T::collect_udts(&mut udts);
+        ColumnDef {
+            name,
+            field,
+            cql_type: t,
+            kind,
+            nullable,
+            rust_type: std::any::type_name::<T>(),
+            udts,
+        }
+    }
+
+    /// User-defined types this column refers to, dependencies first.
+    pub fn udts(&self) -> &[&'static UdtSchema] {
+        &self.udts
+    }
+}
+
+/// Table options (`WITH ...`) beyond the clustering order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// `default_time_to_live` in seconds.
+    pub default_ttl: Option<u32>,
+    /// `comment`.
+    pub comment: Option<&'static str>,
+    /// `compaction = {'class': ...}`.
+    pub compaction: Option<&'static str>,
+    /// `gc_grace_seconds`.
+    pub gc_grace_seconds: Option<u32>,
+}
+
+/// Everything cassmodel knows about a table, built once per `#[derive(CassTable)]` type.
+#[derive(Debug)]
+pub struct TableSchema {
+    /// The Rust struct's name.
+    pub rust_name: &'static str,
+    /// The table name (unquoted).
+    pub name: &'static str,
+    /// The keyspace given with `#[cass(keyspace = "...")]`, if any; otherwise the table
+    /// lives in the [`Db`](crate::Db)'s default keyspace.
+    pub keyspace: Option<&'static str>,
+    /// Columns in struct-field order.
+    pub columns: Vec<ColumnDef>,
+    /// Indices of the partition-key columns, in key order.
+    pub partition_key: Vec<usize>,
+    /// Indices of the clustering columns, in key order.
+    pub clustering: Vec<usize>,
+    /// Table options.
+    pub options: TableOptions,
+    udts: Vec<&'static UdtSchema>,
+    all: Vec<usize>,
+}
+
+impl TableSchema {
+    /// Builds the description; key order is the order of the fields in the struct.
+    pub fn new(
+        rust_name: &'static str,
+        name: &'static str,
+        keyspace: Option<&'static str>,
+        options: TableOptions,
+        columns: Vec<ColumnDef>,
+    ) -> Self {
+        let indices = |pred: fn(ColumnKind) -> bool| {
+            columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| pred(c.kind))
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        let partition_key = indices(|k| k == ColumnKind::PartitionKey);
+        let clustering = indices(|k| matches!(k, ColumnKind::Clustering(_)));
+        let udts = dedup_udts(columns.iter().flat_map(|c| c.udts.iter().copied()));
+        let n = columns.len();
+        TableSchema {
+            rust_name,
+            name,
+            keyspace,
+            columns,
+            partition_key,
+            clustering,
+            options,
+            udts,
+            all: (0..n).collect(),
+        }
+    }
+
+    /// `0..columns.len()`: the indices of every column, in field order.
+    pub fn all_columns(&self) -> &[usize] {
+        &self.all
+    }
+
+    /// The column at `index`.
+    pub fn column(&self, index: usize) -> Option<&ColumnDef> {
+        self.columns.get(index)
+    }
+
+    /// Index of the column named `name` (its CQL name).
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Indices of the full primary key: partition key, then clustering columns.
+    pub fn primary_key(&self) -> impl Iterator<Item = usize> + '_ {
+        self.partition_key.iter().chain(&self.clustering).copied()
+    }
+
+    /// The clustering order of clustering column `index`.
+    pub fn order_of(&self, index: usize) -> Option<Order> {
+        match self.columns.get(index)?.kind {
+            ColumnKind::Clustering(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// User-defined types used by the table, each after its dependencies, without repeats.
+    pub fn udts(&self) -> &[&'static UdtSchema] {
+        &self.udts
+    }
+
+    /// Whether this is a counter table (its non-key columns are counters).
+    pub fn is_counter_table(&self) -> bool {
+        self.columns.iter().any(|c| c.cql_type.is_counter())
+    }
+}
+
+/// A user-defined type, built once per `#[derive(CassUdt)]` type.
+#[derive(Debug)]
+pub struct UdtSchema {
+    /// The Rust struct's name.
+    pub rust_name: &'static str,
+    /// The type name (unquoted). The type is created in the keyspace of each table that uses it.
+    pub name: &'static str,
+    /// Fields in struct order (their `kind` is always [`ColumnKind::Regular`]).
+    pub fields: Vec<ColumnDef>,
+    deps: Vec<&'static UdtSchema>,
+}
+
+impl UdtSchema {
+    /// Builds the description.
+    pub fn new(rust_name: &'static str, name: &'static str, fields: Vec<ColumnDef>) -> Self {
+        let deps = dedup_udts(fields.iter().flat_map(|f| f.udts.iter().copied()));
+        UdtSchema {
+            rust_name,
+            name,
+            fields,
+            deps,
+        }
+    }
+
+    /// The user-defined types this one refers to, dependencies first.
+    pub fn dependencies(&self) -> &[&'static UdtSchema] {
+        &self.deps
+    }
+
+    /// Pushes this type's dependencies and then itself: the body of
+    /// [`CqlMapping::collect_udts`] for a derived UDT.
+    pub fn collect(&'static self, out: &mut Vec<&'static UdtSchema>) {
+        out.extend_from_slice(&self.deps);
+        out.push(self);
+    }
+}
+
+fn dedup_udts(all: impl Iterator<Item = &'static UdtSchema>) -> Vec<&'static UdtSchema> {
+    let mut out: Vec<&'static UdtSchema> = Vec::new();
+    for u in all {
+        if !out.iter().any(|o| o.name == u.name) {
+            out.push(u);
+        }
+    }
+    out
+}

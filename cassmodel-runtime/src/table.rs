@@ -1,0 +1,301 @@
+//! The traits `#[derive(CassTable)]` implements, and the generic row codec it delegates to.
+//!
+//! Generated code stays small: per field it emits one entry in a match or a call to a
+//! generic function here, which carries the logic and the error messages.
+
+use cassmodel_schema::CqlType;
+use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
+use scylla::deserialize::value::DeserializeValue;
+use scylla::deserialize::{DeserializationError, TypeCheckError};
+use scylla::frame::response::result::{ColumnSpec, ColumnType};
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
+use scylla::serialize::SerializationError;
+
+use crate::error::RowError;
+use crate::mapping::CqlMapping;
+use crate::schema::{ColumnDef, TableSchema};
+
+/// A Rust struct mapped to a CQL table. Implemented by `#[derive(CassTable)]`; not meant to
+/// be implemented by hand.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a cassmodel table",
+    label = "not a table",
+    note = "add `#[derive(cassmodel::CassTable)]` to `{Self}` and mark its key fields with `#[partition_key]` / `#[clustering]`"
+)]
+pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 'm> {
+    /// The table's description, built on first use.
+    fn schema() -> &'static TableSchema;
+
+    /// Serializes the field of column `index` (an index into [`TableSchema::columns`]).
+    fn write_column<'b>(
+        &self,
+        index: usize,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError>;
+}
+
+/// `keyspace.table` of a result column, for messages.
+fn table_of(spec: &ColumnSpec<'_>) -> String {
+    let t = spec.table_spec();
+    format!("{}.{}", t.ks_name(), t.table_name())
+}
+
+/// The CQL text of a driver column type, for messages.
+pub fn describe_type(typ: &ColumnType<'_>) -> String {
+    to_cql_type(typ).map_or_else(|| format!("{typ:?}"), |t| t.to_string())
+}
+
+fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
+    use cassmodel_schema::NativeType as N;
+    use scylla::frame::response::result::{CollectionType, NativeType as D};
+    let boxed = |t: &ColumnType<'_>| to_cql_type(t).map(Box::new);
+    Some(match typ {
+        ColumnType::Native(n) => CqlType::Native(match n {
+            D::Ascii => N::Ascii,
+            D::Boolean => N::Boolean,
+            D::Blob => N::Blob,
+            D::Counter => N::Counter,
+            D::Date => N::Date,
+            D::Decimal => N::Decimal,
+            D::Double => N::Double,
+            D::Duration => N::Duration,
+            D::Float => N::Float,
+            D::Int => N::Int,
+            D::BigInt => N::Bigint,
+            D::Text => N::Text,
+            D::Timestamp => N::Timestamp,
+            D::Inet => N::Inet,
+            D::SmallInt => N::Smallint,
+            D::TinyInt => N::Tinyint,
+            D::Time => N::Time,
+            D::Timeuuid => N::Timeuuid,
+            D::Uuid => N::Uuid,
+            D::Varint => N::Varint,
+            _ => return None,
+        }),
+        ColumnType::Collection { frozen, typ } => {
+            let t = match typ {
+                CollectionType::List(e) => CqlType::List(boxed(e)?),
+                CollectionType::Set(e) => CqlType::Set(boxed(e)?),
+                CollectionType::Map(k, v) => CqlType::Map(boxed(k)?, boxed(v)?),
+                _ => return None,
+            };
+            if *frozen { t.frozen() } else { t }
+        }
+        ColumnType::UserDefinedType { frozen, definition } => {
+            let t = CqlType::Udt(definition.name.to_string());
+            if *frozen { t.frozen() } else { t }
+        }
+        ColumnType::Tuple(ts) => {
+            CqlType::Tuple(ts.iter().map(to_cql_type).collect::<Option<Vec<_>>>()?)
+        }
+        ColumnType::Vector { typ, dimensions } => {
+            CqlType::Vector(boxed(typ)?, u32::from(*dimensions))
+        }
+        _ => return None,
+    })
+}
+
+/// A type check of one field type against a result column type.
+pub type TypeCheckFn = fn(&ColumnType<'_>) -> Result<(), TypeCheckError>;
+
+/// The type check of `T`, as a function pointer (generated code lists one per field).
+pub fn type_check_of<T: CqlMapping>(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+    <T as DeserializeValue<'_, '_>>::type_check(typ)
+}
+
+/// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
+/// columns, by name, in field order, each of a type its field can read.
+pub fn check_row<T: Table>(specs: &[ColumnSpec<'_>], checks: &[TypeCheckFn]) -> Result<(), TypeCheckError> {
+    check_columns(T::schema().rust_name, &T::schema().columns, specs, checks)
+}
+
+/// The row check shared by tables and projections: `columns[i]` is read from `specs[i]`.
+pub fn check_columns(
+    rust: &'static str,
+    columns: &[ColumnDef],
+    specs: &[ColumnSpec<'_>],
+    checks: &[TypeCheckFn],
+) -> Result<(), TypeCheckError> {
+    let table = || specs.first().map(table_of).unwrap_or_default();
+    if specs.len() != columns.len() {
+        return Err(TypeCheckError::new(RowError::ColumnCount {
+            table: table(),
+            rust,
+            expected: columns.len(),
+            actual: specs.len(),
+        }));
+    }
+    for (position, ((spec, col), check)) in specs.iter().zip(columns).zip(checks).enumerate() {
+        if spec.name() != col.name {
+            return Err(TypeCheckError::new(RowError::ColumnName {
+                table: table(),
+                rust,
+                position,
+                expected: col.name,
+                actual: spec.name().to_owned(),
+            }));
+        }
+        if check(spec.typ()).is_err() {
+            return Err(TypeCheckError::new(RowError::Type {
+                table: table(),
+                column: col.name.to_owned(),
+                expected: col.cql_type.to_string(),
+                rust_type: col.rust_type,
+                actual: describe_type(spec.typ()),
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the fields of one row in order; the body of a generated `DeserializeRow::deserialize`.
+pub struct RowReader<'f, 'm> {
+    columns: &'static [ColumnDef],
+    iter: ColumnIterator<'f, 'm>,
+    index: usize,
+}
+
+impl<'f, 'm> RowReader<'f, 'm> {
+    /// A reader for a row of table `T`.
+    pub fn new<T: Table>(iter: ColumnIterator<'f, 'm>) -> Self {
+        Self::with_columns(&T::schema().columns, iter)
+    }
+
+    /// A reader for a row whose columns are `columns`.
+    pub fn with_columns(columns: &'static [ColumnDef], iter: ColumnIterator<'f, 'm>) -> Self {
+        RowReader {
+            columns,
+            iter,
+            index: 0,
+        }
+    }
+
+    /// Reads the next field.
+    pub fn next<V: CqlMapping>(&mut self) -> Result<V, DeserializationError> {
+        let index = self.index;
+        self.index += 1;
+        let col = match self.iter.next() {
+            Some(c) => c?,
+            None => {
+                return Err(DeserializationError::new(RowError::ColumnCount {
+                    table: String::new(),
+                    rust: "row",
+                    expected: self.columns.len(),
+                    actual: index,
+                }));
+            }
+        };
+        let null = col.slice.is_none();
+        <V as DeserializeValue<'f, 'm>>::deserialize(col.spec.typ(), col.slice).map_err(|e| {
+            let table = table_of(col.spec);
+            let column = col.spec.name().to_owned();
+            let def = self.columns.get(index);
+            let rust_type = def.map_or("?", |d| d.rust_type);
+            DeserializationError::new(if null {
+                RowError::Null {
+                    table,
+                    column,
+                    expected: def.map_or_else(String::new, |d| d.cql_type.to_string()),
+                    rust_type,
+                }
+            } else {
+                RowError::Value {
+                    table,
+                    column,
+                    rust_type,
+                    detail: e.to_string(),
+                }
+            })
+        })
+    }
+}
+
+/// Attaches the table and column to a serialization error.
+pub fn write_error(schema: &TableSchema, index: usize, e: SerializationError) -> SerializationError {
+    let col = schema.column(index);
+    SerializationError::new(RowError::Value {
+        table: schema.name.to_owned(),
+        column: col.map_or_else(String::new, |c| c.name.to_owned()),
+        rust_type: col.map_or("?", |c| c.rust_type),
+        detail: e.to_string(),
+    })
+}
+
+/// Error for a column index the struct does not have (a cassmodel bug, never a panic).
+pub fn no_such_column(schema: &TableSchema, index: usize) -> SerializationError {
+    SerializationError::new(RowError::Value {
+        table: schema.name.to_owned(),
+        column: format!("#{index}"),
+        rust_type: schema.rust_name,
+        detail: "no such column".to_owned(),
+    })
+}
+
+/// Binds chosen columns of a row, in the order of `indices`: the bound values of cassmodel's
+/// own statements, whose markers are known to be in this order.
+pub struct Columns<'a, T> {
+    row: &'a T,
+    indices: &'a [usize],
+}
+
+impl<'a, T: Table> Columns<'a, T> {
+    /// The columns `indices` of `row`.
+    pub fn new(row: &'a T, indices: &'a [usize]) -> Self {
+        Columns { row, indices }
+    }
+}
+
+impl<T: Table> SerializeRow for Columns<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let schema = T::schema();
+        let specs = ctx.columns();
+        if specs.len() != self.indices.len() {
+            return Err(SerializationError::new(RowError::ColumnCount {
+                table: schema.name.to_owned(),
+                rust: schema.rust_name,
+                expected: self.indices.len(),
+                actual: specs.len(),
+            }));
+        }
+        for (spec, &i) in specs.iter().zip(self.indices) {
+            self.row
+                .write_column(i, spec.typ(), writer.make_cell_writer())
+                .map_err(|e| write_error(schema, i, e))?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+}
+
+/// `SerializeRow` for a table struct used with hand-written CQL: each bind marker is matched
+/// to the field of the column with its name.
+pub fn serialize_by_name<T: Table>(
+    row: &T,
+    ctx: &RowSerializationContext<'_>,
+    writer: &mut RowWriter,
+) -> Result<(), SerializationError> {
+    let schema = T::schema();
+    for spec in ctx.columns() {
+        let i = schema.column_index(spec.name()).ok_or_else(|| {
+            SerializationError::new(RowError::Value {
+                table: schema.name.to_owned(),
+                column: spec.name().to_owned(),
+                rust_type: schema.rust_name,
+                detail: format!("`{}` has no field for this bind marker", schema.rust_name),
+            })
+        })?;
+        row.write_column(i, spec.typ(), writer.make_cell_writer())
+            .map_err(|e| write_error(schema, i, e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,22 @@
+//! The CQL vocabulary shared by `cassmodel-derive` and `cassmodel-runtime`.
+//!
+//! The derive macro uses it at compile time (to check that a `cql_type = "..."` override
+//! parses and may be a key column, and that names are legal); the runtime uses the same
+//! code to render DDL and, later, to read `system_schema` back. One parser, one list of
+//! reserved words, one set of key rules.
+//!
+//! ```
+//! use cassmodel_schema::CqlType;
+//! let t: CqlType = "map<uuid, frozen<list<int>>>".parse().unwrap();
+//! assert_eq!(t.to_string(), "map<uuid, frozen<list<int>>>");
+//! assert!(t.key_violation().is_some()); // a non-frozen map cannot be a key column
+//! ```
+
+mod ident;
+mod types;
+
+pub use ident::{
+    is_reserved_word, quote_ident, validate_column_name, validate_schema_name, NameError,
+    MAX_SCHEMA_NAME_LEN,
+};
+pub use types::{CqlType, KeyViolation, NativeType, ParseError};
