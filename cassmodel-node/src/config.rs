@@ -90,8 +90,11 @@ impl NodeConfig {
             None => DEFAULT_VERSION.to_owned(),
         };
         let native_port = port_var("CASSMODEL_NODE_PORT", DEFAULT_NATIVE_PORT, on_error);
-        let storage_port =
-            port_var("CASSMODEL_NODE_STORAGE_PORT", DEFAULT_STORAGE_PORT, on_error);
+        let storage_port = port_var(
+            "CASSMODEL_NODE_STORAGE_PORT",
+            DEFAULT_STORAGE_PORT,
+            on_error,
+        );
         let jmx_port = port_var("CASSMODEL_NODE_JMX_PORT", DEFAULT_JMX_PORT, on_error);
         let heap = match var("CASSMODEL_NODE_HEAP") {
             Some(v) if valid_heap(&v) => v,
@@ -220,9 +223,7 @@ pub(crate) fn valid_version(v: &str) -> bool {
 
 pub(crate) fn valid_heap(v: &str) -> bool {
     let digits = v.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G']);
-    !digits.is_empty()
-        && v.len() - digits.len() <= 1
-        && digits.chars().all(|c| c.is_ascii_digit())
+    !digits.is_empty() && v.len() - digits.len() <= 1 && digits.chars().all(|c| c.is_ascii_digit())
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -235,10 +236,7 @@ fn default_target_dir() -> PathBuf {
         return absolute(Path::new(&dir));
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .unwrap_or(manifest)
-        .join("target")
+    manifest.parent().unwrap_or(manifest).join("target")
 }
 
 /// `${XDG_CACHE_HOME:-$HOME/.cache}/cassmodel`, or a folder in the work dir without a home.

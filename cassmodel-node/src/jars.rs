@@ -44,7 +44,7 @@ pub(crate) fn ensure_jars(cfg: &NodeConfig, java: &Java) -> Result<PathBuf, Node
         .current_dir(&vdir)
         // Maven runs on the same Java as Cassandra: a known-good JDK.
         .env("JAVA_HOME", &java.home)
-        .args(["-B", "-q", "-f"])
+        .args(["-B", "-q", "-Dstyle.color=never", "-f"])
         .arg(&pom)
         .arg("dependency:copy-dependencies")
         .arg("-DincludeScope=runtime")

@@ -61,8 +61,12 @@ pub(crate) fn find_java(explicit: Option<&Path>) -> Result<Java, NodeError> {
     };
     homes.sort();
     // Symbolic links (java-1.17.0-openjdk-amd64 -> java-17-openjdk-amd64) would be probed twice.
-    let mut seen = BTreeSet::new();
-    homes.retain(|h| seen.insert(h.canonicalize().unwrap_or_else(|_| h.clone())));
+    let mut homes: Vec<PathBuf> = homes
+        .into_iter()
+        .map(|h| h.canonicalize().unwrap_or(h))
+        .collect();
+    homes.sort();
+    homes.dedup();
     // Cheap pre-sort by name so that a 17 is usually found with the first probe.
     homes.sort_by_key(|h| {
         let name = h.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -168,7 +172,10 @@ mod tests {
         assert_eq!(parse_major("openjdk version \"25\" 2025-09-16"), Some(25));
         assert_eq!(parse_major("java version \"1.8.0_392\""), Some(8));
         assert_eq!(parse_major("openjdk version \"11.0.2-ea\""), Some(11));
-        assert_eq!(parse_major("Picked up JAVA_TOOL_OPTIONS: x\nopenjdk version \"21\""), Some(21));
+        assert_eq!(
+            parse_major("Picked up JAVA_TOOL_OPTIONS: x\nopenjdk version \"21\""),
+            Some(21)
+        );
         assert_eq!(parse_major("garbage"), None);
     }
 }

@@ -4,8 +4,8 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::Path;
 
-use crate::java::Java;
 use crate::jars::find_jar;
+use crate::java::Java;
 use crate::{HOST, NodeConfig, NodeError};
 
 /// The class Cassandra's own start script runs.
@@ -176,7 +176,10 @@ const JPMS: &[(&str, &str)] = &[
     ("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED"),
     ("--add-opens", "java.base/java.io=ALL-UNNAMED"),
     ("--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED"),
-    ("--add-opens", "jdk.compiler/com.sun.tools.javac=ALL-UNNAMED"),
+    (
+        "--add-opens",
+        "jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
+    ),
     ("--add-opens", "java.base/java.lang=ALL-UNNAMED"),
     ("--add-opens", "java.base/java.util=ALL-UNNAMED"),
 ];
@@ -205,7 +208,11 @@ pub(crate) fn config_url(cfg: &NodeConfig) -> String {
 /// Based on Cassandra 5.0's conf/jvm-server.options, conf/jvm17-server.options and
 /// cassandra-env.sh, minus what only matters in production (`-XX:+AlwaysPreTouch`, which slows
 /// the start and touches the whole heap at once, and NUMA).
-pub(crate) fn jvm_args(cfg: &NodeConfig, java: &Java, lib: &Path) -> Result<Vec<OsString>, NodeError> {
+pub(crate) fn jvm_args(
+    cfg: &NodeConfig,
+    java: &Java,
+    lib: &Path,
+) -> Result<Vec<OsString>, NodeError> {
     let jamm = find_jar(lib, "jamm-").ok_or_else(|| NodeError::Download {
         version: cfg.version.clone(),
         output: format!(
@@ -229,7 +236,10 @@ pub(crate) fn jvm_args(cfg: &NodeConfig, java: &Java, lib: &Path) -> Result<Vec<
     push("-Djava.net.preferIPv4Stack=true".into());
     // cassandra-env.sh: die on OOM rather than limp on.
     push("-XX:+CrashOnOutOfMemoryError".into());
-    push(format!("-XX:ErrorFile={}/hs_err_pid%p.log", log_dir.display()));
+    push(format!(
+        "-XX:ErrorFile={}/hs_err_pid%p.log",
+        log_dir.display()
+    ));
     // Heap.
     push(format!("-Xms{}", cfg.heap));
     push(format!("-Xmx{}", cfg.heap));
@@ -259,7 +269,10 @@ pub(crate) fn jvm_args(cfg: &NodeConfig, java: &Java, lib: &Path) -> Result<Vec<
     push(format!("-Dcassandra.jmx.local.port={}", cfg.jmx_port));
     // Cassandra itself.
     push(format!("-Dcassandra.config={}", config_url(cfg)));
-    push(format!("-Dcassandra.storagedir={}", cfg.data_dir().display()));
+    push(format!(
+        "-Dcassandra.storagedir={}",
+        cfg.data_dir().display()
+    ));
     push(format!("-Dcassandra.logdir={}", log_dir.display()));
     push(format!(
         "-Dlogback.configurationFile={}",
@@ -303,10 +316,7 @@ mod tests {
 
     #[test]
     fn url_is_file_url() {
-        assert_eq!(
-            config_url(&cfg()),
-            "file:///w/my%20dir/conf/cassandra.yaml"
-        );
+        assert_eq!(config_url(&cfg()), "file:///w/my%20dir/conf/cassandra.yaml");
     }
 
     #[test]

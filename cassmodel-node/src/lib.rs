@@ -49,6 +49,7 @@
 //! Java 11 or 17 (Cassandra 5.0 does not run on 21+), and `mvn` for the first download only.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod config;
 mod error;
@@ -89,6 +90,8 @@ const STOP_GRACE: Duration = Duration::from_secs(60);
 const LOCK_EXTRA: Duration = Duration::from_secs(900);
 /// Lines of log put into start errors.
 const ERROR_LOG_LINES: usize = 60;
+/// Start of the line written to `system.log` before each start.
+pub(crate) const START_MARKER: &str = "==== cassmodel-node: starting Cassandra";
 
 /// Makes sure a node answers CQL on `cfg.contact_point()`, starting it if needed.
 ///
@@ -209,7 +212,12 @@ pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
 
     let addr = cfg.contact_point();
     // A cheap TCP probe first: the CQL driver is slower to give up.
-    match timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(&addr)).await {
+    match timeout(
+        Duration::from_secs(2),
+        tokio::net::TcpStream::connect(&addr),
+    )
+    .await
+    {
         Ok(Ok(_)) => {}
         _ => return None,
     }
@@ -242,20 +250,28 @@ pub fn running_pid(cfg: &NodeConfig) -> Option<u32> {
 
 /// The last `lines` lines of the node's `logs/system.log`, followed by the end of
 /// `logs/output.log` (the JVM's own stdout/stderr and WARN+ messages) if it is not empty.
+///
+/// Lines longer than 400 characters (such as Cassandra's configuration dump) are shortened.
 pub fn log_tail(cfg: &NodeConfig, lines: usize) -> String {
+    log_tail_impl(cfg, lines, false)
+}
+
+/// [`log_tail`], optionally limited to the lines written since the last start.
+fn log_tail_impl(cfg: &NodeConfig, lines: usize, since_start: bool) -> String {
     let mut out = String::new();
-    let system = tail_file(&cfg.system_log(), lines);
-    let output = tail_file(&cfg.output_log(), lines);
+    let system = tail_file(&cfg.system_log(), lines, since_start);
+    let output = tail_file(&cfg.output_log(), lines, false);
     match system {
         Some(s) if !s.is_empty() => {
             out.push_str(&format!("== {} ==\n{s}", cfg.system_log().display()));
         }
-        _ => out.push_str(&format!("({} is empty or missing)\n", cfg.system_log().display())),
+        _ => out.push_str(&format!(
+            "({} has nothing{})\n",
+            cfg.system_log().display(),
+            if since_start { " from this start" } else { "" }
+        )),
     }
     if let Some(o) = output.filter(|o| !o.trim().is_empty()) {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
         out.push_str(&format!("== {} ==\n{o}", cfg.output_log().display()));
     }
     out
@@ -292,14 +308,14 @@ async fn wait_ready(
                 pid,
                 status,
                 addr: cfg.contact_point(),
-                log_tail: log_tail(cfg, ERROR_LOG_LINES),
+                log_tail: log_tail_impl(cfg, ERROR_LOG_LINES, true),
             });
         }
         if is_ready(cfg).await {
             return Ok(child);
         }
         if start.elapsed() >= cfg.start_timeout {
-            let log = log_tail(cfg, ERROR_LOG_LINES);
+            let log = log_tail_impl(cfg, ERROR_LOG_LINES, true);
             process::terminate(pid, cfg, Duration::from_secs(20)).await?;
             if let Some(mut c) = child {
                 let _ = c.wait();
@@ -315,9 +331,11 @@ async fn wait_ready(
     }
 }
 
-/// The last `lines` lines of a file (reading at most its last 1 MiB).
-fn tail_file(path: &Path, lines: usize) -> Option<String> {
+/// The last `lines` lines of a file (reading at most its last 1 MiB), long lines shortened;
+/// with `since_start`, only those after the last [`START_MARKER`] line.
+fn tail_file(path: &Path, lines: usize, since_start: bool) -> Option<String> {
     const MAX: u64 = 1 << 20;
+    const MAX_LINE: usize = 400;
     let mut file = fs::File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
     if len > MAX {
@@ -325,7 +343,19 @@ fn tail_file(path: &Path, lines: usize) -> Option<String> {
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).ok()?;
-    Some(tail_text(&String::from_utf8_lossy(&bytes), lines))
+    let text = String::from_utf8_lossy(&bytes);
+    let mut text: &str = &text;
+    if since_start && let Some(i) = text.rfind(START_MARKER) {
+        text = &text[i..];
+    }
+    let shortened: String = text
+        .lines()
+        .map(|l| match l.char_indices().nth(MAX_LINE) {
+            Some((i, _)) => format!("{} [...]\n", &l[..i]),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    Some(tail_text(&shortened, lines))
 }
 
 /// The last `lines` lines of `text`, each ending with a newline.

@@ -2,6 +2,8 @@
 //!
 //! Configuration comes from the environment; see the `cassmodel_node` crate docs.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use cassmodel_node::{NodeConfig, NodeError, Started};
@@ -66,7 +68,10 @@ async fn run(cmd: Cmd) -> Result<ExitCode, NodeError> {
                     None => println!("stopped"),
                 }
             } else {
-                println!("nothing to stop (no live node in {})", cfg.work_dir.display());
+                println!(
+                    "nothing to stop (no live node in {})",
+                    cfg.work_dir.display()
+                );
                 if cassmodel_node::is_ready(&cfg).await {
                     println!(
                         "note: a node still answers on {} but was not started from this work dir \

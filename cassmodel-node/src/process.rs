@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 
 use crate::java::Java;
 use crate::launch::{MAIN_CLASS, config_url, jvm_args};
-use crate::{NodeConfig, NodeError};
+use crate::{NodeConfig, NodeError, START_MARKER};
 
 /// Spawns the node in its own process group (so a Ctrl-C in the terminal of a test run does not
 /// reach it), stdin from /dev/null and stdout/stderr to `logs/output.log` (so no pipe of the caller
 /// is held open), and writes the pid file.
 pub(crate) fn spawn(cfg: &NodeConfig, java: &Java, lib: &Path) -> Result<Child, NodeError> {
     let args = jvm_args(cfg, java, lib)?;
+    mark_start(cfg);
     let out_path = cfg.output_log();
     let out = File::create(&out_path)
         .map_err(|e| NodeError::io(format!("cannot create {}", out_path.display()), e))?;
@@ -36,11 +37,30 @@ pub(crate) fn spawn(cfg: &NodeConfig, java: &Java, lib: &Path) -> Result<Child, 
         let pid = child.id();
         let _ = kill(pid, "KILL");
         return Err(NodeError::io(
-            format!("cannot write {} (node pid {pid} killed)", pid_file.display()),
+            format!(
+                "cannot write {} (node pid {pid} killed)",
+                pid_file.display()
+            ),
             e,
         ));
     }
     Ok(child)
+}
+
+/// Appends a separator to `system.log`, so that a failed start reports only its own lines.
+fn mark_start(cfg: &NodeConfig) {
+    use std::io::Write;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    if let Ok(mut f) = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(cfg.system_log())
+    {
+        let _ = writeln!(f, "{START_MARKER} {} at unix time {secs} ====", cfg.version);
+    }
 }
 
 /// The pid in the pid file, if any.
@@ -101,7 +121,11 @@ pub(crate) fn kill(pid: u32, signal: &str) -> Result<(), String> {
 }
 
 /// SIGTERM (Cassandra drains and exits), then SIGKILL after `grace`.
-pub(crate) async fn terminate(pid: u32, cfg: &NodeConfig, grace: Duration) -> Result<(), NodeError> {
+pub(crate) async fn terminate(
+    pid: u32,
+    cfg: &NodeConfig,
+    grace: Duration,
+) -> Result<(), NodeError> {
     if !is_our_node(pid, cfg) {
         return Ok(());
     }

@@ -177,7 +177,7 @@ mod tests {
     use scylla::value::CqlTimeuuid;
 
     fn col<T: crate::CqlMapping>(name: &'static str, kind: ColumnKind) -> ColumnDef {
-        ColumnDef::new::<T>(name, name, kind, None, false, false)
+        ColumnDef::new::<T>(name, name, kind, None, false)
     }
 
     #[test]
@@ -223,7 +223,6 @@ mod tests {
                     "v",
                     ColumnKind::Regular,
                     Some(CqlType::Native(cassmodel_schema::NativeType::Ascii)),
-                    false,
                     false,
                 ),
             ],

@@ -44,7 +44,7 @@ pub mod __private {
     pub use crate::table::{
         check_row, no_such_column, serialize_by_name, type_check_of, RowReader, TypeCheckFn,
     };
-    pub use crate::udt::{serialize_udt, type_check_udt, UdtReader};
+    pub use crate::udt::{no_such_field, serialize_udt, type_check_udt, UdtReader};
     pub use cassmodel_schema::{CqlType, NativeType};
     pub use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
     pub use scylla::deserialize::value::DeserializeValue;
@@ -57,6 +57,7 @@ pub mod __private {
     pub use std::boxed::Box;
     pub use std::option::Option;
     pub use std::result::Result;
+    pub use std::string::String;
     pub use std::sync::OnceLock;
     pub use std::vec::Vec;
 

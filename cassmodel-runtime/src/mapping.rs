@@ -64,6 +64,9 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
     /// `#[cass(cql_type = "...")]` (e.g. `ascii` for a `String`).
     fn cql_type() -> CqlType;
 
+    /// Whether the type can hold a CQL null (true for `Option<T>`).
+    const NULLABLE: bool = false;
+
     /// Pushes the user-defined types this type refers to, each after the types it depends
     /// on, so that `CREATE TYPE` statements can run in this order.
     fn collect_udts(_out: &mut Vec<&'static UdtSchema>) {}
@@ -119,6 +122,7 @@ native! {
 }
 
 impl<T: CqlMapping> CqlMapping for Option<T> {
+    const NULLABLE: bool = true;
     fn cql_type() -> CqlType {
         T::cql_type()
     }

@@ -82,7 +82,6 @@ impl ColumnDef {
         kind: ColumnKind,
         cql_type: Option<CqlType>,
         frozen: bool,
-        nullable: bool,
     ) -> Self {
         let mut t = cql_type.unwrap_or_else(T::cql_type);
         if frozen {
@@ -95,7 +94,7 @@ impl ColumnDef {
             field,
             cql_type: t,
             kind,
-            nullable,
+            nullable: T::NULLABLE,
             rust_type: std::any::type_name::<T>(),
             udts,
         }
@@ -228,8 +227,12 @@ pub struct UdtSchema {
 }
 
 impl UdtSchema {
-    /// Builds the description.
-    pub fn new(rust_name: &'static str, name: &'static str, fields: Vec<ColumnDef>) -> Self {
+    /// Builds the description. Field types that are collections or user-defined types are
+    /// frozen: Cassandra refuses non-frozen ones inside a user-defined type.
+    pub fn new(rust_name: &'static str, name: &'static str, mut fields: Vec<ColumnDef>) -> Self {
+        for f in &mut fields {
+            f.cql_type = std::mem::replace(&mut f.cql_type, CqlType::Tuple(Vec::new())).frozen_for_nesting();
+        }
         let deps = dedup_udts(fields.iter().flat_map(|f| f.udts.iter().copied()));
         UdtSchema {
             rust_name,

@@ -30,6 +30,11 @@ pub trait Udt: CqlMapping {
     ) -> Result<WrittenCellProof<'b>, SerializationError>;
 }
 
+/// Error for a field index the struct does not have (a cassmodel bug, never a panic).
+pub fn no_such_field<U: Udt>(index: usize) -> SerializationError {
+    SerializationError::new(udt_error(U::udt_schema(), &format!("#{index}"), "no such field".to_owned()))
+}
+
 fn udt_error(schema: &UdtSchema, column: &str, detail: String) -> RowError {
     RowError::Value {
         table: format!("type {}", schema.name),

@@ -1,0 +1,295 @@
+//! Parsing of cassmodel's attributes into plain values, with spans for later errors.
+//!
+//! Field attributes: `#[partition_key]`, `#[clustering]`, `#[clustering(asc|desc)]`,
+//! `#[cass(name = "...", cql_type = "...", frozen, static)]`.
+//! Struct attributes: `#[cass(table = "...", keyspace = "...", default_ttl = N,
+//! gc_grace_seconds = N, comment = "...", compaction = "...", crate = "...")]` on tables,
+//! `#[cass(name = "...", crate = "...")]` on user-defined types.
+
+use cassmodel_schema::CqlType;
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned as _;
+use syn::{Attribute, LitInt, LitStr};
+
+use crate::ctxt::Ctxt;
+
+/// A parsed value and the tokens to point at when it is wrong.
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// Clustering order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Asc,
+    Desc,
+}
+
+/// Which derive is parsing: some options belong to one only.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Table,
+    Udt,
+}
+
+#[derive(Default)]
+pub struct FieldAttrs {
+    /// The `#[partition_key]` attribute, if present.
+    pub partition_key: Option<TokenStream>,
+    /// The `#[clustering]` attribute and its order.
+    pub clustering: Option<(Order, TokenStream)>,
+    /// The `static` option.
+    pub is_static: Option<Span>,
+    pub name: Option<Spanned<String>>,
+    pub cql_type: Option<Spanned<CqlType>>,
+    pub frozen: Option<Span>,
+}
+
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub table: Option<Spanned<String>>,
+    pub name: Option<Spanned<String>>,
+    pub keyspace: Option<Spanned<String>>,
+    pub default_ttl: Option<u32>,
+    pub gc_grace_seconds: Option<u32>,
+    pub comment: Option<String>,
+    pub compaction: Option<Spanned<String>>,
+    pub krate: Option<syn::Path>,
+}
+
+/// Stores `value` in `slot` unless it is already set, in which case the repeat is an error.
+fn set_once<T>(cx: &mut Ctxt, slot: &mut Option<T>, value: T, at: Span, what: &str) {
+    if slot.is_some() {
+        cx.error_at(at, format_args!("{what} is given twice: remove one"));
+    } else {
+        *slot = Some(value);
+    }
+}
+
+fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<(String, Span)> {
+    let lit: LitStr = meta.value()?.parse()?;
+    Ok((lit.value(), lit.span()))
+}
+
+fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<u32> {
+    let lit: LitInt = meta.value()?.parse()?;
+    lit.base10_parse()
+}
+
+fn path_name(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .get_ident()
+        .map_or_else(|| meta.path.to_token_stream().to_string(), ToString::to_string)
+}
+
+const FIELD_OPTIONS: &str =
+    "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen` or `static`";
+const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
+    `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"` \
+    or `crate = \"path\"`";
+const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
+
+/// Parses the attributes of one field.
+pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs {
+        let path = attr.path();
+        if path.is_ident("partition_key") || path.is_ident("clustering") {
+            if kind == Kind::Udt {
+                cx.error(
+                    attr,
+                    "fields of a user-defined type have no keys: remove this attribute \
+                     (keys belong to #[derive(CassTable)] structs)",
+                );
+                continue;
+            }
+            key_attr(cx, attr, &mut out);
+        } else if path.is_ident("cass") {
+            let res = attr.parse_nested_meta(|meta| {
+                let at = meta.path.span();
+                if meta.path.is_ident("name") {
+                    let (v, span) = string(&meta)?;
+                    set_once(cx, &mut out.name, Spanned { value: v, span }, at, "`name`");
+                } else if meta.path.is_ident("cql_type") {
+                    let (v, span) = string(&meta)?;
+                    match v.parse::<CqlType>() {
+                        Ok(t) => set_once(cx, &mut out.cql_type, Spanned { value: t, span }, at, "`cql_type`"),
+                        Err(e) => cx.error_at(
+                            span,
+                            format_args!(
+                                "`{v}` is not a CQL type: {e}; write e.g. `cql_type = \"timeuuid\"` \
+                                 or `cql_type = \"frozen<list<int>>\"`"
+                            ),
+                        ),
+                    }
+                } else if meta.path.is_ident("frozen") {
+                    set_once(cx, &mut out.frozen, at, at, "`frozen`");
+                } else if meta.path.is_ident("static") && kind == Kind::Table {
+                    set_once(cx, &mut out.is_static, at, at, "`static`");
+                } else {
+                    let opts = if kind == Kind::Table {
+                        FIELD_OPTIONS
+                    } else {
+                        "`name = \"field_name\"`, `cql_type = \"...\"` or `frozen`"
+                    };
+                    cx.error_at(
+                        at,
+                        format_args!(
+                            "unknown option `{}` in #[cass(...)] on a field: expected {opts}",
+                            path_name(&meta)
+                        ),
+                    );
+                    // Skip the option's value, if any, so parsing can go on.
+                    if meta.input.peek(syn::Token![=]) {
+                        let _: syn::Expr = meta.value()?.parse()?;
+                    }
+                }
+                Ok(())
+            });
+            if let Err(e) = res {
+                cx.push(e);
+            }
+        }
+    }
+    out
+}
+
+fn key_attr(cx: &mut Ctxt, attr: &Attribute, out: &mut FieldAttrs) {
+    let is_pk = attr.path().is_ident("partition_key");
+    let tokens = attr.to_token_stream();
+    if is_pk {
+        if !matches!(attr.meta, syn::Meta::Path(_)) {
+            cx.error(attr, "`#[partition_key]` takes no arguments: write `#[partition_key]`");
+        }
+        if out.partition_key.is_some() {
+            cx.error(attr, "`#[partition_key]` is given twice: remove one");
+        } else if out.clustering.is_some() {
+            cx.error(
+                attr,
+                "a field is either part of the partition key or a clustering column, not both: \
+                 keep `#[partition_key]` or `#[clustering]`",
+            );
+        } else {
+            out.partition_key = Some(tokens);
+        }
+        return;
+    }
+    let mut order = Order::Asc;
+    if let syn::Meta::List(_) = attr.meta {
+        let mut seen = false;
+        let res = attr.parse_nested_meta(|meta| {
+            let o = if meta.path.is_ident("asc") {
+                Order::Asc
+            } else if meta.path.is_ident("desc") {
+                Order::Desc
+            } else {
+                return Err(meta.error(format_args!(
+                    "unknown clustering order `{}`: write `#[clustering(asc)]` or `#[clustering(desc)]`",
+                    path_name(&meta)
+                )));
+            };
+            if seen {
+                return Err(meta.error(
+                    "give one clustering order: `#[clustering(asc)]` or `#[clustering(desc)]`",
+                ));
+            }
+            seen = true;
+            order = o;
+            Ok(())
+        });
+        if let Err(e) = res {
+            cx.push(e);
+        }
+    } else if let syn::Meta::NameValue(_) = attr.meta {
+        cx.error(
+            attr,
+            "write `#[clustering]`, `#[clustering(asc)]` or `#[clustering(desc)]`",
+        );
+    }
+    if out.clustering.is_some() {
+        cx.error(attr, "`#[clustering]` is given twice: remove one");
+    } else if out.partition_key.is_some() {
+        cx.error(
+            attr,
+            "a field is either part of the partition key or a clustering column, not both: \
+             keep `#[partition_key]` or `#[clustering]`",
+        );
+    } else {
+        out.clustering = Some((order, tokens));
+    }
+}
+
+/// Parses the attributes of the struct itself.
+pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    for attr in attrs {
+        if !attr.path().is_ident("cass") {
+            continue;
+        }
+        let res = attr.parse_nested_meta(|meta| {
+            let at = meta.path.span();
+            let is = |n: &str| meta.path.is_ident(n);
+            match kind {
+                Kind::Table if is("table") => {
+                    let (value, span) = string(&meta)?;
+                    set_once(cx, &mut out.table, Spanned { value, span }, at, "`table`");
+                }
+                Kind::Udt if is("name") => {
+                    let (value, span) = string(&meta)?;
+                    set_once(cx, &mut out.name, Spanned { value, span }, at, "`name`");
+                }
+                Kind::Table if is("keyspace") => {
+                    let (value, span) = string(&meta)?;
+                    set_once(cx, &mut out.keyspace, Spanned { value, span }, at, "`keyspace`");
+                }
+                Kind::Table if is("default_ttl") => {
+                    let n = number(&meta)?;
+                    set_once(cx, &mut out.default_ttl, n, at, "`default_ttl`");
+                }
+                Kind::Table if is("gc_grace_seconds") => {
+                    let n = number(&meta)?;
+                    set_once(cx, &mut out.gc_grace_seconds, n, at, "`gc_grace_seconds`");
+                }
+                Kind::Table if is("comment") => {
+                    let (v, _) = string(&meta)?;
+                    set_once(cx, &mut out.comment, v, at, "`comment`");
+                }
+                Kind::Table if is("compaction") => {
+                    let (value, span) = string(&meta)?;
+                    set_once(cx, &mut out.compaction, Spanned { value, span }, at, "`compaction`");
+                }
+                _ if is("crate") => {
+                    let (v, span) = string(&meta)?;
+                    match syn::parse_str::<syn::Path>(&v) {
+                        Ok(p) => set_once(cx, &mut out.krate, p, at, "`crate`"),
+                        Err(_) => cx.error_at(span, format_args!("`{v}` is not a path: write e.g. `crate = \"::cassmodel\"`")),
+                    }
+                }
+                _ => {
+                    let (what, opts) = match kind {
+                        Kind::Table => ("#[derive(CassTable)]", TABLE_OPTIONS),
+                        Kind::Udt => ("#[derive(CassUdt)]", UDT_OPTIONS),
+                    };
+                    cx.error_at(
+                        at,
+                        format_args!(
+                            "unknown option `{}` in #[cass(...)] on a {what} struct: expected {opts}",
+                            path_name(&meta)
+                        ),
+                    );
+                    if meta.input.peek(syn::Token![=]) {
+                        let _: syn::Expr = meta.value()?.parse()?;
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = res {
+            cx.push(e);
+        }
+    }
+    out
+}

@@ -1,0 +1,226 @@
+//! Cassandra's rules for a data model, checked at compile time. One function per rule; each
+//! violation is reported on the field or attribute at fault, with the correct form.
+
+use std::collections::HashMap;
+
+use cassmodel_schema::{validate_column_name, validate_schema_name, KeyViolation};
+
+use crate::ctxt::Ctxt;
+use crate::model::{Field, Role, Table, Udt};
+use crate::types::{self, Shape};
+
+pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
+    schema_names(cx, t);
+    has_partition_key(cx, t);
+    for f in &t.fields {
+        frozen_or_cql_type(cx, f);
+        column_name(cx, f);
+        if f.role.is_key() {
+            key_type(cx, f);
+        }
+        static_column(cx, t, f);
+    }
+    counter_table(cx, t);
+    unique_columns(cx, &t.fields);
+}
+
+pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {
+    if let Err(e) = validate_schema_name(&u.name) {
+        cx.error_at(
+            u.name_span,
+            format_args!(
+                "`{}` cannot be a type name: {e}; set one with #[cass(name = \"address_type\")]",
+                u.name
+            ),
+        );
+    }
+    if u.fields.is_empty() {
+        cx.error(u.ident, "a user-defined type needs at least one field");
+    }
+    for f in &u.fields {
+        frozen_or_cql_type(cx, f);
+        column_name(cx, f);
+        if types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value)) {
+            cx.error(
+                f.ty,
+                format_args!(
+                    "field `{}` of a user-defined type cannot be a counter: counters live only \
+                     in counter tables",
+                    f.ident
+                ),
+            );
+        }
+    }
+    unique_columns(cx, &u.fields);
+}
+
+/// Table and keyspace names: 1-48 ASCII letters, digits or `_`.
+fn schema_names(cx: &mut Ctxt, t: &Table<'_>) {
+    if let Err(e) = validate_schema_name(&t.name) {
+        cx.error_at(
+            t.name_span,
+            format_args!(
+                "`{}` cannot be a table name: {e}; set one with #[cass(table = \"posts_by_user\")]",
+                t.name
+            ),
+        );
+    }
+    if let Some(ks) = &t.attrs.keyspace {
+        if let Err(e) = validate_schema_name(&ks.value) {
+            cx.error_at(ks.span, format_args!("`{}` cannot be a keyspace name: {e}", ks.value));
+        }
+    }
+    if let Some(c) = &t.attrs.compaction {
+        let ok = !c.value.is_empty()
+            && c.value
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.');
+        if !ok {
+            cx.error_at(
+                c.span,
+                format_args!(
+                    "`{}` is not a compaction class: write e.g. \
+                     `compaction = \"LeveledCompactionStrategy\"`",
+                    c.value
+                ),
+            );
+        }
+    }
+}
+
+/// Every table needs a partition key: it decides which nodes hold a row.
+fn has_partition_key(cx: &mut Ctxt, t: &Table<'_>) {
+    if !t.fields.iter().any(|f| f.role == Role::PartitionKey) {
+        cx.error(
+            t.whole(),
+            format_args!(
+                "table `{}` has no partition key: mark the field(s) that decide which nodes hold \
+                 a row with `#[partition_key]`, e.g. `#[partition_key] user_id: Uuid`",
+                t.name
+            ),
+        );
+    }
+}
+
+/// `frozen` and `cql_type` both say the column's type; only one may.
+fn frozen_or_cql_type(cx: &mut Ctxt, f: &Field<'_>) {
+    if let (Some(frozen), Some(_)) = (f.attrs.frozen, &f.attrs.cql_type) {
+        cx.error_at(
+            frozen,
+            "give either `frozen` or `cql_type`, not both: write the frozen type in full, \
+             e.g. `cql_type = \"frozen<list<int>>\"`",
+        );
+    }
+}
+
+fn column_name(cx: &mut Ctxt, f: &Field<'_>) {
+    if let Err(e) = validate_column_name(&f.column) {
+        cx.error_at(f.column_span, format_args!("`{}` cannot be a column name: {e}", f.column));
+    }
+}
+
+/// Key columns are never null and cannot be counters, durations, or non-frozen
+/// collections or user-defined types.
+fn key_type(cx: &mut Ctxt, f: &Field<'_>) {
+    let col = &f.column;
+    if let Some(t) = &f.attrs.cql_type {
+        if let Some(v) = t.value.key_violation() {
+            let fix = match v {
+                KeyViolation::NonFrozenCollection | KeyViolation::NonFrozenUdt => {
+                    format!("write `cql_type = \"frozen<{}>\"`", t.value)
+                }
+                _ => "move it out of the primary key".to_owned(),
+            };
+            cx.error_at(
+                t.span,
+                format_args!("`{col}` is part of the primary key, and {v}: {fix}"),
+            );
+        }
+        return;
+    }
+    let shape = types::shape(f.ty);
+    let message = match shape {
+        Shape::Option => Some(format!(
+            "`{col}` is part of the primary key and cannot be an `Option`: key columns are never \
+             null; use the inner type, or move the field out of the key"
+        )),
+        Shape::Counter => Some(format!(
+            "`{col}` is part of the primary key and cannot be a counter: counters are only \
+             regular columns of a counter table"
+        )),
+        Shape::Duration => Some(format!(
+            "`{col}` is part of the primary key and cannot be a duration: Cassandra does not \
+             order durations; store the length as an integer (e.g. milliseconds) instead"
+        )),
+        Shape::List | Shape::Set | Shape::Map if f.attrs.frozen.is_none() => Some(format!(
+            "`{col}` is part of the primary key, so its collection must be frozen: add \
+             `#[cass(frozen)]` to the field"
+        )),
+        _ => None,
+    };
+    if let Some(m) = message {
+        cx.error(f.ty, m);
+    }
+}
+
+/// Static columns: not on key columns, and only in tables with clustering columns.
+fn static_column(cx: &mut Ctxt, t: &Table<'_>, f: &Field<'_>) {
+    let Some(at) = f.attrs.is_static else { return };
+    if f.attrs.partition_key.is_some() || f.attrs.clustering.is_some() {
+        cx.error_at(
+            at,
+            format_args!(
+                "`{}` is a key column and cannot be static: remove `static` (a static column is \
+                 a regular column that holds one value per partition)",
+                f.column
+            ),
+        );
+    } else if !t.fields.iter().any(|g| matches!(g.role, Role::Clustering(_))) {
+        cx.error_at(
+            at,
+            format_args!(
+                "`{}` cannot be static: table `{}` has no clustering column, so it has one row \
+                 per partition and every column is already per partition; remove `static`",
+                f.column, t.name
+            ),
+        );
+    }
+}
+
+/// A table with a counter column holds only counters beside its primary key.
+fn counter_table(cx: &mut Ctxt, t: &Table<'_>) {
+    let is_counter = |f: &Field<'_>| types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value));
+    let Some(first) = t.fields.iter().find(|f| !f.role.is_key() && is_counter(f)) else {
+        return;
+    };
+    for f in t.fields.iter().filter(|f| !f.role.is_key() && !is_counter(f)) {
+        cx.error(
+            f.ident,
+            format_args!(
+                "`{}` is a regular column in a counter table (`{}` is a counter): a table with \
+                 counters can only have counter columns beside its primary key; move `{}` to \
+                 another table",
+                f.column, first.column, f.column
+            ),
+        );
+    }
+}
+
+/// Two fields cannot map to one column.
+fn unique_columns(cx: &mut Ctxt, fields: &[Field<'_>]) {
+    let mut seen: HashMap<&str, &Field<'_>> = HashMap::new();
+    for f in fields {
+        if let Some(first) = seen.get(f.column.as_str()) {
+            cx.error_at(
+                f.column_span,
+                format_args!(
+                    "fields `{}` and `{}` both map to the column `{}`: rename one with \
+                     #[cass(name = \"...\")]",
+                    first.ident, f.ident, f.column
+                ),
+            );
+        } else {
+            seen.insert(&f.column, f);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! `#[derive(CassTable)]` output.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{column_def, private, type_assertions, type_checks, write_arms};
+use crate::model::{Field, Role, Table};
+
+pub fn generate(t: &Table<'_>) -> TokenStream {
+    let krate = &t.krate;
+    let p = private(krate);
+    let ident = t.ident;
+    let rust_name = ident.to_string();
+    let name = &t.name;
+    let keyspace = match &t.attrs.keyspace {
+        Some(k) => {
+            let k = &k.value;
+            quote!(#p::Option::Some(#k))
+        }
+        None => quote!(#p::Option::None),
+    };
+    let opt_u32 = |v: Option<u32>| match v {
+        Some(n) => quote!(#p::Option::Some(#n)),
+        None => quote!(#p::Option::None),
+    };
+    let opt_str = |v: Option<&String>| match v {
+        Some(s) => quote!(#p::Option::Some(#s)),
+        None => quote!(#p::Option::None),
+    };
+    let default_ttl = opt_u32(t.attrs.default_ttl);
+    let gc_grace = opt_u32(t.attrs.gc_grace_seconds);
+    let comment = opt_str(t.attrs.comment.as_ref());
+    let compaction = opt_str(t.attrs.compaction.as_ref().map(|c| &c.value));
+    let columns = t.fields.iter().map(|f| column_def(krate, f));
+    let assertions = type_assertions(krate, &t.fields);
+    let checks = type_checks(krate, &t.fields);
+    let arms = write_arms(krate, &t.fields);
+    let field_idents = t.fields.iter().map(|f| f.ident);
+    let methods = key_methods(t);
+
+    quote! {
+        const _: () = {
+            #assertions
+
+            impl #krate::Table for #ident {
+                fn schema() -> &'static #krate::TableSchema {
+                    static SCHEMA: #p::OnceLock<#krate::TableSchema> = #p::OnceLock::new();
+                    SCHEMA.get_or_init(|| {
+                        #krate::TableSchema::new(
+                            #rust_name,
+                            #name,
+                            #keyspace,
+                            #krate::TableOptions {
+                                default_ttl: #default_ttl,
+                                comment: #comment,
+                                compaction: #compaction,
+                                gc_grace_seconds: #gc_grace,
+                            },
+                            #p::Vec::from([#(#columns),*]),
+                        )
+                    })
+                }
+
+                fn write_column<'__b>(
+                    &self,
+                    index: usize,
+                    typ: &#p::ColumnType<'_>,
+                    writer: #p::CellWriter<'__b>,
+                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                    match index {
+                        #(#arms)*
+                        _ => #p::Result::Err(#p::no_such_column(
+                            <Self as #krate::Table>::schema(),
+                            index,
+                        )),
+                    }
+                }
+            }
+
+            impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
+                fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
+                    #p::check_row::<Self>(specs, &#checks)
+                }
+
+                fn deserialize(
+                    row: #p::ColumnIterator<'__f, '__m>,
+                ) -> #p::Result<Self, #p::DeserializationError> {
+                    let mut __row = #p::RowReader::new::<Self>(row);
+                    #p::Result::Ok(Self { #(#field_idents: __row.next()?,)* })
+                }
+            }
+
+            /// Binds the fields to the bind markers of the same names.
+            impl #p::SerializeRow for #ident {
+                fn serialize(
+                    &self,
+                    ctx: &#p::RowSerializationContext<'_>,
+                    writer: &mut #p::RowWriter,
+                ) -> #p::Result<(), #p::SerializationError> {
+                    #p::serialize_by_name(self, ctx, writer)
+                }
+
+                fn is_empty(&self) -> bool {
+                    false
+                }
+            }
+
+            #methods
+        };
+    }
+}
+
+/// `get` (full primary key) and `partition` (partition key) methods with one typed argument
+/// per key column, in key order.
+fn key_methods(t: &Table<'_>) -> TokenStream {
+    let krate = &t.krate;
+    let ident = t.ident;
+    let pk: Vec<&Field<'_>> = t.fields.iter().filter(|f| f.role == Role::PartitionKey).collect();
+    let ck: Vec<&Field<'_>> = t
+        .fields
+        .iter()
+        .filter(|f| matches!(f.role, Role::Clustering(_)))
+        .collect();
+    let params = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
+        fs.iter()
+            .map(|f| {
+                let arg = format_ident!("{}", f.ident);
+                let ty = f.ty;
+                quote!(#arg: &(impl #krate::BindAs<#ty> + ?::core::marker::Sized))
+            })
+            .collect()
+    };
+    let args = |fs: &[&Field<'_>]| -> Vec<syn::Ident> {
+        fs.iter().map(|f| format_ident!("{}", f.ident)).collect()
+    };
+    let names = |fs: &[&Field<'_>]| fs.iter().map(|f| format!("`{}`", f.column)).collect::<Vec<_>>().join(", ");
+    let all: Vec<&Field<'_>> = pk.iter().chain(&ck).copied().collect();
+    let (get_params, get_args) = (params(&all), args(&all));
+    let (part_params, part_args) = (params(&pk), args(&pk));
+    let get_doc = format!(
+        "The row with primary key ({}), if it exists. Prepared once per `Db`; values are bound.",
+        names(&all)
+    );
+    let part_doc = format!(
+        "Every row of the partition ({}), in clustering order. For large partitions, page \
+         through them instead of collecting them.",
+        names(&pk)
+    );
+    let partition = (!ck.is_empty()).then(|| {
+        quote! {
+            #[doc = #part_doc]
+            pub async fn partition(
+                db: &#krate::Db,
+                #(#part_params),*
+            ) -> #krate::Result<::std::vec::Vec<Self>> {
+                db.partition::<Self>((#(#part_args,)*)).await
+            }
+        }
+    });
+    quote! {
+        impl #ident {
+            #[doc = #get_doc]
+            pub async fn get(
+                db: &#krate::Db,
+                #(#get_params),*
+            ) -> #krate::Result<::std::option::Option<Self>> {
+                db.get_by_key::<Self>((#(#get_args,)*)).await
+            }
+
+            #partition
+        }
+    }
+}

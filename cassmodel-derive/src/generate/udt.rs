@@ -1,0 +1,85 @@
+//! `#[derive(CassUdt)]` output.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{column_def, private, type_assertions, type_checks, write_arms};
+use crate::model::Udt;
+
+pub fn generate(u: &Udt<'_>) -> TokenStream {
+    let krate = &u.krate;
+    let p = private(krate);
+    let ident = u.ident;
+    let rust_name = ident.to_string();
+    let name = &u.name;
+    let fields = u.fields.iter().map(|f| column_def(krate, f));
+    let assertions = type_assertions(krate, &u.fields);
+    let checks = type_checks(krate, &u.fields);
+    let arms = write_arms(krate, &u.fields);
+    let n = u.fields.len();
+    let reads = u.fields.iter().enumerate().map(|(i, f)| {
+        let id = f.ident;
+        quote!(#id: __udt.field(#i)?,)
+    });
+
+    quote! {
+        const _: () = {
+            #assertions
+
+            impl #krate::Udt for #ident {
+                fn udt_schema() -> &'static #krate::UdtSchema {
+                    static SCHEMA: #p::OnceLock<#krate::UdtSchema> = #p::OnceLock::new();
+                    SCHEMA.get_or_init(|| {
+                        #krate::UdtSchema::new(#rust_name, #name, #p::Vec::from([#(#fields),*]))
+                    })
+                }
+
+                fn write_field<'__b>(
+                    &self,
+                    index: usize,
+                    typ: &#p::ColumnType<'_>,
+                    writer: #p::CellWriter<'__b>,
+                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                    match index {
+                        #(#arms)*
+                        _ => #p::Result::Err(#p::no_such_field::<Self>(index)),
+                    }
+                }
+            }
+
+            impl #krate::CqlMapping for #ident {
+                fn cql_type() -> #p::CqlType {
+                    #p::CqlType::Udt(#p::String::from(#name))
+                }
+
+                fn collect_udts(out: &mut #p::Vec<&'static #krate::UdtSchema>) {
+                    <Self as #krate::Udt>::udt_schema().collect(out)
+                }
+            }
+
+            impl #p::SerializeValue for #ident {
+                fn serialize<'__b>(
+                    &self,
+                    typ: &#p::ColumnType<'_>,
+                    writer: #p::CellWriter<'__b>,
+                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                    #p::serialize_udt(self, typ, writer)
+                }
+            }
+
+            impl<'__f, '__m> #p::DeserializeValue<'__f, '__m> for #ident {
+                fn type_check(typ: &#p::ColumnType<'_>) -> #p::Result<(), #p::TypeCheckError> {
+                    #p::type_check_udt::<Self>(typ, &#checks)
+                }
+
+                fn deserialize(
+                    typ: &'__m #p::ColumnType<'__m>,
+                    v: #p::Option<#p::FrameSlice<'__f>>,
+                ) -> #p::Result<Self, #p::DeserializationError> {
+                    let __udt = #p::UdtReader::<'__f, '__m, #n>::new::<Self>(typ, v)?;
+                    #p::Result::Ok(Self { #(#reads)* })
+                }
+            }
+        };
+    }
+}

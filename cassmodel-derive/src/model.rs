@@ -1,0 +1,240 @@
+//! The description of a table or user-defined type built from the parsed struct.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned as _;
+use syn::{Data, DeriveInput, Fields};
+
+use crate::attr::{self, ContainerAttrs, FieldAttrs, Kind, Order};
+use crate::ctxt::Ctxt;
+
+/// The role of a column in its table.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    PartitionKey,
+    Clustering(Order),
+    Static,
+    Regular,
+}
+
+impl Role {
+    pub fn is_key(self) -> bool {
+        matches!(self, Role::PartitionKey | Role::Clustering(_))
+    }
+}
+
+pub struct Field<'a> {
+    pub ident: &'a syn::Ident,
+    pub ty: &'a syn::Type,
+    /// The CQL column (or UDT field) name.
+    pub column: String,
+    /// Where to point when the name is wrong: the `name = "..."` value or the field.
+    pub column_span: Span,
+    pub role: Role,
+    pub attrs: FieldAttrs,
+}
+
+pub struct Table<'a> {
+    pub ident: &'a syn::Ident,
+    pub name: String,
+    pub name_span: Span,
+    pub attrs: ContainerAttrs,
+    pub fields: Vec<Field<'a>>,
+    pub krate: syn::Path,
+}
+
+pub struct Udt<'a> {
+    pub ident: &'a syn::Ident,
+    pub name: String,
+    pub name_span: Span,
+    pub fields: Vec<Field<'a>>,
+    pub krate: syn::Path,
+}
+
+/// `PostsFacebook` -> `posts_facebook`, `HTTPLog` -> `http_log`.
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev = i.checked_sub(1).map(|p| chars[p]);
+            let next = chars.get(i + 1);
+            let boundary = match prev {
+                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_uppercase() => next.is_some_and(|n| n.is_lowercase()),
+                _ => false,
+            };
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The named fields of a plain struct, or errors saying why the input is not one.
+fn named_fields<'a>(
+    cx: &mut Ctxt,
+    input: &'a DeriveInput,
+    derive: &str,
+) -> Option<&'a syn::FieldsNamed> {
+    let what = match derive {
+        "CassTable" => "a table",
+        _ => "a user-defined type",
+    };
+    if !input.generics.params.is_empty() {
+        cx.error(
+            &input.generics,
+            format_args!(
+                "#[derive({derive})] does not support generic parameters: {what} has one fixed \
+                 set of column types, so write a struct with concrete field types"
+            ),
+        );
+    }
+    match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(named),
+            Fields::Unnamed(f) => {
+                cx.error(
+                    f,
+                    format_args!(
+                        "#[derive({derive})] needs named fields, one per column: write \
+                         `struct {} {{ id: Uuid, ... }}`",
+                        input.ident
+                    ),
+                );
+                None
+            }
+            Fields::Unit => {
+                cx.error(
+                    &input.ident,
+                    format_args!(
+                        "#[derive({derive})] needs named fields, one per column: write \
+                         `struct {} {{ id: Uuid, ... }}`",
+                        input.ident
+                    ),
+                );
+                None
+            }
+        },
+        Data::Enum(e) => {
+            cx.error_at(
+                e.enum_token.span(),
+                format_args!(
+                    "#[derive({derive})] works on structs with named fields, not enums: {what} maps \
+                     to a struct whose fields are its columns"
+                ),
+            );
+            None
+        }
+        Data::Union(u) => {
+            cx.error_at(
+                u.union_token.span(),
+                format_args!("#[derive({derive})] works on structs with named fields, not unions"),
+            );
+            None
+        }
+    }
+}
+
+fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Field<'a>> {
+    let mut out = Vec::new();
+    for f in &named.named {
+        let Some(ident) = &f.ident else { continue };
+        let attrs = attr::field(cx, &f.attrs, kind);
+        let role = if attrs.partition_key.is_some() {
+            Role::PartitionKey
+        } else if let Some((o, _)) = &attrs.clustering {
+            Role::Clustering(*o)
+        } else if attrs.is_static.is_some() {
+            Role::Static
+        } else {
+            Role::Regular
+        };
+        let (column, column_span) = match &attrs.name {
+            Some(n) => (n.value.clone(), n.span),
+            None => {
+                let s = ident.to_string();
+                let s = s.strip_prefix("r#").map_or(s.clone(), str::to_owned);
+                (s, ident.span())
+            }
+        };
+        out.push(Field {
+            ident,
+            ty: &f.ty,
+            column,
+            column_span,
+            role,
+            attrs,
+        });
+    }
+    out
+}
+
+fn krate(attrs: &ContainerAttrs) -> syn::Path {
+    attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::cassmodel))
+}
+
+impl<'a> Table<'a> {
+    pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let attrs = attr::container(cx, &input.attrs, Kind::Table);
+        let named = named_fields(cx, input, "CassTable")?;
+        let fields = fields(cx, named, Kind::Table);
+        let (name, name_span) = match &attrs.table {
+            Some(t) => (t.value.clone(), t.span),
+            None => (snake_case(&input.ident.to_string()), input.ident.span()),
+        };
+        Some(Table {
+            ident: &input.ident,
+            name,
+            name_span,
+            krate: krate(&attrs),
+            attrs,
+            fields,
+        })
+    }
+
+    /// Where to point for an error about the struct as a whole.
+    pub fn whole(&self) -> impl ToTokens + '_ {
+        self.ident
+    }
+}
+
+impl<'a> Udt<'a> {
+    pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let attrs = attr::container(cx, &input.attrs, Kind::Udt);
+        let named = named_fields(cx, input, "CassUdt")?;
+        let fields = fields(cx, named, Kind::Udt);
+        let (name, name_span) = match &attrs.name {
+            Some(t) => (t.value.clone(), t.span),
+            None => (snake_case(&input.ident.to_string()), input.ident.span()),
+        };
+        Some(Udt {
+            ident: &input.ident,
+            name,
+            name_span,
+            krate: krate(&attrs),
+            fields,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn snake() {
+        assert_eq!(snake_case("PostsFacebook"), "posts_facebook");
+        assert_eq!(snake_case("HTTPLog"), "http_log");
+        assert_eq!(snake_case("T3"), "t3");
+        assert_eq!(snake_case("Order2Items"), "order2_items");
+        assert_eq!(snake_case("customer"), "customer");
+    }
+}

@@ -1,0 +1,160 @@
+//! What can be told about a field's Rust type from its syntax alone, for errors that name
+//! the exact problem (`Option` in a key, a counter among regular columns). The trait bounds
+//! the generated code puts on each field catch what syntax cannot (type aliases).
+
+use cassmodel_schema::{CqlType, NativeType};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{GenericArgument, PathArguments, Type};
+
+/// The shape of a Rust field type, as far as its last path segment tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Option,
+    List,
+    Set,
+    Map,
+    Counter,
+    Duration,
+    Other,
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+/// The first generic type argument of the last segment: `T` in `Option<T>`.
+pub fn first_type_arg(ty: &Type) -> Option<&Type> {
+    let seg = last_segment(ty)?;
+    let PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+pub fn shape(ty: &Type) -> Shape {
+    let Some(seg) = last_segment(ty) else {
+        return Shape::Other;
+    };
+    match seg.ident.to_string().as_str() {
+        "Option" => Shape::Option,
+        // `Vec<u8>` is a blob, any other `Vec` a list.
+        "Vec" => match first_type_arg(ty).and_then(last_segment) {
+            Some(s) if s.ident == "u8" => Shape::Other,
+            _ => Shape::List,
+        },
+        "HashSet" | "BTreeSet" => Shape::Set,
+        "HashMap" | "BTreeMap" => Shape::Map,
+        "Counter" => Shape::Counter,
+        "CqlDuration" | "Duration" => Shape::Duration,
+        _ => Shape::Other,
+    }
+}
+
+/// Whether a field of this type (or this override) is a counter column.
+pub fn is_counter(ty: &Type, cql_type: Option<&CqlType>) -> bool {
+    match cql_type {
+        Some(t) => t.is_counter(),
+        None => match shape(ty) {
+            Shape::Counter => true,
+            Shape::Option => first_type_arg(ty).is_some_and(|t| shape(t) == Shape::Counter),
+            _ => false,
+        },
+    }
+}
+
+/// Tokens that build `t` at run time through the runtime's re-export of the type model.
+pub fn cql_type_tokens(t: &CqlType, private: &TokenStream) -> TokenStream {
+    let boxed = |t: &CqlType| {
+        let inner = cql_type_tokens(t, private);
+        quote!(#private::Box::new(#inner))
+    };
+    match t {
+        CqlType::Native(n) => {
+            let v = syn::Ident::new(native_variant(*n), proc_macro2::Span::call_site());
+            quote!(#private::CqlType::Native(#private::NativeType::#v))
+        }
+        CqlType::List(e) => {
+            let e = boxed(e);
+            quote!(#private::CqlType::List(#e))
+        }
+        CqlType::Set(e) => {
+            let e = boxed(e);
+            quote!(#private::CqlType::Set(#e))
+        }
+        CqlType::Map(k, v) => {
+            let (k, v) = (boxed(k), boxed(v));
+            quote!(#private::CqlType::Map(#k, #v))
+        }
+        CqlType::Frozen(e) => {
+            let e = boxed(e);
+            quote!(#private::CqlType::Frozen(#e))
+        }
+        CqlType::Tuple(ts) => {
+            let ts = ts.iter().map(|t| cql_type_tokens(t, private));
+            quote!(#private::CqlType::Tuple(#private::Vec::from([#(#ts),*])))
+        }
+        CqlType::Udt(name) => quote!(#private::CqlType::Udt(#private::String::from(#name))),
+        CqlType::Vector(e, n) => {
+            let e = boxed(e);
+            quote!(#private::CqlType::Vector(#e, #n))
+        }
+    }
+}
+
+fn native_variant(n: NativeType) -> &'static str {
+    match n {
+        NativeType::Ascii => "Ascii",
+        NativeType::Bigint => "Bigint",
+        NativeType::Blob => "Blob",
+        NativeType::Boolean => "Boolean",
+        NativeType::Counter => "Counter",
+        NativeType::Date => "Date",
+        NativeType::Decimal => "Decimal",
+        NativeType::Double => "Double",
+        NativeType::Duration => "Duration",
+        NativeType::Float => "Float",
+        NativeType::Inet => "Inet",
+        NativeType::Int => "Int",
+        NativeType::Smallint => "Smallint",
+        NativeType::Text => "Text",
+        NativeType::Time => "Time",
+        NativeType::Timestamp => "Timestamp",
+        NativeType::Timeuuid => "Timeuuid",
+        NativeType::Tinyint => "Tinyint",
+        NativeType::Uuid => "Uuid",
+        NativeType::Varint => "Varint",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(s: &str) -> Type {
+        syn::parse_str(s).unwrap()
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(shape(&ty("Option<i32>")), Shape::Option);
+        assert_eq!(shape(&ty("std::vec::Vec<String>")), Shape::List);
+        assert_eq!(shape(&ty("Vec<u8>")), Shape::Other);
+        assert_eq!(shape(&ty("HashMap<Uuid, i32>")), Shape::Map);
+        assert_eq!(shape(&ty("BTreeSet<i32>")), Shape::Set);
+        assert_eq!(shape(&ty("cassmodel::value::Counter")), Shape::Counter);
+        assert_eq!(shape(&ty("Duration")), Shape::Duration);
+        assert_eq!(shape(&ty("(i32, i32)")), Shape::Other);
+        assert!(is_counter(&ty("Option<Counter>"), None));
+        assert!(!is_counter(&ty("i64"), None));
+        assert!(is_counter(&ty("i64"), Some(&"counter".parse().unwrap())));
+    }
+}
