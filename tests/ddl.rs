@@ -33,7 +33,12 @@ struct Person {
 }
 
 #[derive(CassTable)]
-#[cass(keyspace = "shop", default_ttl = 86400, comment = "it's a test", compaction = "LeveledCompactionStrategy")]
+#[cass(
+    keyspace = "shop",
+    default_ttl = 86400,
+    comment = "it's a test",
+    compaction = "LeveledCompactionStrategy"
+)]
 struct Everything {
     #[partition_key]
     a: String,

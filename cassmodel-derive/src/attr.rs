@@ -80,9 +80,10 @@ fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<u32> {
 }
 
 fn path_name(meta: &ParseNestedMeta<'_>) -> String {
-    meta.path
-        .get_ident()
-        .map_or_else(|| meta.path.to_token_stream().to_string(), ToString::to_string)
+    meta.path.get_ident().map_or_else(
+        || meta.path.to_token_stream().to_string(),
+        ToString::to_string,
+    )
 }
 
 const FIELD_OPTIONS: &str =
@@ -162,7 +163,10 @@ fn key_attr(cx: &mut Ctxt, attr: &Attribute, out: &mut FieldAttrs) {
     let tokens = attr.to_token_stream();
     if is_pk {
         if !matches!(attr.meta, syn::Meta::Path(_)) {
-            cx.error(attr, "`#[partition_key]` takes no arguments: write `#[partition_key]`");
+            cx.error(
+                attr,
+                "`#[partition_key]` takes no arguments: write `#[partition_key]`",
+            );
         }
         if out.partition_key.is_some() {
             cx.error(attr, "`#[partition_key]` is given twice: remove one");

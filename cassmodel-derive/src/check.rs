@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use cassmodel_schema::{validate_column_name, validate_schema_name, KeyViolation};
+use cassmodel_schema::{KeyViolation, validate_column_name, validate_schema_name};
 
 use crate::ctxt::Ctxt;
 use crate::model::{Field, Role, Table, Udt};
@@ -67,7 +67,10 @@ fn schema_names(cx: &mut Ctxt, t: &Table<'_>) {
     }
     if let Some(ks) = &t.attrs.keyspace {
         if let Err(e) = validate_schema_name(&ks.value) {
-            cx.error_at(ks.span, format_args!("`{}` cannot be a keyspace name: {e}", ks.value));
+            cx.error_at(
+                ks.span,
+                format_args!("`{}` cannot be a keyspace name: {e}", ks.value),
+            );
         }
     }
     if let Some(c) = &t.attrs.compaction {
@@ -115,7 +118,10 @@ fn frozen_or_cql_type(cx: &mut Ctxt, f: &Field<'_>) {
 
 fn column_name(cx: &mut Ctxt, f: &Field<'_>) {
     if let Err(e) = validate_column_name(&f.column) {
-        cx.error_at(f.column_span, format_args!("`{}` cannot be a column name: {e}", f.column));
+        cx.error_at(
+            f.column_span,
+            format_args!("`{}` cannot be a column name: {e}", f.column),
+        );
     }
 }
 
@@ -175,7 +181,11 @@ fn static_column(cx: &mut Ctxt, t: &Table<'_>, f: &Field<'_>) {
                 f.column
             ),
         );
-    } else if !t.fields.iter().any(|g| matches!(g.role, Role::Clustering(_))) {
+    } else if !t
+        .fields
+        .iter()
+        .any(|g| matches!(g.role, Role::Clustering(_)))
+    {
         cx.error_at(
             at,
             format_args!(
@@ -189,11 +199,16 @@ fn static_column(cx: &mut Ctxt, t: &Table<'_>, f: &Field<'_>) {
 
 /// A table with a counter column holds only counters beside its primary key.
 fn counter_table(cx: &mut Ctxt, t: &Table<'_>) {
-    let is_counter = |f: &Field<'_>| types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value));
+    let is_counter =
+        |f: &Field<'_>| types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value));
     let Some(first) = t.fields.iter().find(|f| !f.role.is_key() && is_counter(f)) else {
         return;
     };
-    for f in t.fields.iter().filter(|f| !f.role.is_key() && !is_counter(f)) {
+    for f in t
+        .fields
+        .iter()
+        .filter(|f| !f.role.is_key() && !is_counter(f))
+    {
         cx.error(
             f.ident,
             format_args!(

@@ -199,9 +199,15 @@ impl Db {
 
     /// `CREATE KEYSPACE IF NOT EXISTS` (after [`map_keyspace`](Self::map_keyspace)).
     pub async fn create_keyspace(&self, name: &str, replication: &Replication) -> Result<()> {
-        let name = self.inner.keyspace_map.get(name).map_or(name, String::as_str);
-        validate_schema_name(name).map_err(|e| Error::Invalid(format!("keyspace `{name}`: {e}")))?;
-        self.execute_ddl(&ddl::create_keyspace(name, replication)).await
+        let name = self
+            .inner
+            .keyspace_map
+            .get(name)
+            .map_or(name, String::as_str);
+        validate_schema_name(name)
+            .map_err(|e| Error::Invalid(format!("keyspace `{name}`: {e}")))?;
+        self.execute_ddl(&ddl::create_keyspace(name, replication))
+            .await
     }
 
     /// Creates `T`'s user-defined types (dependencies first) and then its table, each
@@ -273,7 +279,11 @@ impl Db {
         let n = schema.partition_key.len() + schema.clustering.len();
         let ps = self
             .prepared(StatementKey::of::<T>("select_eq", n as u64), || {
-                Ok(crate::cql::select_eq_prefix(schema, self.keyspace_of::<T>()?, n))
+                Ok(crate::cql::select_eq_prefix(
+                    schema,
+                    self.keyspace_of::<T>()?,
+                    n,
+                ))
             })
             .await?;
         let res = self
@@ -292,7 +302,11 @@ impl Db {
         let n = schema.partition_key.len();
         let ps = self
             .prepared(StatementKey::of::<T>("select_eq", n as u64), || {
-                Ok(crate::cql::select_eq_prefix(schema, self.keyspace_of::<T>()?, n))
+                Ok(crate::cql::select_eq_prefix(
+                    schema,
+                    self.keyspace_of::<T>()?,
+                    n,
+                ))
             })
             .await?;
         let res = self
@@ -301,6 +315,9 @@ impl Db {
             .execute_unpaged(&ps, key)
             .await
             .map_err(|e| Error::execute(ps.get_statement(), e))?;
-        Ok(res.into_rows_result()?.rows::<T>()?.collect::<Result<Vec<_>, _>>()?)
+        Ok(res
+            .into_rows_result()?
+            .rows::<T>()?
+            .collect::<Result<Vec<_>, _>>()?)
     }
 }

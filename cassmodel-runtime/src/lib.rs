@@ -7,8 +7,8 @@
 #![warn(missing_docs)]
 
 mod cql;
-pub mod ddl;
 mod db;
+pub mod ddl;
 mod error;
 mod mapping;
 mod schema;
@@ -16,7 +16,7 @@ mod table;
 mod udt;
 
 pub use cassmodel_schema::{CqlType, NativeType};
-pub use db::{contact_points_from_env, local_contact_point, Db, StatementKey, CONTACT_POINTS_ENV};
+pub use db::{CONTACT_POINTS_ENV, Db, StatementKey, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
@@ -28,9 +28,8 @@ pub use udt::Udt;
 /// names used in cassmodel's documentation.
 pub mod value {
     pub use scylla::value::{
-        Counter, CqlDate as Date, CqlDecimal as Decimal, CqlDuration as Duration,
-        CqlTime as Time, CqlTimestamp as Timestamp, CqlTimeuuid as Timeuuid,
-        CqlVarint as Varint,
+        Counter, CqlDate as Date, CqlDecimal as Decimal, CqlDuration as Duration, CqlTime as Time,
+        CqlTimestamp as Timestamp, CqlTimeuuid as Timeuuid, CqlVarint as Varint,
     };
 }
 
@@ -41,19 +40,17 @@ pub use scylla;
 pub mod __private {
     //! Used by code that `#[derive(CassTable)]` / `#[derive(CassUdt)]` generate. Not a
     //! public API: anything here may change in any release.
-    pub use crate::table::{
-        check_row, no_such_column, serialize_by_name, type_check_of, RowReader, TypeCheckFn,
-    };
-    pub use crate::udt::{no_such_field, serialize_udt, type_check_udt, UdtReader};
+    pub use crate::table::{RowReader, TypeCheckFn, check_row, no_such_column, serialize_by_name};
+    pub use crate::udt::{UdtReader, no_such_field, serialize_udt, type_check_udt};
     pub use cassmodel_schema::{CqlType, NativeType};
     pub use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
     pub use scylla::deserialize::value::DeserializeValue;
     pub use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
     pub use scylla::frame::response::result::{ColumnSpec, ColumnType};
+    pub use scylla::serialize::SerializationError;
     pub use scylla::serialize::row::{RowSerializationContext, SerializeRow};
     pub use scylla::serialize::value::SerializeValue;
     pub use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
-    pub use scylla::serialize::SerializationError;
     pub use std::boxed::Box;
     pub use std::option::Option;
     pub use std::result::Result;
@@ -64,7 +61,4 @@ pub mod __private {
     /// Compile-time check that a key field's type may be a key column (the error, from
     /// `KeyColumn`'s `on_unimplemented`, points at the field's type).
     pub const fn assert_key_column<T: crate::KeyColumn + ?Sized>() {}
-
-    /// Compile-time check that a field's type has a CQL mapping.
-    pub const fn assert_mapped<T: crate::CqlMapping + ?Sized>() {}
 }

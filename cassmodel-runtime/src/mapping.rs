@@ -16,7 +16,12 @@ use scylla::value::{
     Counter, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlVarint,
 };
 
-use crate::schema::UdtSchema;
+use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
+use scylla::frame::response::result::ColumnType;
+use scylla::serialize::SerializationError;
+use scylla::serialize::writers::{CellWriter, WrittenCellProof};
+
+use crate::schema::{ColumnDef, ColumnKind, UdtSchema};
 
 /// A Rust type that can be stored in a CQL column (or a UDT field, or a collection element).
 ///
@@ -70,6 +75,49 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
     /// Pushes the user-defined types this type refers to, each after the types it depends
     /// on, so that `CREATE TYPE` statements can run in this order.
     fn collect_udts(_out: &mut Vec<&'static UdtSchema>) {}
+
+    // The hidden methods below are what generated code calls. Every use of a field's type
+    // goes through `<Ty as CqlMapping>::...`, so a type without a mapping gives one error on
+    // the field (identical diagnostics are merged) rather than one per use.
+
+    #[doc(hidden)]
+    fn __column(
+        name: &'static str,
+        field: &'static str,
+        kind: ColumnKind,
+        cql_type: Option<CqlType>,
+        frozen: bool,
+    ) -> ColumnDef
+    where
+        Self: Sized,
+    {
+        ColumnDef::new::<Self>(name, field, kind, cql_type, frozen)
+    }
+
+    #[doc(hidden)]
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        <Self as DeserializeValue<'_, '_>>::type_check(typ)
+    }
+
+    #[doc(hidden)]
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        SerializeValue::serialize(self, typ, writer)
+    }
+
+    #[doc(hidden)]
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError>
+    where
+        Self: Sized,
+    {
+        <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
+    }
 }
 
 /// A type that may be a partition-key or clustering column.
@@ -140,7 +188,9 @@ impl<T: CqlMapping> CqlMapping for Vec<T> {
     }
 }
 
-impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> CqlMapping for HashSet<T, S> {
+impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> CqlMapping
+    for HashSet<T, S>
+{
     fn cql_type() -> CqlType {
         CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
     }
@@ -251,10 +301,7 @@ mod tests {
         assert_eq!(text::<Vec<i32>>(), "list<int>");
         assert_eq!(text::<Vec<Vec<i32>>>(), "list<frozen<list<int>>>");
         assert_eq!(text::<Option<CqlTimeuuid>>(), "timeuuid");
-        assert_eq!(
-            text::<HashMap<uuid::Uuid, i32>>(),
-            "map<uuid, int>"
-        );
+        assert_eq!(text::<HashMap<uuid::Uuid, i32>>(), "map<uuid, int>");
         assert_eq!(
             text::<BTreeMap<String, BTreeSet<i64>>>(),
             "map<text, frozen<set<bigint>>>"

@@ -5,15 +5,13 @@
 
 use cassmodel_schema::CqlType;
 use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
-use scylla::deserialize::value::DeserializeValue;
-use scylla::deserialize::{DeserializationError, TypeCheckError};
+use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
+use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
-use scylla::serialize::SerializationError;
 
 use crate::error::RowError;
-use crate::mapping::CqlMapping;
 use crate::schema::{ColumnDef, TableSchema};
 
 /// A Rust struct mapped to a CQL table. Implemented by `#[derive(CassTable)]`; not meant to
@@ -101,14 +99,12 @@ fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
 /// A type check of one field type against a result column type.
 pub type TypeCheckFn = fn(&ColumnType<'_>) -> Result<(), TypeCheckError>;
 
-/// The type check of `T`, as a function pointer (generated code lists one per field).
-pub fn type_check_of<T: CqlMapping>(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
-    <T as DeserializeValue<'_, '_>>::type_check(typ)
-}
-
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
 /// columns, by name, in field order, each of a type its field can read.
-pub fn check_row<T: Table>(specs: &[ColumnSpec<'_>], checks: &[TypeCheckFn]) -> Result<(), TypeCheckError> {
+pub fn check_row<T: Table>(
+    specs: &[ColumnSpec<'_>],
+    checks: &[TypeCheckFn],
+) -> Result<(), TypeCheckError> {
     check_columns(T::schema().rust_name, &T::schema().columns, specs, checks)
 }
 
@@ -173,8 +169,11 @@ impl<'f, 'm> RowReader<'f, 'm> {
         }
     }
 
-    /// Reads the next field.
-    pub fn next<V: CqlMapping>(&mut self) -> Result<V, DeserializationError> {
+    /// Reads the next field with `read` (generated code passes `<Ty as CqlMapping>::__read`).
+    pub fn next<V>(
+        &mut self,
+        read: fn(&'m ColumnType<'m>, Option<FrameSlice<'f>>) -> Result<V, DeserializationError>,
+    ) -> Result<V, DeserializationError> {
         let index = self.index;
         self.index += 1;
         let col = match self.iter.next() {
@@ -189,7 +188,7 @@ impl<'f, 'm> RowReader<'f, 'm> {
             }
         };
         let null = col.slice.is_none();
-        <V as DeserializeValue<'f, 'm>>::deserialize(col.spec.typ(), col.slice).map_err(|e| {
+        read(col.spec.typ(), col.slice).map_err(|e| {
             let table = table_of(col.spec);
             let column = col.spec.name().to_owned();
             let def = self.columns.get(index);
@@ -214,7 +213,11 @@ impl<'f, 'm> RowReader<'f, 'm> {
 }
 
 /// Attaches the table and column to a serialization error.
-pub fn write_error(schema: &TableSchema, index: usize, e: SerializationError) -> SerializationError {
+pub fn write_error(
+    schema: &TableSchema,
+    index: usize,
+    e: SerializationError,
+) -> SerializationError {
     let col = schema.column(index);
     SerializationError::new(RowError::Value {
         table: schema.name.to_owned(),

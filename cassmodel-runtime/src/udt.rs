@@ -8,13 +8,13 @@
 use scylla::deserialize::value::{DeserializeValue, UdtIterator};
 use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
 use scylla::frame::response::result::ColumnType;
-use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 use scylla::serialize::SerializationError;
+use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use crate::error::RowError;
 use crate::mapping::CqlMapping;
 use crate::schema::UdtSchema;
-use crate::table::{describe_type, TypeCheckFn};
+use crate::table::{TypeCheckFn, describe_type};
 
 /// A Rust struct mapped to a CQL user-defined type. Implemented by `#[derive(CassUdt)]`.
 pub trait Udt: CqlMapping {
@@ -32,7 +32,11 @@ pub trait Udt: CqlMapping {
 
 /// Error for a field index the struct does not have (a cassmodel bug, never a panic).
 pub fn no_such_field<U: Udt>(index: usize) -> SerializationError {
-    SerializationError::new(udt_error(U::udt_schema(), &format!("#{index}"), "no such field".to_owned()))
+    SerializationError::new(udt_error(
+        U::udt_schema(),
+        &format!("#{index}"),
+        "no such field".to_owned(),
+    ))
 }
 
 fn udt_error(schema: &UdtSchema, column: &str, detail: String) -> RowError {
@@ -55,7 +59,11 @@ pub fn serialize_udt<'b, U: Udt>(
         return Err(SerializationError::new(udt_error(
             schema,
             "",
-            format!("expected the user-defined type `{}`, found `{}`", schema.name, describe_type(typ)),
+            format!(
+                "expected the user-defined type `{}`, found `{}`",
+                schema.name,
+                describe_type(typ)
+            ),
         )));
     };
     if let Some(missing) = schema
@@ -93,13 +101,20 @@ pub fn serialize_udt<'b, U: Udt>(
 
 /// `DeserializeValue::type_check` for a derived UDT: every field must exist on the server's
 /// type with a type its Rust field can read.
-pub fn type_check_udt<U: Udt>(typ: &ColumnType<'_>, checks: &[TypeCheckFn]) -> Result<(), TypeCheckError> {
+pub fn type_check_udt<U: Udt>(
+    typ: &ColumnType<'_>,
+    checks: &[TypeCheckFn],
+) -> Result<(), TypeCheckError> {
     let schema = U::udt_schema();
     let ColumnType::UserDefinedType { definition, .. } = typ else {
         return Err(TypeCheckError::new(udt_error(
             schema,
             "",
-            format!("expected the user-defined type `{}`, found `{}`", schema.name, describe_type(typ)),
+            format!(
+                "expected the user-defined type `{}`, found `{}`",
+                schema.name,
+                describe_type(typ)
+            ),
         )));
     };
     for (f, check) in schema.fields.iter().zip(checks) {
@@ -107,7 +122,10 @@ pub fn type_check_udt<U: Udt>(typ: &ColumnType<'_>, checks: &[TypeCheckFn]) -> R
             return Err(TypeCheckError::new(udt_error(
                 schema,
                 f.name,
-                format!("the server's type `{}` has no field `{}`", definition.name, f.name),
+                format!(
+                    "the server's type `{}` has no field `{}`",
+                    definition.name, f.name
+                ),
             )));
         };
         if check(ftyp).is_err() {
@@ -161,8 +179,12 @@ impl<'f, 'm, const N: usize> UdtReader<'f, 'm, N> {
         Ok(UdtReader { schema, slots })
     }
 
-    /// Reads field `index`.
-    pub fn field<T: CqlMapping>(&self, index: usize) -> Result<T, DeserializationError> {
+    /// Reads field `index` with `read` (generated code passes `<Ty as CqlMapping>::__read`).
+    pub fn field<T>(
+        &self,
+        index: usize,
+        read: fn(&'m ColumnType<'m>, Option<FrameSlice<'f>>) -> Result<T, DeserializationError>,
+    ) -> Result<T, DeserializationError> {
         let field = self.schema.fields.get(index);
         let name = field.map_or("", |f| f.name);
         let Some(Some((typ, raw))) = self.slots.get(index).copied() else {
@@ -172,7 +194,7 @@ impl<'f, 'm, const N: usize> UdtReader<'f, 'm, N> {
                 "the server's type has no such field".to_owned(),
             )));
         };
-        <T as DeserializeValue<'f, 'm>>::deserialize(typ, raw).map_err(|e| {
+        read(typ, raw).map_err(|e| {
             DeserializationError::new(if raw.is_none() {
                 RowError::Null {
                     table: format!("type {}", self.schema.name),

@@ -10,13 +10,66 @@ pub const MAX_SCHEMA_NAME_LEN: usize = 48;
 /// `reserved_keywords.txt` (trunk, a superset of 4.x/5.0) plus words ScyllaDB also reserves;
 /// quoting a word that a given server does not reserve is harmless, so a superset is safe.
 const RESERVED: &[&str] = &[
-    "add", "allow", "alter", "and", "apply", "asc", "authorize", "batch", "begin", "by",
-    "check", "columnfamily", "constraint", "create", "delete", "desc", "describe", "drop",
-    "entries", "execute", "from", "full", "grant", "if", "in", "index", "infinity", "insert",
-    "into", "is", "keyspace", "length", "limit", "materialized", "modify", "nan",
-    "norecursive", "not", "null", "of", "on", "or", "order", "primary", "rename", "revoke",
-    "schema", "select", "set", "table", "to", "token", "truncate", "unlogged", "update", "use",
-    "using", "view", "where", "with",
+    "add",
+    "allow",
+    "alter",
+    "and",
+    "apply",
+    "asc",
+    "authorize",
+    "batch",
+    "begin",
+    "by",
+    "check",
+    "columnfamily",
+    "constraint",
+    "create",
+    "delete",
+    "desc",
+    "describe",
+    "drop",
+    "entries",
+    "execute",
+    "from",
+    "full",
+    "grant",
+    "if",
+    "in",
+    "index",
+    "infinity",
+    "insert",
+    "into",
+    "is",
+    "keyspace",
+    "length",
+    "limit",
+    "materialized",
+    "modify",
+    "nan",
+    "norecursive",
+    "not",
+    "null",
+    "of",
+    "on",
+    "or",
+    "order",
+    "primary",
+    "rename",
+    "revoke",
+    "schema",
+    "select",
+    "set",
+    "table",
+    "to",
+    "token",
+    "truncate",
+    "unlogged",
+    "update",
+    "use",
+    "using",
+    "view",
+    "where",
+    "with",
 ];
 
 /// Whether `word` (in any case) is a reserved CQL keyword.
@@ -80,7 +133,10 @@ pub fn validate_schema_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_')) {
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
+    {
         return Err(NameError::BadChar(c));
     }
     if name.len() > MAX_SCHEMA_NAME_LEN {

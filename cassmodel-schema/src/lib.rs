@@ -16,7 +16,7 @@ mod ident;
 mod types;
 
 pub use ident::{
-    is_reserved_word, quote_ident, validate_column_name, validate_schema_name, NameError,
-    MAX_SCHEMA_NAME_LEN,
+    MAX_SCHEMA_NAME_LEN, NameError, is_reserved_word, quote_ident, validate_column_name,
+    validate_schema_name,
 };
 pub use types::{CqlType, KeyViolation, NativeType, ParseError};

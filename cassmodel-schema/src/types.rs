@@ -510,7 +510,10 @@ mod tests {
     fn normalises() {
         assert_eq!(parse("VARCHAR").to_string(), "text");
         assert_eq!(parse(" Map < UUID ,Int > ").to_string(), "map<uuid, int>");
-        assert_eq!(parse("frozen<frozen<list<int>>>").to_string(), "frozen<list<int>>");
+        assert_eq!(
+            parse("frozen<frozen<list<int>>>").to_string(),
+            "frozen<list<int>>"
+        );
         assert_eq!(parse("Address_Type").to_string(), "address_type");
     }
 
@@ -535,8 +538,14 @@ mod tests {
 
     #[test]
     fn key_rules() {
-        assert_eq!(parse("counter").key_violation(), Some(KeyViolation::Counter));
-        assert_eq!(parse("duration").key_violation(), Some(KeyViolation::Duration));
+        assert_eq!(
+            parse("counter").key_violation(),
+            Some(KeyViolation::Counter)
+        );
+        assert_eq!(
+            parse("duration").key_violation(),
+            Some(KeyViolation::Duration)
+        );
         assert_eq!(
             parse("frozen<list<duration>>").key_violation(),
             Some(KeyViolation::Duration)
@@ -545,7 +554,10 @@ mod tests {
             parse("list<int>").key_violation(),
             Some(KeyViolation::NonFrozenCollection)
         );
-        assert_eq!(parse("addr").key_violation(), Some(KeyViolation::NonFrozenUdt));
+        assert_eq!(
+            parse("addr").key_violation(),
+            Some(KeyViolation::NonFrozenUdt)
+        );
         assert_eq!(parse("frozen<list<int>>").key_violation(), None);
         assert_eq!(parse("frozen<addr>").key_violation(), None);
         assert_eq!(parse("tuple<int, text>").key_violation(), None);

@@ -17,10 +17,17 @@ pub fn private(krate: &syn::Path) -> TokenStream {
     quote!(#krate::__private)
 }
 
-/// `ColumnDef::new::<Ty>(...)` for one field.
+/// `<Ty as CqlMapping>`, spanned on the field's type: every use of a field type goes through
+/// it, so a type without a mapping is reported once, on the field.
+pub fn mapping(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
+    let ty = f.ty;
+    quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>)
+}
+
+/// The `ColumnDef` of one field.
 pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     let p = private(krate);
-    let ty = f.ty;
+    let m = mapping(krate, f);
     let column = &f.column;
     let field = f.ident.to_string();
     let kind = match f.role {
@@ -42,7 +49,18 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         None => quote!(#p::Option::None),
     };
     let frozen = f.attrs.frozen.is_some();
-    quote_spanned!(ty.span()=> #krate::ColumnDef::new::<#ty>(#column, #field, #kind, #cql_type, #frozen))
+    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen))
+}
+
+/// `read` functions for `RowReader::next` / `UdtReader::field`, one per field.
+pub fn readers(krate: &syn::Path, fields: &[Field<'_>]) -> Vec<TokenStream> {
+    fields
+        .iter()
+        .map(|f| {
+            let m = mapping(krate, f);
+            quote!(#m::__read)
+        })
+        .collect()
 }
 
 /// Compile-time checks on the field types, spanned on each type so that the trait's
@@ -56,34 +74,29 @@ pub fn type_assertions(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
             && f.attrs.frozen.is_none()
             && f.attrs.cql_type.is_none()
             && types::shape(ty) == types::Shape::Other;
-        let key = key.then(|| quote_spanned!(ty.span()=> #p::assert_key_column::<#ty>();));
-        quote_spanned! {ty.span()=>
-            #p::assert_mapped::<#ty>();
-            #key
-        }
+        key.then(|| quote_spanned!(ty.span()=> #p::assert_key_column::<#ty>();))
     });
     quote!(const _: () = { #(#checks)* };)
 }
 
-/// `[type_check_of::<A>, type_check_of::<B>, ...]`
+/// `[<A as CqlMapping>::__type_check, ...]`
 pub fn type_checks(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
-    let p = private(krate);
     let checks = fields.iter().map(|f| {
-        let ty = f.ty;
-        quote_spanned!(ty.span()=> #p::type_check_of::<#ty>)
+        let m = mapping(krate, f);
+        quote!(#m::__type_check)
     });
     quote!([#(#checks),*])
 }
 
-/// `match index { 0 => SerializeValue::serialize(&self.a, typ, writer), ... }` arms.
+/// `match index { 0 => <A as CqlMapping>::__write(&self.a, typ, writer), ... }` arms.
 pub fn write_arms(krate: &syn::Path, fields: &[Field<'_>]) -> Vec<TokenStream> {
-    let p = private(krate);
     fields
         .iter()
         .enumerate()
         .map(|(i, f)| {
             let ident = f.ident;
-            quote!(#i => <_ as #p::SerializeValue>::serialize(&self.#ident, typ, writer),)
+            let m = mapping(krate, f);
+            quote!(#i => #m::__write(&self.#ident, typ, writer),)
         })
         .collect()
 }

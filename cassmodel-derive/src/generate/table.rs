@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{column_def, private, type_assertions, type_checks, write_arms};
+use super::{column_def, private, readers, type_assertions, type_checks, write_arms};
 use crate::model::{Field, Role, Table};
 
 pub fn generate(t: &Table<'_>) -> TokenStream {
@@ -36,6 +36,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let checks = type_checks(krate, &t.fields);
     let arms = write_arms(krate, &t.fields);
     let field_idents = t.fields.iter().map(|f| f.ident);
+    let reads = readers(krate, &t.fields);
     let methods = key_methods(t);
 
     quote! {
@@ -86,7 +87,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
                     row: #p::ColumnIterator<'__f, '__m>,
                 ) -> #p::Result<Self, #p::DeserializationError> {
                     let mut __row = #p::RowReader::new::<Self>(row);
-                    #p::Result::Ok(Self { #(#field_idents: __row.next()?,)* })
+                    #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
                 }
             }
 
@@ -115,7 +116,11 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
 fn key_methods(t: &Table<'_>) -> TokenStream {
     let krate = &t.krate;
     let ident = t.ident;
-    let pk: Vec<&Field<'_>> = t.fields.iter().filter(|f| f.role == Role::PartitionKey).collect();
+    let pk: Vec<&Field<'_>> = t
+        .fields
+        .iter()
+        .filter(|f| f.role == Role::PartitionKey)
+        .collect();
     let ck: Vec<&Field<'_>> = t
         .fields
         .iter()
@@ -133,7 +138,12 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
     let args = |fs: &[&Field<'_>]| -> Vec<syn::Ident> {
         fs.iter().map(|f| format_ident!("{}", f.ident)).collect()
     };
-    let names = |fs: &[&Field<'_>]| fs.iter().map(|f| format!("`{}`", f.column)).collect::<Vec<_>>().join(", ");
+    let names = |fs: &[&Field<'_>]| {
+        fs.iter()
+            .map(|f| format!("`{}`", f.column))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let all: Vec<&Field<'_>> = pk.iter().chain(&ck).copied().collect();
     let (get_params, get_args) = (params(&all), args(&all));
     let (part_params, part_args) = (params(&pk), args(&pk));

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{column_def, private, type_assertions, type_checks, write_arms};
+use super::{column_def, private, readers, type_assertions, type_checks, write_arms};
 use crate::model::Udt;
 
 pub fn generate(u: &Udt<'_>) -> TokenStream {
@@ -17,10 +17,14 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
     let checks = type_checks(krate, &u.fields);
     let arms = write_arms(krate, &u.fields);
     let n = u.fields.len();
-    let reads = u.fields.iter().enumerate().map(|(i, f)| {
-        let id = f.ident;
-        quote!(#id: __udt.field(#i)?,)
-    });
+    let reads = readers(krate, &u.fields)
+        .into_iter()
+        .zip(&u.fields)
+        .enumerate()
+        .map(|(i, (read, f))| {
+            let id = f.ident;
+            quote!(#id: __udt.field(#i, #read)?,)
+        });
 
     quote! {
         const _: () = {
