@@ -65,13 +65,13 @@ fn schema_names(cx: &mut Ctxt, t: &Table<'_>) {
             ),
         );
     }
-    if let Some(ks) = &t.attrs.keyspace {
-        if let Err(e) = validate_schema_name(&ks.value) {
-            cx.error_at(
-                ks.span,
-                format_args!("`{}` cannot be a keyspace name: {e}", ks.value),
-            );
-        }
+    if let Some(ks) = &t.attrs.keyspace
+        && let Err(e) = validate_schema_name(&ks.value)
+    {
+        cx.error_at(
+            ks.span,
+            format_args!("`{}` cannot be a keyspace name: {e}", ks.value),
+        );
     }
     if let Some(c) = &t.attrs.compaction {
         let ok = !c.value.is_empty()

@@ -123,7 +123,7 @@ impl Db {
             .await
             .map_err(|source| Error::Connect {
                 contact_points: contact_points.join(","),
-                source,
+                source: Box::new(source),
             })?;
         Ok(Self::new(session))
     }
@@ -235,7 +235,10 @@ impl Db {
             .session
             .prepare(text.as_str())
             .await
-            .map_err(|source| Error::Prepare { cql: text, source })?;
+            .map_err(|source| Error::Prepare {
+                cql: text,
+                source: Box::new(source),
+            })?;
         let prepared = Arc::new(prepared);
         let mut cache = self
             .inner

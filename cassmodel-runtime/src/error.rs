@@ -106,7 +106,7 @@ pub enum Error {
         contact_points: String,
         /// The driver's error.
         #[source]
-        source: NewSessionError,
+        source: Box<NewSessionError>,
     },
     /// The server refused to prepare a statement.
     #[error("preparing `{cql}` failed: {source}")]
@@ -115,7 +115,7 @@ pub enum Error {
         cql: String,
         /// The driver's error.
         #[source]
-        source: PrepareError,
+        source: Box<PrepareError>,
     },
     /// The server (or the driver) failed to run a statement.
     #[error("running `{cql}` failed: {source}")]

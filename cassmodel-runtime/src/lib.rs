@@ -60,5 +60,5 @@ pub mod __private {
 
     /// Compile-time check that a key field's type may be a key column (the error, from
     /// `KeyColumn`'s `on_unimplemented`, points at the field's type).
-    pub const fn assert_key_column<T: crate::KeyColumn + ?Sized>() {}
+    pub const fn assert_key_column<T: crate::KeyColumn>() {}
 }

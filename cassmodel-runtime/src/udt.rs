@@ -169,11 +169,11 @@ impl<'f, 'm, const N: usize> UdtReader<'f, 'm, N> {
         let iter = <UdtIterator<'f, 'm> as DeserializeValue<'f, 'm>>::deserialize(typ, v)?;
         let mut slots: [Slot<'f, 'm>; N] = [None; N];
         for ((name, ftyp), raw) in iter {
-            if let Some(i) = schema.fields.iter().position(|f| f.name == name) {
-                if let Some(slot) = slots.get_mut(i) {
-                    // A field missing from the serialized form (older writer) reads as null.
-                    *slot = Some((ftyp, raw?.flatten()));
-                }
+            if let Some(i) = schema.fields.iter().position(|f| f.name == name)
+                && let Some(slot) = slots.get_mut(i)
+            {
+                // A field missing from the serialized form (older writer) reads as null.
+                *slot = Some((ftyp, raw?.flatten()));
             }
         }
         Ok(UdtReader { schema, slots })
