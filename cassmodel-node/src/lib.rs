@@ -136,6 +136,21 @@ pub async fn ensure_running(cfg: &NodeConfig) -> Result<Started, NodeError> {
     Ok(Started::StartedNow { pid })
 }
 
+/// The contact points a program should use: the cluster named by `CASSMODEL_CONTACT_POINTS`
+/// when it is set (no local node is started then), otherwise the local node's, which is
+/// started first if nothing answers on its port.
+///
+/// This is what the demo and the integration tests call, so that the same code runs against
+/// a developer's local node or any Cassandra 4.1/5.0 or ScyllaDB cluster.
+pub async fn cluster_or_local_node() -> Result<Vec<String>, NodeError> {
+    if let Some(points) = cassmodel_runtime::contact_points_from_env() {
+        return Ok(points);
+    }
+    let cfg = NodeConfig::try_from_env()?;
+    ensure_running(&cfg).await?;
+    Ok(vec![cfg.contact_point()])
+}
+
 /// Blocking form of [`ensure_running`], for synchronous code.
 ///
 /// Runs on its own current-thread tokio runtime; called from inside a runtime (e.g. a

@@ -1,0 +1,51 @@
+//! The seed-model demo: starts (or reuses) a local Cassandra node, creates every model of the
+//! seed articles, writes their sample rows and prints them back.
+//!
+//! ```text
+//! cargo run --example demo
+//! ```
+//!
+//! Set `CASSMODEL_CONTACT_POINTS=host:port,...` to use your own cluster instead of the local
+//! node, and `CASSMODEL_DEMO_KEYSPACE` to change the keyspace of the tables that do not name
+//! one (default `cassmodel_demo`).
+
+#[path = "models/mod.rs"]
+mod models;
+
+use cassmodel::{Db, Replication};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let points = cassmodel_node::cluster_or_local_node().await?;
+    println!("connecting to {}", points.join(","));
+    let keyspace =
+        std::env::var("CASSMODEL_DEMO_KEYSPACE").unwrap_or_else(|_| "cassmodel_demo".to_owned());
+    let db = Db::connect(&points).await?.with_keyspace(&keyspace)?;
+
+    // The supermarket article's replication, used for every keyspace of the demo.
+    let replication = Replication::network_topology([("datacenter1", 1)]);
+    models::create_all(&db, &replication).await?;
+    for section in &models::SECTIONS {
+        println!(
+            "created {}: {} tables",
+            section.title,
+            (section.tables)().len()
+        );
+    }
+
+    println!("\n== A");
+    models::social::demo(&db).await?;
+    println!("\n== B");
+    models::gyms::demo(&db).await?;
+    println!("\n== C");
+    models::likes::demo(&db).await?;
+    println!("\n== D");
+    models::docs::demo(&db).await?;
+    println!("\n== E");
+    models::supermarket::demo(&db).await?;
+    println!("\n== F");
+    models::ebay::demo(&db).await?;
+    println!("\n== G");
+    models::keys::demo(&db).await?;
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! E. Online supermarket: two keyspaces, a user-defined type, a map, timeslots and orders.
+//!
+//! ```cql
+//! CREATE KEYSPACE customer WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1};
+//! CREATE KEYSPACE order_delivery WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1};
+//! CREATE TABLE customer.customers (id uuid PRIMARY KEY, name text, telephone text, email text,
+//!   default_address_key text);
+//! CREATE TYPE customer.address_type (street_name text, city text, country text, zipcode text);
+//! CREATE TABLE customer.customer_addresses (customer_id uuid, address_key text,
+//!   address frozen<address_type>, PRIMARY KEY (customer_id, address_key));
+//! CREATE TABLE customer.basket_by_customer (customer_id uuid PRIMARY KEY, products map<uuid, int>);
+//! CREATE TABLE order_delivery.delivery_timeslots (delivery_date date, start_time time,
+//!   delivery_team_id uuid, confirmed boolean, customer_id uuid, reservation_expiry timestamp,
+//!   PRIMARY KEY (delivery_date, start_time, delivery_team_id));
+//! CREATE TABLE order_delivery.orders_by_customer (customer_id uuid, order_id uuid,
+//!   submission_time timestamp, products map<uuid, int>, status text, delivery_address_key text,
+//!   currency text, item_subtotal double, postage_packing_fee double, vat double,
+//!   promotional_discount double, remarks text,
+//!   PRIMARY KEY (customer_id, order_id, submission_time))
+//!   WITH CLUSTERING ORDER BY (order_id ASC, submission_time DESC);
+//! CREATE TABLE order_delivery.orders_by_delivery_date (delivery_date date, delivery_team_id uuid,
+//!   start_time time, order_id uuid, submission_time timestamp, customer_id uuid,
+//!   delivery_address_key text, status text, products map<uuid, int>, remarks text,
+//!   PRIMARY KEY ((delivery_date, delivery_team_id), start_time, order_id))
+//!   WITH CLUSTERING ORDER BY (start_time ASC, order_id ASC);
+//! ```
+//!
+//! Queries: Q1 customer by id; Q2 addresses of a customer; Q3 basket of a customer; Q4
+//! timeslots of a date; Q5 orders of a customer; Q6 orders of a date and team in start-time
+//! order; Q7 one address by customer id and address key.
+//!
+//! Partition sizing (the article's arithmetic): an `orders_by_customer` row has 12 columns, 2
+//! of them in the clustering key and 1 in the partition key; the article counts 12 - 2 = 10
+//! cells per order row. A customer partition reaches Cassandra's hard limit of 2 billion cells
+//! after 200 million orders, and the 100,000-cell guidance after 10,000 orders. If customers
+//! can order that much, split the partition: another table, another key column, or a month
+//! bucket in the partition key (queries then name the month).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use uuid::Uuid;
+
+use cassmodel::{CassTable, CassUdt, Db, Result};
+
+use super::{Section, at, id};
+
+/// Q1.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(keyspace = "customer", table = "customers")]
+pub struct CustomerRecord {
+    #[partition_key]
+    pub id: Uuid,
+    pub name: String,
+    pub telephone: Option<String>,
+    pub email: Option<String>,
+    pub default_address_key: Option<String>,
+}
+
+/// A postal address, stored frozen in `customer_addresses`.
+#[derive(CassUdt, Debug, Clone, PartialEq)]
+#[cass(name = "address_type")]
+pub struct Address {
+    pub street_name: String,
+    pub city: String,
+    pub country: String,
+    pub zipcode: String,
+}
+
+/// Q2 (a customer's partition) and Q7 (one row by the full key).
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(keyspace = "customer")]
+pub struct CustomerAddresses {
+    #[partition_key]
+    pub customer_id: Uuid,
+    #[clustering]
+    pub address_key: String,
+    #[cass(frozen)]
+    pub address: Address,
+}
+
+/// Q3: product id -> quantity; products are added and removed without rewriting the map.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(keyspace = "customer")]
+pub struct BasketByCustomer {
+    #[partition_key]
+    pub customer_id: Uuid,
+    pub products: BTreeMap<Uuid, i32>,
+}
+
+/// Q4. A slot is reserved (with an expiry) before it is confirmed; the reservation fields
+/// are empty while the slot is free.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(keyspace = "order_delivery")]
+pub struct DeliveryTimeslots {
+    #[partition_key]
+    pub delivery_date: NaiveDate,
+    #[clustering]
+    pub start_time: NaiveTime,
+    #[clustering]
+    pub delivery_team_id: Uuid,
+    pub confirmed: Option<bool>,
+    pub customer_id: Option<Uuid>,
+    pub reservation_expiry: Option<DateTime<Utc>>,
+}
+
+/// Q5. As in the article, `order_id` comes before `submission_time` in the clustering key, so
+/// rows are ordered by order id (a random UUID), not by time: this table cannot list a
+/// customer's orders newest first. `submission_time DESC` only orders the versions of one
+/// order. To list orders by time, cluster by `submission_time` first (or a timeuuid id).
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(keyspace = "order_delivery")]
+pub struct OrdersByCustomer {
+    #[partition_key]
+    pub customer_id: Uuid,
+    #[clustering(asc)]
+    pub order_id: Uuid,
+    #[clustering(desc)]
+    pub submission_time: DateTime<Utc>,
+    pub products: BTreeMap<Uuid, i32>,
+    pub status: String,
+    pub delivery_address_key: String,
+    pub currency: String,
+    pub item_subtotal: f64,
+    pub postage_packing_fee: f64,
+    pub vat: f64,
+    pub promotional_discount: Option<f64>,
+    pub remarks: Option<String>,
+}
+
+/// Q6: the orders one team delivers on one date, in start-time order.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(keyspace = "order_delivery")]
+pub struct OrdersByDeliveryDate {
+    #[partition_key]
+    pub delivery_date: NaiveDate,
+    #[partition_key]
+    pub delivery_team_id: Uuid,
+    #[clustering(asc)]
+    pub start_time: NaiveTime,
+    #[clustering(asc)]
+    pub order_id: Uuid,
+    pub submission_time: DateTime<Utc>,
+    pub customer_id: Uuid,
+    pub delivery_address_key: String,
+    pub status: String,
+    pub products: BTreeMap<Uuid, i32>,
+    pub remarks: Option<String>,
+}
+
+pub const SECTION: Section = Section {
+    title: "E. Online supermarket",
+    tables: || {
+        use cassmodel::Table;
+        vec![
+            CustomerRecord::schema(),
+            CustomerAddresses::schema(),
+            BasketByCustomer::schema(),
+            DeliveryTimeslots::schema(),
+            OrdersByCustomer::schema(),
+            OrdersByDeliveryDate::schema(),
+        ]
+    },
+};
+
+/// The article's keyspaces.
+pub const KEYSPACES: [&str; 2] = ["customer", "order_delivery"];
+
+pub async fn create(db: &Db) -> Result<()> {
+    db.create_table::<CustomerRecord>().await?;
+    db.create_table::<CustomerAddresses>().await?;
+    db.create_table::<BasketByCustomer>().await?;
+    db.create_table::<DeliveryTimeslots>().await?;
+    db.create_table::<OrdersByCustomer>().await?;
+    db.create_table::<OrdersByDeliveryDate>().await
+}
+
+pub fn jane() -> Uuid {
+    id(0x1a4e)
+}
+
+pub fn team() -> Uuid {
+    id(0x7ea4)
+}
+
+pub fn delivery_day() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2024, 7, 1).unwrap_or_default()
+}
+
+pub fn hour(h: u32) -> NaiveTime {
+    NaiveTime::from_hms_opt(h, 0, 0).unwrap_or_default()
+}
+
+pub fn sample_address() -> Address {
+    Address {
+        street_name: "1 Market Street".into(),
+        city: "London".into(),
+        country: "UK".into(),
+        zipcode: "EC1A 1AA".into(),
+    }
+}
+
+pub fn sample_order() -> OrdersByCustomer {
+    OrdersByCustomer {
+        customer_id: jane(),
+        order_id: id(0x0de4),
+        submission_time: at(6, 30, 18, 5),
+        products: BTreeMap::from([(id(0xa991e), 6), (id(0xb4ead), 1)]),
+        status: "SUBMITTED".into(),
+        delivery_address_key: "home".into(),
+        currency: "GBP".into(),
+        item_subtotal: 7.5,
+        postage_packing_fee: 3.0,
+        vat: 1.5,
+        promotional_discount: None,
+        remarks: Some("leave at the door".into()),
+    }
+}
+
+pub async fn demo(db: &Db) -> Result<()> {
+    db.insert(&CustomerRecord {
+        id: jane(),
+        name: "Jane Doe".into(),
+        telephone: Some("+44 20 7946 0000".into()),
+        email: Some("jane@example.com".into()),
+        default_address_key: Some("home".into()),
+    })
+    .await?;
+    db.insert(&CustomerAddresses {
+        customer_id: jane(),
+        address_key: "home".into(),
+        address: sample_address(),
+    })
+    .await?;
+    db.insert(&BasketByCustomer {
+        customer_id: jane(),
+        products: BTreeMap::from([(id(0xa991e), 6)]),
+    })
+    .await?;
+    for h in [9, 10, 11] {
+        db.insert(&DeliveryTimeslots {
+            delivery_date: delivery_day(),
+            start_time: hour(h),
+            delivery_team_id: team(),
+            confirmed: (h == 10).then_some(true),
+            customer_id: (h == 10).then(jane),
+            reservation_expiry: None,
+        })
+        .await?;
+    }
+    let order = sample_order();
+    db.insert(&order).await?;
+    db.insert(&OrdersByDeliveryDate {
+        delivery_date: delivery_day(),
+        delivery_team_id: team(),
+        start_time: hour(10),
+        order_id: order.order_id,
+        submission_time: order.submission_time,
+        customer_id: order.customer_id,
+        delivery_address_key: order.delivery_address_key.clone(),
+        status: order.status.clone(),
+        products: order.products.clone(),
+        remarks: order.remarks.clone(),
+    })
+    .await?;
+
+    println!(
+        "Q1 customer: {:?}",
+        CustomerRecord::get(db, &jane()).await?.map(|c| c.name)
+    );
+    println!("Q2 addresses of Jane:");
+    for a in CustomerAddresses::partition(db, &jane()).await? {
+        println!(
+            "  {}: {}, {}",
+            a.address_key, a.address.street_name, a.address.city
+        );
+    }
+    println!(
+        "Q3 basket: {:?}",
+        BasketByCustomer::get(db, &jane())
+            .await?
+            .map(|b| b.products)
+    );
+    println!("Q4 timeslots of {}:", delivery_day());
+    for s in DeliveryTimeslots::partition(db, &delivery_day()).await? {
+        let state = if s.confirmed == Some(true) {
+            "confirmed"
+        } else {
+            "free"
+        };
+        println!("  {} team {} {state}", s.start_time, s.delivery_team_id);
+    }
+    println!("Q5 orders of Jane:");
+    for o in OrdersByCustomer::partition(db, &jane()).await? {
+        println!(
+            "  {} {} {} {:.2}",
+            o.order_id, o.submission_time, o.status, o.item_subtotal
+        );
+    }
+    println!("Q6 orders of {} for team {}:", delivery_day(), team());
+    for o in OrdersByDeliveryDate::partition(db, &delivery_day(), &team()).await? {
+        println!("  {} order {}", o.start_time, o.order_id);
+    }
+    let home = CustomerAddresses::get(db, &jane(), "home").await?;
+    println!("Q7 Jane's home address: {:?}", home.map(|a| a.address));
+    Ok(())
+}
