@@ -1,0 +1,92 @@
+//! Shared set-up of the integration tests: a real Cassandra node (started once per test run
+//! and reused by every test binary, or the cluster in `CASSMODEL_CONTACT_POINTS`) and a fresh
+//! keyspace per test, so that tests run in parallel without seeing each other's data.
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use cassmodel::{Db, Replication};
+
+/// A connection whose default keyspace is new and belongs to one test.
+pub struct TestDb {
+    pub db: Db,
+    /// Every keyspace this test created (default first), dropped by [`TestDb::drop_all`].
+    pub keyspaces: Vec<String>,
+}
+
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+fn unique_name(test: &str) -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() % 100_000_000)
+        .unwrap_or_default();
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut test: String = test
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    test.truncate(20);
+    format!("t_{test}_{millis}_{}_{n}", std::process::id() % 10_000)
+}
+
+/// Connects to the cluster (starting the local node if needed) and creates a keyspace for
+/// `test`. Panics with instructions when no node can be had: a test that needs Cassandra
+/// never passes without one.
+pub async fn test_db(test: &str) -> TestDb {
+    let points = match cassmodel_node::cluster_or_local_node().await {
+        Ok(p) => p,
+        Err(e) => panic!(
+            "this test needs a Cassandra node and none could be started: {e}\n\
+             Start one with `cargo run -p cassmodel-node -- start`, or set \
+             CASSMODEL_CONTACT_POINTS=host:port to use an existing cluster."
+        ),
+    };
+    let db = match Db::connect(&points).await {
+        Ok(db) => db,
+        Err(e) => panic!("cannot connect to {points:?}: {e}"),
+    };
+    let ks = unique_name(test);
+    create(&db, &ks).await;
+    let db = db.with_keyspace(&ks).expect("valid keyspace name");
+    TestDb {
+        db,
+        keyspaces: vec![ks],
+    }
+}
+
+async fn create(db: &Db, ks: &str) {
+    db.create_keyspace(ks, &Replication::Simple(1))
+        .await
+        .unwrap_or_else(|e| panic!("CREATE KEYSPACE {ks}: {e}"));
+}
+
+impl TestDb {
+    /// Maps a model's fixed keyspace (e.g. `customer`) to a new one of this test.
+    pub async fn map_keyspace(&mut self, declared: &str) {
+        let ks = format!("{}_{declared}", self.keyspaces[0]);
+        let ks: String = ks.chars().take(48).collect();
+        create(&self.db, &ks).await;
+        self.db = self
+            .db
+            .map_keyspace(declared, &ks)
+            .expect("valid keyspace name");
+        self.keyspaces.push(ks);
+    }
+
+    /// The default keyspace of this test.
+    pub fn keyspace(&self) -> &str {
+        &self.keyspaces[0]
+    }
+
+    /// Drops the test's keyspaces (call at the end of a test that passed).
+    pub async fn drop_all(self) {
+        for ks in &self.keyspaces {
+            self.db
+                .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+                .await
+                .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
+        }
+    }
+}
