@@ -1,1 +1,226 @@
-fn main() {}
+//! Project commands, run with `cargo xtask <command>` (an alias in `.cargo/config.toml`).
+//!
+//! - `test`: the whole suite, as CI runs it: formatting, clippy, a local Cassandra node
+//!   (started once, unless `CASSMODEL_CONTACT_POINTS` names a cluster), every test of the
+//!   workspace (unit, integration on the node, compile-fail, doc), rustdoc without warnings,
+//!   and the demo. A node this command started is stopped at the end.
+//! - `demo`: the seed-model demo (`cargo run --example demo`).
+//! - `node <start|stop|reset|status|logs>`: the local node.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+/// Runs a command, echoing its output, and says whether it succeeded.
+fn run(step: &str, cmd: &mut Command) -> bool {
+    eprintln!("\n==> {step}");
+    let start = Instant::now();
+    let ok = cmd.status().is_ok_and(|s| s.success());
+    eprintln!(
+        "<== {step}: {} in {:.0?}",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed()
+    );
+    ok
+}
+
+/// Test counts summed over `cargo test`'s "test result:" lines.
+#[derive(Default)]
+struct Counts {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+impl Counts {
+    fn add_line(&mut self, line: &str) {
+        let Some(rest) = line.trim().strip_prefix("test result: ") else {
+            return;
+        };
+        for part in rest.split(';') {
+            let mut words = part.split_whitespace().rev();
+            let (Some(what), Some(n)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let Ok(n) = n.trim_start_matches(|c: char| !c.is_ascii_digit()).parse::<u64>() else {
+                continue;
+            };
+            match what {
+                "passed" => self.passed += n,
+                "failed" => self.failed += n,
+                "ignored" => self.ignored += n,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `cargo test --workspace`, echoing its output and counting its results.
+fn cargo_test(counts: &mut Counts) -> bool {
+    eprintln!("\n==> cargo test --workspace");
+    let start = Instant::now();
+    let child = cargo()
+        .args(["test", "--workspace", "--no-fail-fast"])
+        .stdout(Stdio::piped())
+        .spawn();
+    let Ok(mut child) = child else {
+        eprintln!("cannot run cargo test");
+        return false;
+    };
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            counts.add_line(&line);
+        }
+    }
+    let ok = child.wait().is_ok_and(|s| s.success());
+    eprintln!(
+        "<== cargo test: {} in {:.0?}",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed()
+    );
+    ok
+}
+
+fn node_config() -> Result<cassmodel_node::NodeConfig, String> {
+    cassmodel_node::NodeConfig::try_from_env().map_err(|e| e.to_string())
+}
+
+fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map(|rt| rt.block_on(f))
+        .map_err(|e| format!("cannot start a tokio runtime: {e}"))
+}
+
+/// Starts the local node unless a cluster is configured; returns whether this call started it.
+fn start_node() -> Result<bool, String> {
+    if std::env::var("CASSMODEL_CONTACT_POINTS").is_ok_and(|v| !v.trim().is_empty()) {
+        eprintln!("using the cluster in CASSMODEL_CONTACT_POINTS; no local node");
+        return Ok(false);
+    }
+    let cfg = node_config()?;
+    eprintln!("\n==> local Cassandra node on {}", cfg.contact_point());
+    let start = Instant::now();
+    match block_on(cassmodel_node::ensure_running(&cfg))? {
+        Ok(cassmodel_node::Started::Reused) => {
+            eprintln!("<== reusing the node that answers on {}", cfg.contact_point());
+            Ok(false)
+        }
+        Ok(cassmodel_node::Started::StartedNow { pid }) => {
+            eprintln!("<== started pid {pid} in {:.0?}", start.elapsed());
+            Ok(true)
+        }
+        Err(e) => Err(format!("the local Cassandra node did not start: {e}")),
+    }
+}
+
+fn stop_node() {
+    let stopped = node_config().and_then(|cfg| {
+        block_on(cassmodel_node::stop(&cfg))?.map_err(|e| e.to_string())
+    });
+    match stopped {
+        Ok(true) => eprintln!("stopped the node this run started"),
+        Ok(false) => {}
+        Err(e) => eprintln!("could not stop the node: {e}"),
+    }
+}
+
+fn test() -> ExitCode {
+    let mut failed: Vec<&str> = Vec::new();
+    if !run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"])) {
+        failed.push("fmt");
+    }
+    if !run(
+        "cargo clippy",
+        cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+    ) {
+        failed.push("clippy");
+    }
+    // Build everything before starting the node, so the node does not sit idle during the
+    // compile (it uses about 1.5 GB).
+    if !run("cargo build --tests", cargo().args(["test", "--workspace", "--no-run"])) {
+        failed.push("build");
+    }
+    let started = match start_node() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            failed.push("node");
+            false
+        }
+    };
+    let mut counts = Counts::default();
+    if !failed.contains(&"node") {
+        if !cargo_test(&mut counts) {
+            failed.push("tests");
+        }
+        if !run("demo", cargo().args(["run", "--quiet", "--example", "demo"])) {
+            failed.push("demo");
+        }
+    }
+    if !run(
+        "cargo doc",
+        cargo()
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    ) {
+        failed.push("doc");
+    }
+    if started {
+        stop_node();
+    }
+    if failed.is_empty() {
+        eprintln!("\nall steps passed");
+    } else {
+        eprintln!("\nFAILED steps: {}", failed.join(", "));
+    }
+    // The closing line: test counts over the whole suite.
+    println!(
+        "{} passed, {} failed, {} skipped",
+        counts.passed, counts.failed, counts.ignored
+    );
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("test") => test(),
+        Some("demo") => {
+            if run("demo", cargo().args(["run", "--quiet", "--example", "demo"])) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Some("node") => {
+            let ok = run(
+                "cassmodel-node",
+                cargo()
+                    .args(["run", "--quiet", "-p", "cassmodel-node", "--"])
+                    .args(&args[1..]),
+            );
+            if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+        }
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <command>\n\n\
+                 commands:\n  \
+                 test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n  \
+                 demo    start or reuse the local node and run the seed-model demo\n  \
+                 node    start | stop | reset | status | logs: the local Cassandra node"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
