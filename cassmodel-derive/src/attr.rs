@@ -6,7 +6,7 @@
 //! gc_grace_seconds = N, comment = "...", compaction = "...", crate = "...")]` on tables,
 //! `#[cass(name = "...", crate = "...")]` on user-defined types.
 
-use cassmodel_schema::CqlType;
+use cassmodel_schema::{CqlType, ParseError};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
@@ -80,10 +80,114 @@ fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<u32> {
 }
 
 fn path_name(meta: &ParseNestedMeta<'_>) -> String {
-    meta.path.get_ident().map_or_else(
-        || meta.path.to_token_stream().to_string(),
-        ToString::to_string,
-    )
+    path_name_of(&meta.path)
+}
+
+fn path_name_of(path: &syn::Path) -> String {
+    path.get_ident()
+        .map_or_else(|| path.to_token_stream().to_string(), ToString::to_string)
+}
+
+/// `text` with each collection that the parser refuses as an element wrapped in `frozen<...>`,
+/// if that makes it a CQL type.
+fn freeze_nested(text: &str) -> Option<String> {
+    let mut fixed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    for _ in 0..8 {
+        let e = match fixed.parse::<CqlType>() {
+            Ok(t) => return Some(t.to_string()),
+            Err(e) => e,
+        };
+        // The parser says "`list<int>` cannot be an element of a list: ...".
+        let (inner, _) = e
+            .message
+            .strip_prefix('`')?
+            .split_once("` cannot be an element of")?;
+        let inner: String = inner.chars().filter(|c| !c.is_whitespace()).collect();
+        if !inner.contains('<') {
+            return None;
+        }
+        let at = 1 + fixed.get(1..)?.find(&inner)?;
+        fixed.replace_range(at..at + inner.len(), &format!("frozen<{inner}>"));
+    }
+    None
+}
+
+/// The message for `cql_type` text that is not a CQL type, with the fix for the usual
+/// mistakes: a keyspace-qualified type name, a misspelled `list`/`set`/`map`/...
+fn bad_cql_type(text: &str, e: &ParseError) -> String {
+    const WITH_PARAMS: [&str; 6] = ["list", "set", "map", "tuple", "frozen", "vector"];
+    // `ks.addr`: drop every `word.` and see whether the rest is a type.
+    if text.contains('.') {
+        let mut fixed = String::new();
+        let mut word = String::new();
+        for c in text.chars() {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                if c != '.' {
+                    fixed.push_str(&word);
+                    fixed.push(c);
+                }
+                word.clear();
+            }
+        }
+        fixed.push_str(&word);
+        if fixed.parse::<CqlType>().is_ok() {
+            return format!(
+                "`{text}` names a keyspace, but a table can only use user-defined types of its \
+                 own keyspace: write `cql_type = \"{fixed}\"`"
+            );
+        }
+    }
+    // `lst<int>`: an unknown name followed by `<`. The six names start with six different
+    // letters, so the first letter tells which one was meant.
+    let mut heads: Vec<&str> = text.split('<').collect();
+    heads.pop();
+    for head in heads {
+        let word = head
+            .trim_end()
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next();
+        let Some(word) = word.filter(|w| !w.is_empty()) else {
+            continue;
+        };
+        if WITH_PARAMS.iter().any(|k| k.eq_ignore_ascii_case(word)) {
+            continue;
+        }
+        let fix = WITH_PARAMS
+            .iter()
+            .find(|k| k.chars().next() == word.chars().next().map(|c| c.to_ascii_lowercase()))
+            .map(|k| text.replacen(word, k, 1))
+            .filter(|fixed| fixed.parse::<CqlType>().is_ok());
+        return match fix {
+            Some(fixed) => format!(
+                "`{text}` is not a CQL type: `{word}` takes no `<...>`; write \
+                 `cql_type = \"{fixed}\"`"
+            ),
+            None => format!(
+                "`{text}` is not a CQL type: `{word}` takes no `<...>`; the types that do are \
+                 `list`, `set`, `map`, `tuple`, `frozen` and `vector`, e.g. \
+                 `cql_type = \"list<int>\"`"
+            ),
+        };
+    }
+    // `list<list<int>>`: a collection inside a collection must be frozen.
+    if let Some(fixed) = freeze_nested(text) {
+        return format!(
+            "`{text}` is not a CQL type: a collection inside a collection must be frozen; \
+             write `cql_type = \"{fixed}\"`"
+        );
+    }
+    // The parser's message says the fix when it knows one (`write `frozen<...>``).
+    let e = e.to_string();
+    if e.contains("write") {
+        format!("`{text}` is not a CQL type: {e}")
+    } else {
+        format!(
+            "`{text}` is not a CQL type: {e}; write e.g. `cql_type = \"timeuuid\"` or \
+             `cql_type = \"frozen<list<int>>\"`"
+        )
+    }
 }
 
 const FIELD_OPTIONS: &str =
@@ -102,8 +206,11 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
             if kind == Kind::Udt {
                 cx.error(
                     attr,
-                    "fields of a user-defined type have no keys: remove this attribute \
-                     (keys belong to #[derive(CassTable)] structs)",
+                    format_args!(
+                        "`#[{}]` on a field of a user-defined type: a UDT has no keys, so remove \
+                         it (keys belong to the fields of a #[derive(CassTable)] struct)",
+                        path_name_of(path)
+                    ),
                 );
                 continue;
             }
@@ -117,14 +224,14 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                 } else if meta.path.is_ident("cql_type") {
                     let (v, span) = string(&meta)?;
                     match v.parse::<CqlType>() {
-                        Ok(t) => set_once(cx, &mut out.cql_type, Spanned { value: t, span }, at, "`cql_type`"),
-                        Err(e) => cx.error_at(
-                            span,
-                            format_args!(
-                                "`{v}` is not a CQL type: {e}; write e.g. `cql_type = \"timeuuid\"` \
-                                 or `cql_type = \"frozen<list<int>>\"`"
-                            ),
+                        Ok(t) => set_once(
+                            cx,
+                            &mut out.cql_type,
+                            Spanned { value: t, span },
+                            at,
+                            "`cql_type`",
                         ),
+                        Err(e) => cx.error_at(span, bad_cql_type(&v, &e)),
                     }
                 } else if meta.path.is_ident("frozen") {
                     set_once(cx, &mut out.frozen, at, at, "`frozen`");
@@ -296,4 +403,31 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(text: &str) -> String {
+        let e = text.parse::<CqlType>().unwrap_err();
+        bad_cql_type(text, &e)
+    }
+
+    #[test]
+    fn bad_cql_type_fixes() {
+        assert!(message("ks.addr").ends_with("write `cql_type = \"addr\"`"));
+        assert!(message("frozen<ks.addr>").ends_with("write `cql_type = \"frozen<addr>\"`"));
+        assert!(message("lst<int>").ends_with("write `cql_type = \"list<int>\"`"));
+        assert!(message("array<int>").contains("`list`, `set`, `map`"));
+        assert!(
+            message("list<list<list<int>>>")
+                .ends_with("write `cql_type = \"list<frozen<list<frozen<list<int>>>>>\"`")
+        );
+        assert!(
+            message("map<text,set<int>>")
+                .ends_with("write `cql_type = \"map<text, frozen<set<int>>>\"`")
+        );
+        assert!(message("list<int").contains("is not a CQL type"));
+    }
 }

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use cassmodel_schema::{KeyViolation, validate_column_name, validate_schema_name};
+use cassmodel_schema::{
+    KeyViolation, MAX_SCHEMA_NAME_LEN, NameError, validate_column_name, validate_schema_name,
+};
 
 use crate::ctxt::Ctxt;
 use crate::model::{Field, Role, Table, Udt};
@@ -29,13 +31,21 @@ pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {
         cx.error_at(
             u.name_span,
             format_args!(
-                "`{}` cannot be a type name: {e}; set one with #[cass(name = \"address_type\")]",
-                u.name
+                "`{}` cannot be a type name: {e}; {}",
+                u.name,
+                name_fix(&u.name, "#[cass(name = \"", "\")]")
             ),
         );
     }
     if u.fields.is_empty() {
-        cx.error(u.ident, "a user-defined type needs at least one field");
+        cx.error(
+            u.ident,
+            format_args!(
+                "user-defined type `{}` has no fields: add at least one, e.g. \
+                 `struct {} {{ street: String }}`",
+                u.name, u.ident
+            ),
+        );
     }
     for f in &u.fields {
         frozen_or_cql_type(cx, f);
@@ -44,8 +54,8 @@ pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {
             cx.error(
                 f.ty,
                 format_args!(
-                    "field `{}` of a user-defined type cannot be a counter: counters live only \
-                     in counter tables",
+                    "field `{}` of a user-defined type cannot be a counter: use `i64` here, or \
+                     keep the counter as a column of a counter table",
                     f.ident
                 ),
             );
@@ -60,8 +70,9 @@ fn schema_names(cx: &mut Ctxt, t: &Table<'_>) {
         cx.error_at(
             t.name_span,
             format_args!(
-                "`{}` cannot be a table name: {e}; set one with #[cass(table = \"posts_by_user\")]",
-                t.name
+                "`{}` cannot be a table name: {e}; {}",
+                t.name,
+                name_fix(&t.name, "#[cass(table = \"", "\")]")
             ),
         );
     }
@@ -70,7 +81,11 @@ fn schema_names(cx: &mut Ctxt, t: &Table<'_>) {
     {
         cx.error_at(
             ks.span,
-            format_args!("`{}` cannot be a keyspace name: {e}", ks.value),
+            format_args!(
+                "`{}` cannot be a keyspace name: {e}; {}",
+                ks.value,
+                name_fix(&ks.value, "#[cass(keyspace = \"", "\")]")
+            ),
         );
     }
     if let Some(c) = &t.attrs.compaction {
@@ -91,14 +106,39 @@ fn schema_names(cx: &mut Ctxt, t: &Table<'_>) {
     }
 }
 
+/// What to write instead of an invalid table, keyspace or type name: the name with each
+/// other character turned into `_`, or a request for a shorter one.
+fn name_fix(name: &str, before: &str, after: &str) -> String {
+    let fixed: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if validate_schema_name(&fixed).is_ok() {
+        format!("write e.g. `{before}{fixed}{after}`")
+    } else {
+        format!("write a name of at most {MAX_SCHEMA_NAME_LEN} characters in `{before}...{after}`")
+    }
+}
+
 /// Every table needs a partition key: it decides which nodes hold a row.
 fn has_partition_key(cx: &mut Ctxt, t: &Table<'_>) {
     if !t.fields.iter().any(|f| f.role == Role::PartitionKey) {
+        let clustering = t
+            .fields
+            .iter()
+            .find(|f| matches!(f.role, Role::Clustering(_)))
+            .map(|f| {
+                format!(
+                    " (`{}` is a clustering column: it only orders the rows inside a partition)",
+                    f.column
+                )
+            })
+            .unwrap_or_default();
         cx.error(
             t.whole(),
             format_args!(
                 "table `{}` has no partition key: mark the field(s) that decide which nodes hold \
-                 a row with `#[partition_key]`, e.g. `#[partition_key] user_id: Uuid`",
+                 a row with `#[partition_key]`, e.g. `#[partition_key] user_id: Uuid`{clustering}",
                 t.name
             ),
         );
@@ -107,21 +147,37 @@ fn has_partition_key(cx: &mut Ctxt, t: &Table<'_>) {
 
 /// `frozen` and `cql_type` both say the column's type; only one may.
 fn frozen_or_cql_type(cx: &mut Ctxt, f: &Field<'_>) {
-    if let (Some(frozen), Some(_)) = (f.attrs.frozen, &f.attrs.cql_type) {
+    if let (Some(frozen), Some(t)) = (f.attrs.frozen, &f.attrs.cql_type) {
         cx.error_at(
             frozen,
-            "give either `frozen` or `cql_type`, not both: write the frozen type in full, \
-             e.g. `cql_type = \"frozen<list<int>>\"`",
+            format_args!(
+                "give either `frozen` or `cql_type`, not both: remove `frozen` and write the \
+                 frozen type in full, `cql_type = \"{}\"`",
+                t.value.clone().frozen()
+            ),
         );
     }
 }
 
 fn column_name(cx: &mut Ctxt, f: &Field<'_>) {
-    if let Err(e) = validate_column_name(&f.column) {
-        cx.error_at(
+    let field = f.ident.to_string();
+    let field = field.trim_start_matches("r#");
+    match validate_column_name(&f.column) {
+        Ok(()) => {}
+        Err(NameError::Empty) => cx.error_at(
             f.column_span,
-            format_args!("`{}` cannot be a column name: {e}", f.column),
-        );
+            format_args!(
+                "the name of field `{field}` is empty: write one, e.g. `name = \"{field}\"`, \
+                 or remove `name` to use the field's name"
+            ),
+        ),
+        Err(e) => cx.error_at(
+            f.column_span,
+            format_args!(
+                "{:?} cannot be the name of field `{field}`: {e}; write e.g. `name = \"{field}\"`",
+                f.column
+            ),
+        ),
     }
 }
 
@@ -152,7 +208,8 @@ fn key_type(cx: &mut Ctxt, f: &Field<'_>) {
         )),
         Shape::Counter => Some(format!(
             "`{col}` is part of the primary key and cannot be a counter: counters are only \
-             regular columns of a counter table"
+             regular columns of a counter table; key the table on what is counted and keep \
+             `{col}` out of the key"
         )),
         Shape::Duration => Some(format!(
             "`{col}` is part of the primary key and cannot be a duration: Cassandra does not \

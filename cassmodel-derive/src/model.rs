@@ -81,13 +81,23 @@ fn named_fields<'a>(
     input: &'a DeriveInput,
     derive: &str,
 ) -> Option<&'a syn::FieldsNamed> {
-    let what = match derive {
-        "CassTable" => "a table",
-        _ => "a user-defined type",
+    let (what, part) = match derive {
+        "CassTable" => ("a table", "column"),
+        _ => ("a user-defined type", "UDT field"),
     };
-    if !input.generics.params.is_empty() {
+    let generics = &input.generics;
+    if generics.lifetimes().count() == generics.params.len() && !generics.params.is_empty() {
         cx.error(
-            &input.generics,
+            generics,
+            format_args!(
+                "#[derive({derive})] does not support lifetime parameters: cassmodel reads data into \
+                 owned values, so use owned field types (`String` for `&str`, `Vec<u8>` for \
+                 `&[u8]`)"
+            ),
+        );
+    } else if !generics.params.is_empty() {
+        cx.error(
+            generics,
             format_args!(
                 "#[derive({derive})] does not support generic parameters: {what} has one fixed \
                  set of column types, so write a struct with concrete field types"
@@ -101,9 +111,9 @@ fn named_fields<'a>(
                 cx.error(
                     f,
                     format_args!(
-                        "#[derive({derive})] needs named fields, one per column: write \
+                        "#[derive({derive})] needs named fields, one per {}: write \
                          `struct {} {{ id: Uuid, ... }}`",
-                        input.ident
+                        part, input.ident
                     ),
                 );
                 None
@@ -112,9 +122,9 @@ fn named_fields<'a>(
                 cx.error(
                     &input.ident,
                     format_args!(
-                        "#[derive({derive})] needs named fields, one per column: write \
+                        "#[derive({derive})] needs named fields, one per {}: write \
                          `struct {} {{ id: Uuid, ... }}`",
-                        input.ident
+                        part, input.ident
                     ),
                 );
                 None
@@ -125,7 +135,8 @@ fn named_fields<'a>(
                 e.enum_token.span(),
                 format_args!(
                     "#[derive({derive})] works on structs with named fields, not enums: {what} maps \
-                     to a struct whose fields are its columns"
+                     to a struct with one named field per {part} (to store an enum in a column, \
+                     implement `cassmodel::CqlMapping` for it)"
                 ),
             );
             None

@@ -59,10 +59,9 @@ use crate::schema::{ColumnDef, ColumnKind, UdtSchema};
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no CQL type, so it cannot be stored in a column",
+    message = "`{Self}` has no CQL type, so it cannot be stored in a column: derive `CassUdt` on it (for a struct), implement `cassmodel::CqlMapping` for it, or use a mapped type",
     label = "no CQL mapping for `{Self}`",
-    note = "cassmodel maps String, i8/i16/i32/i64, f32/f64, bool, Uuid, IpAddr, Vec<u8> (blob), the `cassmodel::value` types (Timeuuid, Date, Time, Timestamp, Duration, Varint, Decimal, Counter), chrono's DateTime<Utc>/NaiveDate/NaiveTime, Option<T>, Vec/HashSet/BTreeSet/HashMap/BTreeMap, tuples, and structs with #[derive(CassUdt)]",
-    note = "to store `{Self}`, derive `CassUdt` on it (for a struct) or implement `cassmodel::CqlMapping` for it"
+    note = "cassmodel maps String, i8/i16/i32/i64, f32/f64, bool, Uuid, IpAddr, Vec<u8> (blob), the `cassmodel::value` types (Timeuuid, Date, Time, Timestamp, Duration, Varint, Decimal, Counter), chrono's DateTime<Utc>/NaiveDate/NaiveTime, Option<T>, Vec/HashSet/BTreeSet/HashMap/BTreeMap, tuples, and structs with #[derive(CassUdt)]"
 )]
 pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
     /// The CQL type this Rust type is stored as by default. A field can override it with
@@ -125,10 +124,10 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
 /// Not implemented for `Option<T>` (key columns are never null), non-frozen collections,
 /// user-defined types (they must be frozen), `Counter` and `CqlDuration`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a primary-key column",
+    message = "`{Self}` cannot be a primary-key column: add `#[cass(frozen)]` to the field if it is a collection or user-defined type, else move the field out of the key",
     label = "not allowed in a primary key",
     note = "partition-key and clustering columns cannot be null (`Option`), counters, durations, or non-frozen collections and user-defined types",
-    note = "for a collection or user-defined type, add `#[cass(frozen)]` to the field; for an optional value, move the field out of the key"
+    note = "for an `Option`, key the table on the inner type: a key column always has a value"
 )]
 pub trait KeyColumn: CqlMapping {}
 
@@ -141,7 +140,12 @@ macro_rules! native {
         }
         $(native!(@key $t, $k);)?
     )*};
-    (@key $t:ty, yes) => { impl KeyColumn for $t {} };
+    // `do_not_recommend` on every `KeyColumn` impl keeps rustc from listing them all under
+    // an error; the trait's notes say what a key column may be.
+    (@key $t:ty, yes) => {
+        #[diagnostic::do_not_recommend]
+        impl KeyColumn for $t {}
+    };
 }
 
 native! {
@@ -250,6 +254,7 @@ macro_rules! tuples {
             }
         }
         /// Tuples are frozen in Cassandra, so a tuple of key types may be a key column.
+        #[diagnostic::do_not_recommend]
         impl<$($t: KeyColumn),+> KeyColumn for ($($t,)+) {}
     )*};
 }
