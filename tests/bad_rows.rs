@@ -22,10 +22,14 @@ async fn null_in_a_non_option_column() {
     t.db.create_table::<Account>().await.expect("create");
     let ks = t.keyspace().to_owned();
     // A row written by another program, without `balance`.
-    t.db.execute_ddl(&format!("INSERT INTO {ks}.accounts (id, owner) VALUES (1, 'ann')"))
+    t.db.execute_ddl(&format!(
+        "INSERT INTO {ks}.accounts (id, owner) VALUES (1, 'ann')"
+    ))
+    .await
+    .expect("insert");
+    let err = Account::get(&t.db, &1)
         .await
-        .expect("insert");
-    let err = Account::get(&t.db, &1).await.expect_err("null balance must not read");
+        .expect_err("null balance must not read");
     match &err {
         Error::Row(RowError::Null {
             table,
@@ -41,11 +45,16 @@ async fn null_in_a_non_option_column() {
         other => panic!("expected RowError::Null, got {other:?}"),
     }
     let msg = err.to_string();
-    assert!(msg.contains("balance") && msg.contains("Option<i64>"), "{msg}");
+    assert!(
+        msg.contains("balance") && msg.contains("Option<i64>"),
+        "{msg}"
+    );
     // A null in an `Option` column is fine.
-    t.db.execute_ddl(&format!("INSERT INTO {ks}.accounts (id, balance) VALUES (2, 5)"))
-        .await
-        .expect("insert");
+    t.db.execute_ddl(&format!(
+        "INSERT INTO {ks}.accounts (id, balance) VALUES (2, 5)"
+    ))
+    .await
+    .expect("insert");
     assert_eq!(
         Account::get(&t.db, &2).await.expect("read"),
         Some(Account {
@@ -92,9 +101,8 @@ async fn column_type_differs_from_the_struct() {
     }
 
     // Writing the struct into that table fails too, naming the column.
-    let err = t
-        .db
-        .insert(&Account {
+    let err =
+        t.db.insert(&Account {
             id: 2,
             balance: 10,
             owner: None,
@@ -102,7 +110,10 @@ async fn column_type_differs_from_the_struct() {
         .await
         .expect_err("i64 cannot be written to text");
     let msg = err.to_string();
-    assert!(msg.contains("accounts") && msg.contains("balance") && msg.contains("i64"), "{msg}");
+    assert!(
+        msg.contains("accounts") && msg.contains("balance") && msg.contains("i64"),
+        "{msg}"
+    );
     t.drop_all().await;
 }
 
@@ -110,9 +121,11 @@ async fn column_type_differs_from_the_struct() {
 async fn column_missing_from_the_table() {
     let t = support::test_db("bad_missing").await;
     let ks = t.keyspace().to_owned();
-    t.db.execute_ddl(&format!("CREATE TABLE {ks}.accounts (id int PRIMARY KEY, balance bigint)"))
-        .await
-        .expect("create");
+    t.db.execute_ddl(&format!(
+        "CREATE TABLE {ks}.accounts (id int PRIMARY KEY, balance bigint)"
+    ))
+    .await
+    .expect("create");
     let err = Account::get(&t.db, &1).await.expect_err("no owner column");
     let msg = err.to_string();
     assert!(matches!(err, Error::Prepare { .. }), "{err:?}");
@@ -134,14 +147,13 @@ async fn raw_select_in_another_column_order() {
     })
     .await
     .expect("insert");
-    let res = t
-        .db
-        .session()
-        .query_unpaged(format!("SELECT id, owner, balance FROM {ks}.accounts"), ())
-        .await
-        .expect("select")
-        .into_rows_result()
-        .expect("rows");
+    let res =
+        t.db.session()
+            .query_unpaged(format!("SELECT id, owner, balance FROM {ks}.accounts"), ())
+            .await
+            .expect("select")
+            .into_rows_result()
+            .expect("rows");
     let err = Error::from(res.rows::<Account>().expect_err("wrong order"));
     match err {
         Error::Row(RowError::ColumnName {
@@ -150,7 +162,10 @@ async fn raw_select_in_another_column_order() {
             actual,
             ..
         }) => {
-            assert_eq!((position, expected, actual.as_str()), (1, "balance", "owner"));
+            assert_eq!(
+                (position, expected, actual.as_str()),
+                (1, "balance", "owner")
+            );
         }
         other => panic!("expected RowError::ColumnName, got {other:?}"),
     }

@@ -24,7 +24,7 @@ pub fn derive_cass_table(input: TokenStream) -> TokenStream {
 }
 
 /// Maps a struct to a CQL user-defined type. See the `cassmodel` crate for the attributes.
-#[proc_macro_derive(CassUdt, attributes(cass))]
+#[proc_macro_derive(CassUdt, attributes(cass, partition_key, clustering))]
 pub fn derive_cass_udt(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand_udt(&input).into()

@@ -46,7 +46,10 @@ impl Counts {
             let (Some(what), Some(n)) = (words.next(), words.next()) else {
                 continue;
             };
-            let Ok(n) = n.trim_start_matches(|c: char| !c.is_ascii_digit()).parse::<u64>() else {
+            let Ok(n) = n
+                .trim_start_matches(|c: char| !c.is_ascii_digit())
+                .parse::<u64>()
+            else {
                 continue;
             };
             match what {
@@ -109,7 +112,10 @@ fn start_node() -> Result<bool, String> {
     let start = Instant::now();
     match block_on(cassmodel_node::ensure_running(&cfg))? {
         Ok(cassmodel_node::Started::Reused) => {
-            eprintln!("<== reusing the node that answers on {}", cfg.contact_point());
+            eprintln!(
+                "<== reusing the node that answers on {}",
+                cfg.contact_point()
+            );
             Ok(false)
         }
         Ok(cassmodel_node::Started::StartedNow { pid }) => {
@@ -121,9 +127,8 @@ fn start_node() -> Result<bool, String> {
 }
 
 fn stop_node() {
-    let stopped = node_config().and_then(|cfg| {
-        block_on(cassmodel_node::stop(&cfg))?.map_err(|e| e.to_string())
-    });
+    let stopped = node_config()
+        .and_then(|cfg| block_on(cassmodel_node::stop(&cfg))?.map_err(|e| e.to_string()));
     match stopped {
         Ok(true) => eprintln!("stopped the node this run started"),
         Ok(false) => {}
@@ -133,18 +138,31 @@ fn stop_node() {
 
 fn test() -> ExitCode {
     let mut failed: Vec<&str> = Vec::new();
-    if !run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"])) {
+    if !run(
+        "cargo fmt --check",
+        cargo().args(["fmt", "--all", "--", "--check"]),
+    ) {
         failed.push("fmt");
     }
     if !run(
         "cargo clippy",
-        cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
     ) {
         failed.push("clippy");
     }
     // Build everything before starting the node, so the node does not sit idle during the
     // compile (it uses about 1.5 GB).
-    if !run("cargo build --tests", cargo().args(["test", "--workspace", "--no-run"])) {
+    if !run(
+        "cargo build --tests",
+        cargo().args(["test", "--workspace", "--no-run"]),
+    ) {
         failed.push("build");
     }
     let started = match start_node() {
@@ -160,7 +178,10 @@ fn test() -> ExitCode {
         if !cargo_test(&mut counts) {
             failed.push("tests");
         }
-        if !run("demo", cargo().args(["run", "--quiet", "--example", "demo"])) {
+        if !run(
+            "demo",
+            cargo().args(["run", "--quiet", "--example", "demo"]),
+        ) {
             failed.push("demo");
         }
     }
@@ -197,7 +218,10 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("test") => test(),
         Some("demo") => {
-            if run("demo", cargo().args(["run", "--quiet", "--example", "demo"])) {
+            if run(
+                "demo",
+                cargo().args(["run", "--quiet", "--example", "demo"]),
+            ) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
@@ -210,7 +234,11 @@ fn main() -> ExitCode {
                     .args(["run", "--quiet", "-p", "cassmodel-node", "--"])
                     .args(&args[1..]),
             );
-            if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         _ => {
             eprintln!(

@@ -64,7 +64,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
 
                 fn write_column<'__b>(
                     &self,
-                    index: usize,
+                    index: ::core::primitive::usize,
                     typ: &#p::ColumnType<'_>,
                     writer: #p::CellWriter<'__b>,
                 ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
@@ -101,7 +101,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
                     #p::serialize_by_name(self, ctx, writer)
                 }
 
-                fn is_empty(&self) -> bool {
+                fn is_empty(&self) -> ::core::primitive::bool {
                     false
                 }
             }

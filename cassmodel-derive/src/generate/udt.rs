@@ -40,7 +40,7 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
 
                 fn write_field<'__b>(
                     &self,
-                    index: usize,
+                    index: ::core::primitive::usize,
                     typ: &#p::ColumnType<'_>,
                     writer: #p::CellWriter<'__b>,
                 ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
