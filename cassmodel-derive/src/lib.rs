@@ -2,9 +2,9 @@
 //! crate, which documents the attributes: `#[derive(cassmodel::CassTable)]` and
 //! `#[derive(cassmodel::CassUdt)]`.
 //!
-//! The pipeline: [`attr`] parses attributes, [`model`] builds a description of the table or
-//! type, [`check`] applies Cassandra's rules (every violation is reported, each spanned on
-//! the offending field or attribute), and [`generate`] emits small code that calls generic runtime
+//! The pipeline: `attr` parses attributes, `model` builds a description of the table or
+//! type, `check` applies Cassandra's rules (every violation is reported, each spanned on
+//! the offending field or attribute), and `generate` emits small code that calls generic runtime
 //! functions.
 
 mod attr;
