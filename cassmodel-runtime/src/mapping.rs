@@ -157,7 +157,6 @@ native! {
     f32 => Float, key yes;
     f64 => Double, key yes;
     bool => Boolean, key yes;
-    uuid::Uuid => Uuid, key yes;
     CqlTimeuuid => Timeuuid, key yes;
     CqlVarint => Varint, key yes;
     CqlDecimal => Decimal, key yes;
@@ -173,13 +172,88 @@ native! {
     Counter => Counter;
 }
 
+/// `uuid` by default; with `#[cass(cql_type = "timeuuid")]` a `Uuid` field reads and writes a
+/// `timeuuid` column too (the driver only accepts `CqlTimeuuid` there, so the value is
+/// converted; a non-time-based UUID is refused by the server, not silently stored).
+impl CqlMapping for uuid::Uuid {
+    fn cql_type() -> CqlType {
+        CqlType::Native(NativeType::Uuid)
+    }
+
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        if is_timeuuid(typ) {
+            Ok(())
+        } else {
+            <Self as DeserializeValue<'_, '_>>::type_check(typ)
+        }
+    }
+
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        if is_timeuuid(typ) {
+            CqlTimeuuid::from(*self).serialize(typ, writer)
+        } else {
+            SerializeValue::serialize(self, typ, writer)
+        }
+    }
+
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        if is_timeuuid(typ) {
+            <CqlTimeuuid as DeserializeValue<'f, 'm>>::deserialize(typ, v).map(Into::into)
+        } else {
+            <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
+        }
+    }
+}
+impl KeyColumn for uuid::Uuid {}
+
+fn is_timeuuid(typ: &ColumnType<'_>) -> bool {
+    matches!(
+        typ,
+        ColumnType::Native(scylla::frame::response::result::NativeType::Timeuuid)
+    )
+}
+
 impl<T: CqlMapping> CqlMapping for Option<T> {
     const NULLABLE: bool = true;
+
     fn cql_type() -> CqlType {
         T::cql_type()
     }
+
     fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
         T::collect_udts(out)
+    }
+
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        T::__type_check(typ)
+    }
+
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        match self {
+            Some(v) => v.__write(typ, writer),
+            None => Ok(writer.set_null()),
+        }
+    }
+
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        match v {
+            Some(_) => T::__read(typ, v).map(Some),
+            None => Ok(None),
+        }
     }
 }
 
