@@ -70,5 +70,5 @@
 //!
 //! See [`CqlMapping`] for the Rust-to-CQL mapping and how to extend it.
 
-pub use cassmodel_derive::{CassTable, CassUdt};
+pub use cassmodel_derive::{CassProjection, CassTable, CassUdt};
 pub use cassmodel_runtime::*;

@@ -33,6 +33,7 @@ pub enum Order {
 pub enum Kind {
     Table,
     Udt,
+    Projection,
 }
 
 #[derive(Default)]
@@ -58,6 +59,8 @@ pub struct ContainerAttrs {
     pub comment: Option<String>,
     pub compaction: Option<Spanned<String>>,
     pub krate: Option<syn::Path>,
+    /// The table struct a projection reads from.
+    pub of: Option<syn::Path>,
 }
 
 /// Stores `value` in `slot` unless it is already set, in which case the repeat is an error.
@@ -196,12 +199,24 @@ const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_t
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"` \
     or `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
+const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 
 /// Parses the attributes of one field.
 pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
     let mut out = FieldAttrs::default();
     for attr in attrs {
         let path = attr.path();
+        let ours = ["partition_key", "clustering", "cass"]
+            .iter()
+            .any(|n| path.is_ident(n));
+        if kind == Kind::Projection && ours {
+            cx.error(
+                attr,
+                "fields of a projection take no attributes: each field names a field of the \
+                 table struct, whose column and type it reads; remove this attribute",
+            );
+            continue;
+        }
         if path.is_ident("partition_key") || path.is_ident("clustering") {
             if kind == Kind::Udt {
                 cx.error(
@@ -348,6 +363,19 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                     let (value, span) = string(&meta)?;
                     set_once(cx, &mut out.table, Spanned { value, span }, at, "`table`");
                 }
+                Kind::Projection if is("table") => {
+                    let path: syn::Path = if meta.input.peek(syn::Token![=]) {
+                        let v = meta.value()?;
+                        if v.peek(LitStr) {
+                            v.parse::<LitStr>()?.parse()?
+                        } else {
+                            v.parse()?
+                        }
+                    } else {
+                        return Err(meta.error("write `#[cass(table = TableStruct)]`"));
+                    };
+                    set_once(cx, &mut out.of, path, at, "`table`");
+                }
                 Kind::Udt if is("name") => {
                     let (value, span) = string(&meta)?;
                     set_once(cx, &mut out.name, Spanned { value, span }, at, "`name`");
@@ -383,6 +411,7 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                     let (what, opts) = match kind {
                         Kind::Table => ("#[derive(CassTable)]", TABLE_OPTIONS),
                         Kind::Udt => ("#[derive(CassUdt)]", UDT_OPTIONS),
+                        Kind::Projection => ("#[derive(CassProjection)]", PROJECTION_OPTIONS),
                     };
                     cx.error_at(
                         at,

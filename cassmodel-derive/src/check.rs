@@ -24,6 +24,7 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     }
     counter_table(cx, t);
     unique_columns(cx, &t.fields);
+    builder_method_names(cx, t);
 }
 
 pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {
@@ -293,6 +294,38 @@ fn unique_columns(cx: &mut Ctxt, fields: &[Field<'_>]) {
             );
         } else {
             seen.insert(&f.column, f);
+        }
+    }
+}
+
+/// Each column gets query-builder methods named after its field (`user_id`, `user_id_in`,
+/// `set_user_id`, ...); they must not collide with each other or with the builder's own.
+fn builder_method_names(cx: &mut Ctxt, t: &Table<'_>) {
+    use crate::generate::query::{BUILDER_METHODS, column_methods};
+    let mut seen: HashMap<String, &Field<'_>> = HashMap::new();
+    for f in &t.fields {
+        for m in column_methods(f) {
+            if BUILDER_METHODS.contains(&m.as_str()) {
+                cx.error(
+                    f.ident,
+                    format_args!(
+                        "field `{}` would give the query builder a second method `{m}`: rename the \
+                         field and keep the column name with #[cass(name = \"{}\")]",
+                        f.ident, f.column
+                    ),
+                );
+            } else if let Some(other) = seen.get(&m) {
+                cx.error(
+                    f.ident,
+                    format_args!(
+                        "fields `{}` and `{}` would both give the query builder a method `{m}`: \
+                         rename one and keep its column name with #[cass(name = \"...\")]",
+                        other.ident, f.ident
+                    ),
+                );
+            } else {
+                seen.insert(m, f);
+            }
         }
     }
 }

@@ -30,6 +30,20 @@ pub fn derive_cass_udt(input: TokenStream) -> TokenStream {
     expand_udt(&input).into()
 }
 
+/// Reads some columns of a table into a smaller struct. See the `cassmodel` crate.
+#[proc_macro_derive(CassProjection, attributes(cass))]
+pub fn derive_cass_projection(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let mut cx = ctxt::Ctxt::default();
+    let projection = model::Projection::from_input(&mut cx, &input);
+    match (cx.finish(), projection) {
+        (Ok(()), Some(p)) => generate::projection::generate(&p),
+        (Err(e), _) => e.to_compile_error(),
+        (Ok(()), None) => proc_macro2::TokenStream::new(),
+    }
+    .into()
+}
+
 /// `#[derive(CassTable)]` on a parsed item: generated code, or every error found.
 fn expand_table(input: &syn::DeriveInput) -> proc_macro2::TokenStream {
     let mut cx = ctxt::Ctxt::default();

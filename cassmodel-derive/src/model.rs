@@ -36,6 +36,7 @@ pub struct Field<'a> {
 
 pub struct Table<'a> {
     pub ident: &'a syn::Ident,
+    pub vis: &'a syn::Visibility,
     pub name: String,
     pub name_span: Span,
     pub attrs: ContainerAttrs,
@@ -47,6 +48,14 @@ pub struct Udt<'a> {
     pub ident: &'a syn::Ident,
     pub name: String,
     pub name_span: Span,
+    pub fields: Vec<Field<'a>>,
+    pub krate: syn::Path,
+}
+
+pub struct Projection<'a> {
+    pub ident: &'a syn::Ident,
+    /// The table struct it reads from.
+    pub table: syn::Path,
     pub fields: Vec<Field<'a>>,
     pub krate: syn::Path,
 }
@@ -203,6 +212,7 @@ impl<'a> Table<'a> {
         };
         Some(Table {
             ident: &input.ident,
+            vis: &input.vis,
             name,
             name_span,
             krate: krate(&attrs),
@@ -247,5 +257,30 @@ mod tests {
         assert_eq!(snake_case("T3"), "t3");
         assert_eq!(snake_case("Order2Items"), "order2_items");
         assert_eq!(snake_case("customer"), "customer");
+    }
+}
+
+impl<'a> Projection<'a> {
+    pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let attrs = attr::container(cx, &input.attrs, Kind::Projection);
+        let named = named_fields(cx, input, "CassProjection")?;
+        let fields = fields(cx, named, Kind::Projection);
+        let Some(table) = attrs.of.clone() else {
+            cx.error(
+                &input.ident,
+                format_args!(
+                    "name the table this projection reads from: `#[cass(table = Post)]` above \
+                     `struct {}`",
+                    input.ident
+                ),
+            );
+            return None;
+        };
+        Some(Projection {
+            ident: &input.ident,
+            table,
+            krate: krate(&attrs),
+            fields,
+        })
     }
 }

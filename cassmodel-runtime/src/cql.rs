@@ -1,15 +1,25 @@
-//! CQL text of the statements cassmodel generates (built once per statement shape).
+//! CQL text of the statements cassmodel generates. Built once per statement shape (the
+//! [`Spec`]) and prepared; values are always bind markers.
+
+use std::fmt::Write;
 
 use cassmodel_schema::quote_ident;
 
 use crate::ddl::qualified;
+use crate::query::Spec;
 use crate::schema::TableSchema;
 
-fn column_list(schema: &TableSchema) -> String {
+fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
     schema
         .columns
+        .get(index)
+        .map_or(std::borrow::Cow::Borrowed("?"), |c| quote_ident(c.name))
+}
+
+fn column_list(schema: &TableSchema, columns: &[usize]) -> String {
+    columns
         .iter()
-        .map(|c| quote_ident(c.name))
+        .map(|&i| name(schema, i))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -20,22 +30,153 @@ pub fn insert(schema: &TableSchema, keyspace: &str) -> String {
     format!(
         "INSERT INTO {} ({}) VALUES ({marks})",
         qualified(keyspace, schema.name),
-        column_list(schema)
+        column_list(schema, schema.all_columns())
     )
 }
 
-/// `SELECT <all columns> FROM ks.t WHERE k1 = ? AND k2 = ? ...` over the first `n` columns
-/// of the primary key (partition key first, then clustering columns).
-pub fn select_eq_prefix(schema: &TableSchema, keyspace: &str, n: usize) -> String {
-    let conds: Vec<String> = schema
-        .primary_key()
-        .take(n)
-        .map(|i| format!("{} = ?", quote_ident(schema.columns[i].name)))
+/// ` WHERE a = ? AND b IN ? AND c > ?`, or nothing.
+fn where_clause(schema: &TableSchema, spec: &Spec, out: &mut String) {
+    for (i, &(col, op)) in spec.restrictions.iter().enumerate() {
+        out.push_str(if i == 0 { " WHERE " } else { " AND " });
+        let _ = write!(out, "{} {} ?", name(schema, usize::from(col)), op.cql());
+    }
+}
+
+/// `SELECT <columns> FROM ks.t WHERE ... [ORDER BY first_clustering <reversed>]
+/// [PER PARTITION LIMIT ?] [LIMIT ?] [ALLOW FILTERING]`
+pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Spec) -> String {
+    let mut s = format!(
+        "SELECT {} FROM {}",
+        column_list(schema, columns),
+        qualified(keyspace, schema.name)
+    );
+    where_clause(schema, spec, &mut s);
+    if spec.reversed
+        && let Some(&first) = schema.clustering.first()
+    {
+        let order = schema
+            .order_of(first)
+            .map_or("DESC", |o| o.reversed().cql());
+        let _ = write!(s, " ORDER BY {} {order}", name(schema, first));
+    }
+    if spec.per_partition_limit {
+        s.push_str(" PER PARTITION LIMIT ?");
+    }
+    if spec.limit {
+        s.push_str(" LIMIT ?");
+    }
+    if spec.allow_filtering {
+        s.push_str(" ALLOW FILTERING");
+    }
+    s
+}
+
+/// `DELETE FROM ks.t WHERE ...`
+pub fn delete(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
+    let mut s = format!("DELETE FROM {}", qualified(keyspace, schema.name));
+    where_clause(schema, spec, &mut s);
+    s
+}
+
+/// `UPDATE ks.t SET a = ?, b = ? WHERE ...`
+pub fn update(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
+    let sets: Vec<String> = spec
+        .sets
+        .iter()
+        .map(|&c| format!("{} = ?", name(schema, usize::from(c))))
         .collect();
-    format!(
-        "SELECT {} FROM {} WHERE {}",
-        column_list(schema),
+    let mut s = format!(
+        "UPDATE {} SET {}",
         qualified(keyspace, schema.name),
-        conds.join(" AND ")
+        sets.join(", ")
+    );
+    where_clause(schema, spec, &mut s);
+    s
+}
+
+/// `SELECT <columns> FROM ks.t WHERE token(pk...) >= ? AND token(pk...) <= ?`
+pub fn token_range_scan(schema: &TableSchema, keyspace: &str, columns: &[usize]) -> String {
+    let token = format!("token({})", column_list(schema, &schema.partition_key));
+    format!(
+        "SELECT {} FROM {} WHERE {token} >= ? AND {token} <= ?",
+        column_list(schema, columns),
+        qualified(keyspace, schema.name)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::Op;
+    use crate::schema::{ColumnDef, ColumnKind, Order, TableOptions};
+
+    fn gyms() -> TableSchema {
+        let c = |n: &'static str, k| ColumnDef::new::<String>(n, n, k, None, false);
+        TableSchema::new(
+            "GymsByCity",
+            "gyms_by_city",
+            None,
+            TableOptions::default(),
+            vec![
+                c("country_code", ColumnKind::PartitionKey),
+                c("state", ColumnKind::PartitionKey),
+                c("city", ColumnKind::PartitionKey),
+                c("opening_date", ColumnKind::Clustering(Order::Asc)),
+                c("gym_name", ColumnKind::Clustering(Order::Asc)),
+                c("order", ColumnKind::Regular),
+            ],
+        )
+    }
+
+    #[test]
+    fn select_text() {
+        let t = gyms();
+        let spec = Spec {
+            restrictions: vec![
+                (0, Op::Eq),
+                (1, Op::Eq),
+                (2, Op::In),
+                (3, Op::Ge),
+                (3, Op::Lt),
+            ],
+            limit: true,
+            per_partition_limit: true,
+            reversed: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            select(&t, "ks", &[4, 5], &spec),
+            "SELECT gym_name, \"order\" FROM ks.gyms_by_city WHERE country_code = ? AND \
+             state = ? AND city IN ? AND opening_date >= ? AND opening_date < ? ORDER BY \
+             opening_date DESC PER PARTITION LIMIT ? LIMIT ?"
+        );
+    }
+
+    #[test]
+    fn delete_update_scan_text() {
+        let t = gyms();
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq), (1, Op::Eq), (2, Op::Eq), (3, Op::Gt)],
+            ..Spec::default()
+        };
+        assert_eq!(
+            delete(&t, "ks", &spec),
+            "DELETE FROM ks.gyms_by_city WHERE country_code = ? AND state = ? AND city = ? \
+             AND opening_date > ?"
+        );
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq)],
+            sets: vec![5],
+            ..Spec::default()
+        };
+        assert_eq!(
+            update(&t, "ks", &spec),
+            "UPDATE ks.gyms_by_city SET \"order\" = ? WHERE country_code = ?"
+        );
+        assert_eq!(
+            token_range_scan(&t, "ks", &[0]),
+            "SELECT country_code FROM ks.gyms_by_city WHERE token(country_code, state, city) \
+             >= ? AND token(country_code, state, city) <= ?"
+        );
+    }
 }

@@ -37,31 +37,27 @@ pub fn local_contact_point() -> String {
     format!("127.0.0.1:{port}")
 }
 
-/// Identifies one statement shape of one table in the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct StatementKey {
-    table: TypeId,
-    kind: &'static str,
-    shape: u64,
-}
-
-impl StatementKey {
-    /// The statement `kind` (e.g. `"insert"`) of table `T`, with a shape number that tells
-    /// variants of that kind apart (e.g. how many key columns are restricted).
-    pub fn of<T: 'static>(kind: &'static str, shape: u64) -> Self {
-        StatementKey {
-            table: TypeId::of::<T>(),
-            kind,
-            shape,
-        }
-    }
+/// Identifies one prepared statement in a [`Db`]'s cache.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum CacheKey {
+    /// The whole-row INSERT of a table.
+    Insert(TypeId),
+    /// A query of `table` returning rows of type `row` (`what`: select, delete, update).
+    Query {
+        table: TypeId,
+        row: TypeId,
+        what: &'static str,
+        spec: crate::query::Spec,
+    },
+    /// The token-range scan of a table.
+    Scan { table: TypeId, row: TypeId },
 }
 
 struct Inner {
     session: Arc<Session>,
     keyspace: Option<String>,
     keyspace_map: HashMap<String, String>,
-    statements: RwLock<HashMap<StatementKey, Arc<PreparedStatement>>>,
+    statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>>>,
 }
 
 /// A connection to a cluster, with the keyspace that tables without
@@ -220,17 +216,18 @@ impl Db {
         Ok(())
     }
 
-    /// The prepared statement for `key`, preparing `cql()` on first use.
-    pub async fn prepared(
+    /// The prepared statement for `key`, preparing `cql(&key)` on first use. Every statement
+    /// cassmodel generates so far is idempotent (plain reads and writes), so it is marked so.
+    pub(crate) async fn prepared(
         &self,
-        key: StatementKey,
-        cql: impl FnOnce() -> Result<String>,
+        key: CacheKey,
+        cql: impl FnOnce(&CacheKey) -> Result<String>,
     ) -> Result<Arc<PreparedStatement>> {
         if let Some(p) = self.read_cache(&key) {
             return Ok(p);
         }
-        let text = cql()?;
-        let prepared = self
+        let text = cql(&key)?;
+        let mut prepared = self
             .inner
             .session
             .prepare(text.as_str())
@@ -239,6 +236,7 @@ impl Db {
                 cql: text,
                 source: Box::new(source),
             })?;
+        prepared.set_is_idempotent(true);
         let prepared = Arc::new(prepared);
         let mut cache = self
             .inner
@@ -248,7 +246,7 @@ impl Db {
         Ok(Arc::clone(cache.entry(key).or_insert(prepared)))
     }
 
-    fn read_cache(&self, key: &StatementKey) -> Option<Arc<PreparedStatement>> {
+    fn read_cache(&self, key: &CacheKey) -> Option<Arc<PreparedStatement>> {
         self.inner
             .statements
             .read()
@@ -261,14 +259,13 @@ impl Db {
     pub async fn insert<T: Table>(&self, row: &T) -> Result<()> {
         let schema = T::schema();
         let ps = self
-            .prepared(StatementKey::of::<T>("insert", 0), || {
+            .prepared(CacheKey::Insert(TypeId::of::<T>()), |_| {
                 Ok(crate::cql::insert(schema, self.keyspace_of::<T>()?))
             })
             .await?;
-        let all = schema.all_columns();
         self.inner
             .session
-            .execute_unpaged(&ps, Columns::new(row, all))
+            .execute_unpaged(&ps, Columns::new(row, schema.all_columns()))
             .await
             .map_err(|e| Error::execute(ps.get_statement(), e))?;
         Ok(())
@@ -278,49 +275,16 @@ impl Db {
     /// columns and then the clustering columns, in declared order; generated `get` methods
     /// call this with typed arguments.
     pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
-        let schema = T::schema();
-        let n = schema.partition_key.len() + schema.clustering.len();
-        let ps = self
-            .prepared(StatementKey::of::<T>("select_eq", n as u64), || {
-                Ok(crate::cql::select_eq_prefix(
-                    schema,
-                    self.keyspace_of::<T>()?,
-                    n,
-                ))
-            })
-            .await?;
-        let res = self
-            .inner
-            .session
-            .execute_unpaged(&ps, key)
+        let n = T::schema().partition_key.len() + T::schema().clustering.len();
+        crate::query::select_key_prefix::<T>(self, n, key, true)
             .await
-            .map_err(|e| Error::execute(ps.get_statement(), e))?;
-        Ok(res.into_rows_result()?.maybe_first_row::<T>()?)
+            .map(|rows| rows.into_iter().next())
     }
 
     /// Every row of one partition, in clustering order. `key` binds the partition-key
     /// columns in declared order.
     pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
-        let schema = T::schema();
-        let n = schema.partition_key.len();
-        let ps = self
-            .prepared(StatementKey::of::<T>("select_eq", n as u64), || {
-                Ok(crate::cql::select_eq_prefix(
-                    schema,
-                    self.keyspace_of::<T>()?,
-                    n,
-                ))
-            })
-            .await?;
-        let res = self
-            .inner
-            .session
-            .execute_unpaged(&ps, key)
+        crate::query::select_key_prefix::<T>(self, T::schema().partition_key.len(), key, false)
             .await
-            .map_err(|e| Error::execute(ps.get_statement(), e))?;
-        Ok(res
-            .into_rows_result()?
-            .rows::<T>()?
-            .collect::<Result<Vec<_>, _>>()?)
     }
 }

@@ -11,16 +11,20 @@ mod db;
 pub mod ddl;
 mod error;
 mod mapping;
+pub mod query;
 mod schema;
 mod table;
 mod udt;
 
 pub use cassmodel_schema::{CqlType, NativeType};
-pub use db::{CONTACT_POINTS_ENV, Db, StatementKey, contact_points_from_env, local_contact_point};
+pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
+pub use query::{Page, Projection, QueryOptions, kind, state};
 pub use schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
+pub use scylla::response::PagingState;
+pub use scylla::statement::{Consistency, SerialConsistency};
 pub use table::Table;
 pub use udt::Udt;
 
@@ -40,8 +44,32 @@ pub use scylla;
 pub mod __private {
     //! Used by code that `#[derive(CassTable)]` / `#[derive(CassUdt)]` generate. Not a
     //! public API: anything here may change in any release.
+    pub use crate::query::{
+        Op, QueryState, bound_in, execute, scan_full_table, select_all, select_first, select_page,
+        select_stream,
+    };
+    pub use crate::table::check_columns;
     pub use crate::table::{RowReader, TypeCheckFn, check_row, no_such_column, serialize_by_name};
     pub use crate::udt::{UdtReader, no_such_field, serialize_udt, type_check_udt};
+    pub use futures::Stream;
+    pub use std::marker::PhantomData;
+
+    /// The column indices (into `T`'s columns) of a projection's fields, by field name.
+    pub fn projection_columns<T: crate::Table>(fields: &[&str]) -> Vec<usize> {
+        let cols = &T::schema().columns;
+        fields
+            .iter()
+            .filter_map(|f| cols.iter().position(|c| c.field == *f))
+            .collect()
+    }
+
+    /// The column descriptions of a projection: those of `T` at `indices`.
+    pub fn projection_defs<T: crate::Table>(indices: &[usize]) -> Vec<crate::ColumnDef> {
+        indices
+            .iter()
+            .filter_map(|&i| T::schema().columns.get(i).cloned())
+            .collect()
+    }
     pub use cassmodel_schema::{CqlType, NativeType};
     pub use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
     pub use scylla::deserialize::value::DeserializeValue;

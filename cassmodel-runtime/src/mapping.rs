@@ -21,6 +21,7 @@ use scylla::frame::response::result::ColumnType;
 use scylla::serialize::SerializationError;
 use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
+use crate::query::Bound;
 use crate::schema::{ColumnDef, ColumnKind, UdtSchema};
 
 /// A Rust type that can be stored in a CQL column (or a UDT field, or a collection element).
@@ -211,6 +212,7 @@ impl CqlMapping for uuid::Uuid {
         }
     }
 }
+#[diagnostic::do_not_recommend]
 impl KeyColumn for uuid::Uuid {}
 
 fn is_timeuuid(typ: &ColumnType<'_>) -> bool {
@@ -358,12 +360,31 @@ tuples! {
     label = "expected a `{F}` value here",
     note = "a key or column value must have the Rust type of its field (`&str` is also accepted for `String`)"
 )]
-pub trait BindAs<F: ?Sized>: SerializeValue {}
+pub trait BindAs<F: ?Sized>: SerializeValue + Sync {
+    #[doc(hidden)]
+    fn __bound(&self) -> Bound<'_>;
+}
 
-impl<T: CqlMapping> BindAs<T> for T {}
-impl BindAs<String> for str {}
-impl BindAs<String> for &str {}
-impl<T: CqlMapping> BindAs<Option<T>> for T {}
+impl<T: CqlMapping + Sync> BindAs<T> for T {
+    fn __bound(&self) -> Bound<'_> {
+        Bound::Value(self)
+    }
+}
+impl BindAs<String> for str {
+    fn __bound(&self) -> Bound<'_> {
+        Bound::Str(self)
+    }
+}
+impl BindAs<String> for &str {
+    fn __bound(&self) -> Bound<'_> {
+        Bound::Str(self)
+    }
+}
+impl<T: CqlMapping + Sync> BindAs<Option<T>> for T {
+    fn __bound(&self) -> Bound<'_> {
+        Bound::Value(self)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 //! with no sort. A query by `post_id` alone has no partition key and does not compile.
 
 use cassmodel::value::Timeuuid;
-use cassmodel::{CassTable, Db, Result};
+use cassmodel::{CassProjection, CassTable, Db, Result};
 use uuid::Uuid;
 
 use super::{Section, at, id, timeuuid};
@@ -21,6 +21,13 @@ pub struct Post {
     pub user_id: Uuid,
     #[clustering(desc)]
     pub post_id: Timeuuid,
+    pub content: String,
+}
+
+/// The article's `SELECT content ... LIMIT 20`: only the text of the posts.
+#[derive(CassProjection, Debug, Clone, PartialEq)]
+#[cass(table = Post)]
+pub struct PostContent {
     pub content: String,
 }
 
@@ -57,9 +64,25 @@ pub async fn demo(db: &Db) -> Result<()> {
     for p in sample() {
         db.insert(&p).await?;
     }
-    println!("posts of user {}, newest first:", alice());
-    for p in Post::partition(db, &alice()).await? {
+    println!("latest 20 posts of user {}, newest first:", alice());
+    for p in Post::select()
+        .user_id(&alice())
+        .limit(20)
+        .fetch_all(db)
+        .await?
+    {
         println!("  {} {}", p.post_id, p.content);
+    }
+    let since = timeuuid(at(3, 2, 0, 0), 0);
+    println!("their posts since 2024-03-02 (content only):");
+    let recent = Post::select()
+        .user_id(&alice())
+        .post_id_gt(&since)
+        .read_as::<PostContent>()
+        .fetch_all(db)
+        .await?;
+    for p in recent {
+        println!("  {}", p.content);
     }
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! through the runtime's hidden `__private` module (or the `crate = "..."` path), and keeps
 //! per-field code to one line that calls generic runtime functions.
 
+pub mod projection;
+pub mod query;
 pub mod table;
 pub mod udt;
 

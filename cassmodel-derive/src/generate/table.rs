@@ -1,7 +1,7 @@
 //! `#[derive(CassTable)]` output.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 use super::{column_def, private, readers, type_assertions, type_checks, write_arms};
 use crate::model::{Field, Role, Table};
@@ -38,10 +38,17 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let field_idents = t.fields.iter().map(|f| f.ident);
     let reads = readers(krate, &t.fields);
     let methods = key_methods(t);
+    let query = super::query::generate(t);
+    let query_item = query.item;
+    let query_body = query.body;
 
     quote! {
+        #query_item
+
         const _: () = {
             #assertions
+
+            #query_body
 
             impl #krate::Table for #ident {
                 fn schema() -> &'static #krate::TableSchema {
@@ -112,7 +119,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
 }
 
 /// `get` (full primary key) and `partition` (partition key) methods with one typed argument
-/// per key column, in key order.
+/// per key column, in key order: shorthands for the builder.
 fn key_methods(t: &Table<'_>) -> TokenStream {
     let krate = &t.krate;
     let ident = t.ident;
@@ -129,14 +136,19 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
     let params = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
         fs.iter()
             .map(|f| {
-                let arg = format_ident!("{}", f.ident);
+                let arg = f.ident;
                 let ty = f.ty;
                 quote!(#arg: &(impl #krate::BindAs<#ty> + ?::core::marker::Sized))
             })
             .collect()
     };
-    let args = |fs: &[&Field<'_>]| -> Vec<syn::Ident> {
-        fs.iter().map(|f| format_ident!("{}", f.ident)).collect()
+    let chain = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
+        fs.iter()
+            .map(|f| {
+                let arg = f.ident;
+                quote!(.#arg(#arg))
+            })
+            .collect()
     };
     let names = |fs: &[&Field<'_>]| {
         fs.iter()
@@ -145,15 +157,15 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             .join(", ")
     };
     let all: Vec<&Field<'_>> = pk.iter().chain(&ck).copied().collect();
-    let (get_params, get_args) = (params(&all), args(&all));
-    let (part_params, part_args) = (params(&pk), args(&pk));
+    let (get_params, get_chain) = (params(&all), chain(&all));
+    let (part_params, part_chain) = (params(&pk), chain(&pk));
     let get_doc = format!(
-        "The row with primary key ({}), if it exists. Prepared once per `Db`; values are bound.",
+        "The row with primary key ({}), if it exists: `select()` with every key column, then `fetch_first`.",
         names(&all)
     );
     let part_doc = format!(
-        "Every row of the partition ({}), in clustering order. For large partitions, page \
-         through them instead of collecting them.",
+        "Every row of the partition ({}), in clustering order: `select()` with the partition \
+         key, then `fetch_all`. For large partitions use `select()...fetch_stream(..)`.",
         names(&pk)
     );
     let partition = (!ck.is_empty()).then(|| {
@@ -163,7 +175,7 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
                 db: &#krate::Db,
                 #(#part_params),*
             ) -> #krate::Result<::std::vec::Vec<Self>> {
-                db.partition::<Self>((#(#part_args,)*)).await
+                Self::select() #(#part_chain)* .fetch_all(db).await
             }
         }
     });
@@ -173,8 +185,8 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             pub async fn get(
                 db: &#krate::Db,
                 #(#get_params),*
-            ) -> #krate::Result<::std::option::Option<Self>> {
-                db.get_by_key::<Self>((#(#get_args,)*)).await
+            ) -> #krate::Result<::core::option::Option<Self>> {
+                Self::select() #(#get_chain)* .fetch_first(db).await
             }
 
             #partition

@@ -1,0 +1,62 @@
+//! `#[derive(CassProjection)]` output: a row type that reads some columns of a table.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{private, readers, type_checks};
+use crate::model::Projection;
+
+pub fn generate(pr: &Projection<'_>) -> TokenStream {
+    let krate = &pr.krate;
+    let p = private(krate);
+    let ident = pr.ident;
+    let table = &pr.table;
+    let rust_name = ident.to_string();
+    let names: Vec<String> = pr.fields.iter().map(|f| f.ident.to_string()).collect();
+    // Each field must be a field of the table struct, of the same type: the compiler checks
+    // it, pointing at the projection's field.
+    let same_fields = pr.fields.iter().map(|f| {
+        let (id, ty) = (f.ident, f.ty);
+        quote_spanned!(ty.span()=> let _: &#ty = &row.#id;)
+    });
+    let checks = type_checks(krate, &pr.fields);
+    let reads = readers(krate, &pr.fields);
+    let field_idents = pr.fields.iter().map(|f| f.ident);
+
+    quote! {
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            fn __fields_of_table(row: &#table) {
+                #(#same_fields)*
+            }
+
+            fn __defs() -> &'static [#krate::ColumnDef] {
+                static DEFS: #p::OnceLock<#p::Vec<#krate::ColumnDef>> = #p::OnceLock::new();
+                DEFS.get_or_init(|| {
+                    #p::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns())
+                })
+            }
+
+            impl #krate::Projection<#table> for #ident {
+                fn columns() -> &'static [::core::primitive::usize] {
+                    static COLUMNS: #p::OnceLock<#p::Vec<::core::primitive::usize>> = #p::OnceLock::new();
+                    COLUMNS.get_or_init(|| #p::projection_columns::<#table>(&[#(#names),*]))
+                }
+            }
+
+            impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
+                fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
+                    #p::check_columns(#rust_name, __defs(), specs, &#checks)
+                }
+
+                fn deserialize(
+                    row: #p::ColumnIterator<'__f, '__m>,
+                ) -> #p::Result<Self, #p::DeserializationError> {
+                    let mut __row = #p::RowReader::with_columns(__defs(), row);
+                    #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
+                }
+            }
+        };
+    }
+}
