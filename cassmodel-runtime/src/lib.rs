@@ -21,7 +21,7 @@ pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_poin
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
-pub use query::{Page, Projection, QueryOptions, kind, state};
+pub use query::{Page, Projection, QueryOptions, RowStream, kind, state};
 pub use schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
@@ -44,9 +44,10 @@ pub use scylla;
 pub mod __private {
     //! Used by code that `#[derive(CassTable)]` / `#[derive(CassUdt)]` generate. Not a
     //! public API: anything here may change in any release.
+    pub use crate::query::state::{AfterEq, AfterLower, AfterUpper};
     pub use crate::query::{
-        Op, QueryState, bound_in, execute, scan_full_table, select_all, select_first, select_page,
-        select_stream,
+        Op, QueryFuture, QueryState, bound_in, execute, scan_full_table, select_all, select_first,
+        select_page, select_stream,
     };
     pub use crate::table::check_columns;
     pub use crate::table::{RowReader, TypeCheckFn, check_row, no_such_column, serialize_by_name};

@@ -370,11 +370,13 @@ impl<T: CqlMapping + Sync> BindAs<T> for T {
         Bound::Value(self)
     }
 }
+#[diagnostic::do_not_recommend]
 impl BindAs<String> for str {
     fn __bound(&self) -> Bound<'_> {
         Bound::Str(self)
     }
 }
+#[diagnostic::do_not_recommend]
 impl BindAs<String> for &str {
     fn __bound(&self) -> Bound<'_> {
         Bound::Str(self)

@@ -39,7 +39,71 @@ pub mod state {
     /// `ALLOW FILTERING`: any column by `=`, at the cost of a scan. Only reached through
     /// `select_allow_filtering()`.
     pub struct Filtering;
+
+    // State transitions, implemented for every state so that a builder method's return type
+    // always resolves; whether the method may be called at all is a separate, per-column
+    // bound with its own message.
+
+    /// The state after an `=`/`IN` restriction that leads to `X` from a key state.
+    #[doc(hidden)]
+    pub trait AfterEq<X> {
+        /// The next state.
+        type Next;
+    }
+    impl<const N: usize, X> AfterEq<X> for Key<N> {
+        type Next = X;
+    }
+    impl<const N: usize, const LO: bool, const HI: bool, X> AfterEq<X> for Range<N, LO, HI> {
+        type Next = X;
+    }
+    impl<X> AfterEq<X> for Filtering {
+        type Next = Filtering;
+    }
+
+    /// The state after a lower bound on key column `I`.
+    #[doc(hidden)]
+    pub trait AfterLower<const I: usize> {
+        /// The next state.
+        type Next;
+    }
+    impl<const N: usize, const I: usize> AfterLower<I> for Key<N> {
+        type Next = Range<I, true, false>;
+    }
+    impl<const N: usize, const LO: bool, const HI: bool, const I: usize> AfterLower<I>
+        for Range<N, LO, HI>
+    {
+        type Next = Range<I, true, HI>;
+    }
+    impl<const I: usize> AfterLower<I> for Filtering {
+        type Next = Filtering;
+    }
+
+    /// The state after an upper bound on key column `I`.
+    #[doc(hidden)]
+    pub trait AfterUpper<const I: usize> {
+        /// The next state.
+        type Next;
+    }
+    impl<const N: usize, const I: usize> AfterUpper<I> for Key<N> {
+        type Next = Range<I, false, true>;
+    }
+    impl<const N: usize, const LO: bool, const HI: bool, const I: usize> AfterUpper<I>
+        for Range<N, LO, HI>
+    {
+        type Next = Range<I, LO, true>;
+    }
+    impl<const I: usize> AfterUpper<I> for Filtering {
+        type Next = Filtering;
+    }
 }
+
+/// The future of a query's terminal method. Boxed so that its type does not carry the
+/// builder's state: a state error is then reported once, on the method.
+pub type QueryFuture<'d, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T>> + Send + 'd>>;
+
+/// Rows read one page at a time: memory stays constant however many rows there are.
+pub type RowStream<R> = std::pin::Pin<Box<dyn Stream<Item = Result<R>> + Send>>;
 
 /// What a builder does; its terminal methods depend on it.
 pub mod kind {
@@ -505,7 +569,7 @@ pub async fn select_first<T: Table, R: Projection<T>>(
 pub async fn select_stream<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
-) -> Result<impl Stream<Item = Result<R>> + Send + Unpin + 'static> {
+) -> Result<RowStream<R>> {
     let (spec, values, options) = q.split();
     if spec.reversed && spec.in_on_partition_key(T::schema()) {
         return Err(Error::Invalid(format!(
@@ -524,7 +588,9 @@ pub async fn select_stream<T: Table, R: Projection<T>>(
         .execute_iter(ps, values)
         .await
         .map_err(|e| Error::execute(&cql, e))?;
-    Ok(pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)))
+    Ok(Box::pin(
+        pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)),
+    ))
 }
 
 /// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
@@ -579,7 +645,7 @@ pub async fn execute<T: Table>(db: &Db, q: QueryState<'_>, what: &'static str) -
 pub async fn scan_full_table<T: Table, R: Projection<T>>(
     db: &Db,
     splits: u32,
-) -> Result<impl Stream<Item = Result<R>> + Send + 'static> {
+) -> Result<RowStream<R>> {
     let key = CacheKey::Scan {
         table: TypeId::of::<T>(),
         row: TypeId::of::<R>(),
@@ -595,20 +661,22 @@ pub async fn scan_full_table<T: Table, R: Projection<T>>(
         .await?;
     let session = db.clone();
     let ranges = token_ranges(splits.max(1));
-    Ok(futures::stream::iter(ranges)
-        .then(move |(lo, hi)| {
-            let db = session.clone();
-            let ps = PreparedStatement::clone(&ps);
-            async move {
-                let pager = db
-                    .session()
-                    .execute_iter(ps, (lo, hi))
-                    .await
-                    .map_err(|e| Error::execute("token range scan", e))?;
-                Ok::<_, Error>(pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)))
-            }
-        })
-        .try_flatten())
+    Ok(Box::pin(
+        futures::stream::iter(ranges)
+            .then(move |(lo, hi)| {
+                let db = session.clone();
+                let ps = PreparedStatement::clone(&ps);
+                async move {
+                    let pager = db
+                        .session()
+                        .execute_iter(ps, (lo, hi))
+                        .await
+                        .map_err(|e| Error::execute("token range scan", e))?;
+                    Ok::<_, Error>(pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)))
+                }
+            })
+            .try_flatten(),
+    ))
 }
 
 /// `splits` inclusive token ranges that cover the Murmur3 ring exactly once.

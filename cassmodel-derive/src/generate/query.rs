@@ -52,27 +52,20 @@ fn list(fields: &[&Field<'_>]) -> String {
         .join(", ")
 }
 
-/// A `#[diagnostic::on_unimplemented]` marker trait, optionally with a `Next` state.
-fn marker(name: &Ident, message: &str, label: &str, note: &str, next: bool) -> TokenStream {
-    let next = next.then(|| {
-        quote!(
-            type Next;
-        )
-    });
+/// A `#[diagnostic::on_unimplemented]` marker trait: implemented for the states in which a
+/// method may be called; its message is what a user sees otherwise.
+fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        pub trait #name { #next }
+        pub trait #name {}
     }
 }
 
-/// `impl Trait for State { type Next = Next; }`
-fn imp(name: &Ident, state: TokenStream, next: Option<TokenStream>) -> TokenStream {
-    match next {
-        Some(n) => quote!(impl #name for #state { type Next = #n; }),
-        None => quote!(impl #name for #state {}),
-    }
+/// `impl Trait for State {}`
+fn imp(name: &Ident, state: TokenStream) -> TokenStream {
+    quote!(impl #name for #state {})
 }
 
 pub struct Generated {
@@ -130,7 +123,8 @@ pub fn generate(t: &Table<'_>) -> Generated {
 
     let order_note = format!(
         "key columns are restricted in this order, each by `=` or `IN`: {key_order}; a range \
-         (`_gt`, `_ge`, `_lt`, `_le`) may follow on the next clustering column, and nothing after it"
+         (`_gt`, `_ge`, `_lt`, `_le`) may follow on the next clustering column, and nothing after \
+         it. To filter on other columns anyway (a scan), start from `{ident}::select_allow_filtering()`"
     );
 
     for (i, f) in key.iter().enumerate() {
@@ -144,7 +138,7 @@ pub fn generate(t: &Table<'_>) -> Generated {
                 "`{table}`: `{col}` is restricted already: it is the first key column and takes one `=` or `IN`"
             ),
             _ => format!(
-                "`{table}`: cannot restrict `{col}` yet: give `{}` first",
+                "`{table}`: cannot restrict `{col}` yet: give `{}` first, by `=` or `IN`",
                 key[i - 1].column
             ),
         };
@@ -153,36 +147,27 @@ pub fn generate(t: &Table<'_>) -> Generated {
             &message,
             &format!("`{col}` restricted here"),
             &order_note,
-            true,
         ));
         let next = i + 1;
-        impls.push(imp(
-            &eq,
-            quote!(#st::Key<#i>),
-            Some(quote!(#st::Key<#next>)),
-        ));
-        impls.push(imp(
-            &eq,
-            quote!(#st::Filtering),
-            Some(quote!(#st::Filtering)),
-        ));
+        impls.push(imp(&eq, quote!(#st::Key<#i>)));
+        impls.push(imp(&eq, quote!(#st::Filtering)));
         let doc_eq = format!("`{col} = ?`");
         let doc_in = format!("`{col} IN ?`: any of `values`.");
         let in_name = format_ident!("{}_in", name);
         methods.push(quote_spanned! {f.ident.span()=>
             #[doc = #doc_eq]
             pub fn #name(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
-                -> #q<'a, <S as #eq>::Next, K, R>
+                -> #q<'a, <S as #p::AfterEq<#st::Key<#next>>>::Next, K, R>
             where
-                S: #eq,
+                S: #eq + #p::AfterEq<#st::Key<#next>>,
             {
                 self.__map(|q| q.restrict(#idx, #p::Op::Eq, #krate::BindAs::<#ty>::__bound(value)))
             }
 
             #[doc = #doc_in]
-            pub fn #in_name<V>(self, values: &'a [V]) -> #q<'a, <S as #eq>::Next, K, R>
+            pub fn #in_name<V>(self, values: &'a [V]) -> #q<'a, <S as #p::AfterEq<#st::Key<#next>>>::Next, K, R>
             where
-                S: #eq,
+                S: #eq + #p::AfterEq<#st::Key<#next>>,
                 V: #krate::BindAs<#ty> + ::core::marker::Send,
             {
                 self.__map(|q| q.restrict(#idx, #p::Op::In, #p::bound_in(values)))
@@ -197,10 +182,18 @@ pub fn generate(t: &Table<'_>) -> Generated {
             );
             let docs = [">", ">=", "<", "<="].map(|op| format!("`{col} {op} ?`"));
             let [d_gt, d_ge, d_lt, d_le] = docs;
+            let (lo_bound, hi_bound) = if next_lo {
+                (
+                    quote!(#lower + #p::AfterLower<#i>),
+                    quote!(#upper + #p::AfterUpper<#i>),
+                )
+            } else {
+                (quote!(#lower), quote!(#upper))
+            };
             let (lo_out, hi_out) = if next_lo {
                 (
-                    quote!(#q<'a, <S as #lower>::Next, K, R>),
-                    quote!(#q<'a, <S as #upper>::Next, K, R>),
+                    quote!(#q<'a, <S as #p::AfterLower<#i>>::Next, K, R>),
+                    quote!(#q<'a, <S as #p::AfterUpper<#i>>::Next, K, R>),
                 )
             } else {
                 (quote!(Self), quote!(Self))
@@ -208,19 +201,19 @@ pub fn generate(t: &Table<'_>) -> Generated {
             quote_spanned! {f.ident.span()=>
                 #[doc = #d_gt]
                 pub fn #gt(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> #lo_out
-                where S: #lower,
+                where S: #lo_bound,
                 { self.__map(|q| q.restrict(#idx, #p::Op::Gt, #krate::BindAs::<#ty>::__bound(value))) }
                 #[doc = #d_ge]
                 pub fn #ge(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> #lo_out
-                where S: #lower,
+                where S: #lo_bound,
                 { self.__map(|q| q.restrict(#idx, #p::Op::Ge, #krate::BindAs::<#ty>::__bound(value))) }
                 #[doc = #d_lt]
                 pub fn #lt(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> #hi_out
-                where S: #upper,
+                where S: #hi_bound,
                 { self.__map(|q| q.restrict(#idx, #p::Op::Lt, #krate::BindAs::<#ty>::__bound(value))) }
                 #[doc = #d_le]
                 pub fn #le(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> #hi_out
-                where S: #upper,
+                where S: #hi_bound,
                 { self.__map(|q| q.restrict(#idx, #p::Op::Le, #krate::BindAs::<#ty>::__bound(value))) }
             }
         };
@@ -234,7 +227,6 @@ pub fn generate(t: &Table<'_>) -> Generated {
                 ),
                 "range on a partition-key column",
                 "the partition key is hashed to pick the nodes that hold a partition, so only whole values can be looked up; ranges work on clustering columns",
-                false,
             ));
             methods.push(range_methods(&no, &no, false));
         } else {
@@ -248,38 +240,14 @@ pub fn generate(t: &Table<'_>) -> Generated {
                  at most one lower and one upper bound"
             );
             let label = format!("range on `{col}`");
-            traits.push(marker(&lower, &message, &label, &order_note, true));
-            traits.push(marker(&upper, &message, &label, &order_note, true));
-            impls.push(imp(
-                &lower,
-                quote!(#st::Key<#i>),
-                Some(quote!(#st::Range<#i, true, false>)),
-            ));
-            impls.push(imp(
-                &lower,
-                quote!(#st::Range<#i, false, true>),
-                Some(quote!(#st::Range<#i, true, true>)),
-            ));
-            impls.push(imp(
-                &lower,
-                quote!(#st::Filtering),
-                Some(quote!(#st::Filtering)),
-            ));
-            impls.push(imp(
-                &upper,
-                quote!(#st::Key<#i>),
-                Some(quote!(#st::Range<#i, false, true>)),
-            ));
-            impls.push(imp(
-                &upper,
-                quote!(#st::Range<#i, true, false>),
-                Some(quote!(#st::Range<#i, true, true>)),
-            ));
-            impls.push(imp(
-                &upper,
-                quote!(#st::Filtering),
-                Some(quote!(#st::Filtering)),
-            ));
+            traits.push(marker(&lower, &message, &label, &order_note));
+            traits.push(marker(&upper, &message, &label, &order_note));
+            impls.push(imp(&lower, quote!(#st::Key<#i>)));
+            impls.push(imp(&lower, quote!(#st::Range<#i, false, true>)));
+            impls.push(imp(&lower, quote!(#st::Filtering)));
+            impls.push(imp(&upper, quote!(#st::Key<#i>)));
+            impls.push(imp(&upper, quote!(#st::Range<#i, true, false>)));
+            impls.push(imp(&upper, quote!(#st::Filtering)));
             methods.push(range_methods(&lower, &upper, true));
         }
         // Key columns cannot be SET.
@@ -289,7 +257,6 @@ pub fn generate(t: &Table<'_>) -> Generated {
             &format!("`{table}`: `{col}` is part of the primary key and cannot be updated"),
             "primary-key column",
             "a row's key is its identity: to move a row, insert it under the new key and delete the old one",
-            false,
         ));
         let set = format_ident!("set_{}", name);
         set_methods.push(quote_spanned! {f.ident.span()=>
@@ -318,18 +285,13 @@ pub fn generate(t: &Table<'_>) -> Generated {
                 "query a table keyed by `{col}` instead (one table per query), or opt in to the \
                  scan with `{ident}::select_allow_filtering()`"
             ),
-            true,
         ));
-        impls.push(imp(
-            &filter,
-            quote!(#st::Filtering),
-            Some(quote!(#st::Filtering)),
-        ));
+        impls.push(imp(&filter, quote!(#st::Filtering)));
         let doc = format!("`{col} = ?` (only after `{ident}::select_allow_filtering()`).");
         methods.push(quote_spanned! {f.ident.span()=>
             #[doc = #doc]
             pub fn #name(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
-                -> #q<'a, <S as #filter>::Next, K, R>
+                -> Self
             where
                 S: #filter,
             {
@@ -380,11 +342,11 @@ pub fn generate(t: &Table<'_>) -> Generated {
                 ),
             }
         };
-        traits.push(marker(&tr, &message, "ORDER BY", &note, false));
+        traits.push(marker(&tr, &message, "ORDER BY", &note));
         let declared_desc = matches!(f.role, Role::Clustering(Order::Desc));
         if is_first_ck {
             for s in &pk_given {
-                impls.push(imp(&tr, s.clone(), None));
+                impls.push(imp(&tr, s.clone()));
             }
         }
         let doc = format!(
@@ -414,14 +376,12 @@ pub fn generate(t: &Table<'_>) -> Generated {
             "a read without the whole partition key would visit every node; for a deliberate \
              full scan use `{ident}::scan_full_table(..)` (or `{ident}::select_allow_filtering()`)"
         ),
-        false,
     ));
     traits.push(marker(
         &pk_given_tr,
         &format!("`{table}`: give the whole partition key first: {pk_list}"),
         "partition key incomplete",
         "deletes, reversed reads and ORDER BY work within one partition",
-        false,
     ));
     traits.push(marker(
         &full_key,
@@ -430,14 +390,13 @@ pub fn generate(t: &Table<'_>) -> Generated {
         ),
         "primary key incomplete",
         "give every key column, in order, before `execute`",
-        false,
     ));
     for s in &pk_given {
-        impls.push(imp(&readable, s.clone(), None));
-        impls.push(imp(&pk_given_tr, s.clone(), None));
+        impls.push(imp(&readable, s.clone()));
+        impls.push(imp(&pk_given_tr, s.clone()));
     }
-    impls.push(imp(&readable, quote!(#st::Filtering), None));
-    impls.push(imp(&full_key, quote!(#st::Key<#nk>), None));
+    impls.push(imp(&readable, quote!(#st::Filtering)));
+    impls.push(imp(&full_key, quote!(#st::Key<#nk>)));
 
     let doc = format!(
         "Typed query on [`{ident}`] (table `{table}`), from `{ident}::select()`, `delete()` or \
@@ -491,7 +450,7 @@ pub fn generate(t: &Table<'_>) -> Generated {
             pub async fn scan_full_table(
                 db: &#krate::Db,
                 splits: ::core::primitive::u32,
-            ) -> #krate::Result<impl #p::Stream<Item = #krate::Result<Self>> + ::core::marker::Send> {
+            ) -> #krate::Result<#krate::RowStream<Self>> {
                 #p::scan_full_table::<Self, Self>(db, splits).await
             }
         }
@@ -563,49 +522,53 @@ pub fn generate(t: &Table<'_>) -> Generated {
             }
 
             /// Runs the query and collects every row (paging through them).
-            pub async fn fetch_all(self, db: &#krate::Db) -> #krate::Result<::std::vec::Vec<R>>
+            pub fn fetch_all<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ::std::vec::Vec<R>>
             where
                 S: #readable,
+                'a: 'd,
             {
-                #p::select_all::<#ident, R>(db, self.inner).await
+                #p::Box::pin(#p::select_all::<#ident, R>(db, self.inner))
             }
 
             /// Runs the query for its first row (`LIMIT 1` unless a limit is set).
-            pub async fn fetch_first(self, db: &#krate::Db) -> #krate::Result<::core::option::Option<R>>
+            pub fn fetch_first<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ::core::option::Option<R>>
             where
                 S: #readable,
+                'a: 'd,
             {
-                #p::select_first::<#ident, R>(db, self.inner).await
+                #p::Box::pin(#p::select_first::<#ident, R>(db, self.inner))
             }
 
             /// Runs the query as a stream that fetches one page at a time: constant memory
             /// whatever the number of rows.
-            pub async fn fetch_stream(self, db: &#krate::Db)
-                -> #krate::Result<impl #p::Stream<Item = #krate::Result<R>> + ::core::marker::Send + ::core::marker::Unpin + 'static>
+            pub fn fetch_stream<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, #krate::RowStream<R>>
             where
                 S: #readable,
+                'a: 'd,
             {
-                #p::select_stream::<#ident, R>(db, self.inner).await
+                #p::Box::pin(#p::select_stream::<#ident, R>(db, self.inner))
             }
 
             /// Runs the query for one page, from `from` (`PagingState::start()` first, then the
             /// previous page's `next`).
-            pub async fn fetch_page(self, db: &#krate::Db, from: #krate::PagingState) -> #krate::Result<#krate::Page<R>>
+            pub fn fetch_page<'d>(self, db: &'d #krate::Db, from: #krate::PagingState) -> #p::QueryFuture<'d, #krate::Page<R>>
             where
                 S: #readable,
+                'a: 'd,
             {
-                #p::select_page::<#ident, R>(db, self.inner, from).await
+                #p::Box::pin(#p::select_page::<#ident, R>(db, self.inner, from))
             }
         }
 
         #[allow(private_bounds, private_interfaces)]
         impl<'a, S> #q<'a, S, #kd::Delete> {
             /// Runs the delete.
-            pub async fn execute(self, db: &#krate::Db) -> #krate::Result<()>
+            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
             where
                 S: #pk_given_tr,
+                'a: 'd,
             {
-                #p::execute::<#ident>(db, self.inner, "delete").await
+                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "delete"))
             }
         }
 
@@ -614,11 +577,12 @@ pub fn generate(t: &Table<'_>) -> Generated {
             #(#set_methods)*
 
             /// Runs the update.
-            pub async fn execute(self, db: &#krate::Db) -> #krate::Result<()>
+            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
             where
                 S: #full_key,
+                'a: 'd,
             {
-                #p::execute::<#ident>(db, self.inner, "update").await
+                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "update"))
             }
         }
     };

@@ -138,7 +138,7 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             .map(|f| {
                 let arg = f.ident;
                 let ty = f.ty;
-                quote!(#arg: &(impl #krate::BindAs<#ty> + ?::core::marker::Sized))
+                quote!(#arg: &'d (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
             })
             .collect()
     };
@@ -171,22 +171,22 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
     let partition = (!ck.is_empty()).then(|| {
         quote! {
             #[doc = #part_doc]
-            pub async fn partition(
-                db: &#krate::Db,
+            pub fn partition<'d>(
+                db: &'d #krate::Db,
                 #(#part_params),*
-            ) -> #krate::Result<::std::vec::Vec<Self>> {
-                Self::select() #(#part_chain)* .fetch_all(db).await
+            ) -> #krate::__private::QueryFuture<'d, ::std::vec::Vec<Self>> {
+                Self::select() #(#part_chain)* .fetch_all(db)
             }
         }
     });
     quote! {
         impl #ident {
             #[doc = #get_doc]
-            pub async fn get(
-                db: &#krate::Db,
+            pub fn get<'d>(
+                db: &'d #krate::Db,
                 #(#get_params),*
-            ) -> #krate::Result<::core::option::Option<Self>> {
-                Self::select() #(#get_chain)* .fetch_first(db).await
+            ) -> #krate::__private::QueryFuture<'d, ::core::option::Option<Self>> {
+                Self::select() #(#get_chain)* .fetch_first(db)
             }
 
             #partition

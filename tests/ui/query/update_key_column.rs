@@ -1,0 +1,25 @@
+// Updating a primary-key column.
+use cassmodel::value::Timeuuid;
+use cassmodel::{CassTable, Db};
+use uuid::Uuid;
+
+#[derive(CassTable)]
+#[cass(table = "posts_facebook")]
+struct Post {
+    #[partition_key]
+    user_id: Uuid,
+    #[clustering(desc)]
+    post_id: Timeuuid,
+    content: String,
+}
+
+async fn f(db: &Db, user_id: Uuid, post_id: Timeuuid, other: Uuid) {
+    let _ = Post::update()
+        .set_user_id(&other)
+        .user_id(&user_id)
+        .post_id(&post_id)
+        .execute(db)
+        .await;
+}
+
+fn main() {}

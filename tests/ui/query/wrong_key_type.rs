@@ -1,0 +1,21 @@
+// A value of the wrong Rust type for a key column: the error points at the argument.
+use cassmodel::value::Timeuuid;
+use cassmodel::{CassTable, Db};
+use uuid::Uuid;
+
+#[derive(CassTable)]
+#[cass(table = "posts_facebook")]
+struct Post {
+    #[partition_key]
+    user_id: Uuid,
+    #[clustering(desc)]
+    post_id: Timeuuid,
+    content: String,
+}
+
+async fn f(db: &Db) {
+    let _ = Post::select().user_id("not a uuid").fetch_all(db).await;
+    let _ = Post::get(db, &42_i64, &Timeuuid::from(Uuid::nil())).await;
+}
+
+fn main() {}
