@@ -6,7 +6,7 @@
 
 #![warn(missing_docs)]
 
-mod cql;
+pub mod cql;
 mod db;
 pub mod ddl;
 mod error;
@@ -21,7 +21,7 @@ pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_poin
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
-pub use query::{Page, Projection, QueryOptions, RowStream, kind, state};
+pub use query::{Op, Page, Projection, QueryOptions, RowStream, Spec, kind, state};
 pub use schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};

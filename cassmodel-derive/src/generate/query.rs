@@ -43,6 +43,28 @@ pub fn column_methods(f: &Field<'_>) -> Vec<String> {
     out
 }
 
+/// Whether a column holds a non-frozen collection (as far as its type or override tells).
+fn is_live_collection(f: &Field<'_>) -> bool {
+    match (&f.attrs.cql_type, f.attrs.frozen) {
+        (_, Some(_)) => false,
+        (Some(t), None) => t.value.is_collection(),
+        (None, None) => {
+            matches!(
+                crate::types::shape(f.ty),
+                crate::types::Shape::List | crate::types::Shape::Set | crate::types::Shape::Map
+            ) || matches!(crate::types::shape(f.ty), crate::types::Shape::Option)
+                && crate::types::first_type_arg(f.ty).is_some_and(|t| {
+                    matches!(
+                        crate::types::shape(t),
+                        crate::types::Shape::List
+                            | crate::types::Shape::Set
+                            | crate::types::Shape::Map
+                    )
+                })
+        }
+    }
+}
+
 /// Column names as a readable list: `a, b, c`.
 fn list(fields: &[&Field<'_>]) -> String {
     fields
@@ -274,19 +296,34 @@ pub fn generate(t: &Table<'_>) -> Generated {
         let ty = f.ty;
         let idx = index(f);
         let filter = format_ident!("__Filter_{}", name);
-        traits.push(marker(
-            &filter,
-            &format!(
-                "`{table}`: `{col}` is not part of the primary key, so Cassandra cannot look rows \
-                 up by it without scanning"
-            ),
-            "filter on a regular column",
-            &format!(
-                "query a table keyed by `{col}` instead (one table per query), or opt in to the \
-                 scan with `{ident}::select_allow_filtering()`"
-            ),
-        ));
-        impls.push(imp(&filter, quote!(#st::Filtering)));
+        if is_live_collection(f) {
+            // Cassandra refuses `=` on a non-frozen collection, even with ALLOW FILTERING.
+            traits.push(marker(
+                &filter,
+                &format!(
+                    "`{table}`: `{col}` is a non-frozen collection, which Cassandra cannot compare \
+                     with `=`"
+                ),
+                "filter on a collection column",
+                &format!(
+                    "keep a table keyed by the values of `{col}` instead (one table per query)"
+                ),
+            ));
+        } else {
+            traits.push(marker(
+                &filter,
+                &format!(
+                    "`{table}`: `{col}` is not part of the primary key, so Cassandra cannot look \
+                     rows up by it without scanning"
+                ),
+                "filter on a regular column",
+                &format!(
+                    "query a table keyed by `{col}` instead (one table per query), or opt in to \
+                     the scan with `{ident}::select_allow_filtering()`"
+                ),
+            ));
+            impls.push(imp(&filter, quote!(#st::Filtering)));
+        }
         let doc = format!("`{col} = ?` (only after `{ident}::select_allow_filtering()`).");
         methods.push(quote_spanned! {f.ident.span()=>
             #[doc = #doc]
