@@ -27,10 +27,49 @@
 //! let user_id = Uuid::new_v4();
 //! let post_id = Timeuuid::from(uuid::Uuid::now_v1(&[1, 2, 3, 4, 5, 6]));
 //! db.insert(&Post { user_id, post_id, content: "hello".into() }).await?;
-//! let posts: Vec<Post> = Post::partition(&db, &user_id).await?;
+//! // The latest 20 posts of the user: one partition, newest first, no sort.
+//! let latest: Vec<Post> = Post::select().user_id(&user_id).limit(20).fetch_all(&db).await?;
 //! let one: Option<Post> = Post::get(&db, &user_id, &post_id).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! ## Queries that Cassandra serves from one partition, and nothing else
+//!
+//! `T::select()`, `T::delete()` and `T::update()` start a typed builder (`PostQuery`). Its
+//! methods are named after the columns and must follow Cassandra's rules, or the code does
+//! not compile:
+//!
+//! 1. every partition-key column, in declared order, by `=` (`.user_id(&v)`) or `IN`
+//!    (`.user_id_in(&[a, b])`);
+//! 2. then a prefix of the clustering columns, in declared order, by `=` or `IN`;
+//! 3. then optionally one range on the next clustering column: `_gt`, `_ge`, `_lt`, `_le`
+//!    (a lower and an upper bound may both be given); nothing after it.
+//!
+//! ```compile_fail
+//! # use cassmodel::{CassTable, Db}; use uuid::Uuid; use cassmodel::value::Timeuuid;
+//! # #[derive(CassTable)] struct Post { #[partition_key] user_id: Uuid, #[clustering(desc)] post_id: Timeuuid, content: String }
+//! # async fn f(db: &Db, post_id: Timeuuid) {
+//! // error: `post`: cannot restrict `post_id` yet: give `user_id` first, by `=` or `IN`
+//! Post::select().post_id(&post_id).fetch_all(db).await;
+//! # }
+//! ```
+//!
+//! Reads end with `fetch_all` (every row, paged), `fetch_first` (adds `LIMIT 1`),
+//! `fetch_stream` (one page at a time, constant memory) or `fetch_page` (one page and an
+//! opaque [`PagingState`] to resume from, for web APIs). Before that: `limit(n)`,
+//! `per_partition_limit(n)`, `reversed()` (a reverse scan: explicit on purpose),
+//! `order_by_<first clustering column>(Order)`, `read_as::<P>()` for a projection
+//! (`#[derive(CassProjection)]`), and per-query options (`consistency`, `serial_consistency`,
+//! `timeout`, `page_size`, `tracing`, `idempotent`).
+//!
+//! Deletes take the partition key and optionally a clustering prefix and a range (a range
+//! delete). Updates take `set_<column>(&v)` for regular columns and the whole primary key.
+//!
+//! Scans are possible only through calls that say what they cost:
+//! `T::scan_full_table(&db, splits)` (token ranges) and `T::select_allow_filtering()`.
+//!
+//! Every statement shape is prepared once per [`Db`] and reused; no CQL text is built per
+//! call, and values (limits included) are always bound.
 //!
 //! ## `#[derive(CassTable)]`
 //!
@@ -51,9 +90,25 @@
 //! lives in the [`Db`]'s default keyspace.
 //!
 //! The derive implements [`Table`], scylla's `DeserializeRow` and `SerializeRow` (so the
-//! struct also works with hand-written statements on the raw driver), and the methods
-//! `get` (by full primary key) and `partition` (by partition key, for tables with
-//! clustering columns).
+//! struct also works with hand-written statements on the raw driver), the query builder
+//! described above, and the shorthands `get` (by full primary key) and `partition` (by
+//! partition key, for tables with clustering columns).
+//!
+//! ## `#[derive(CassProjection)]`
+//!
+//! Reads some columns of a table into a smaller struct, checked at compile time: each field
+//! must be a field of the table struct, with the same type.
+//!
+//! ```
+//! # use cassmodel::{CassTable, CassProjection}; use uuid::Uuid;
+//! # #[derive(CassTable)] struct Post { #[partition_key] user_id: Uuid, content: String }
+//! #[derive(CassProjection)]
+//! #[cass(table = Post)]
+//! struct PostContent {
+//!     content: String,
+//! }
+//! // Post::select().user_id(&u).limit(20).read_as::<PostContent>().fetch_all(&db)
+//! ```
 //!
 //! Cassandra's rules are compile errors, each on the offending field: a table without a
 //! partition key, an `Option`, counter, duration or non-frozen collection in the key,
@@ -71,4 +126,5 @@
 //! See [`CqlMapping`] for the Rust-to-CQL mapping and how to extend it.
 
 pub use cassmodel_derive::{CassProjection, CassTable, CassUdt};
+
 pub use cassmodel_runtime::*;

@@ -144,10 +144,30 @@ pub async fn demo(db: &Db) -> Result<()> {
         db.insert(&m).await?;
     }
     println!("t1 id=1: {:?}", T1::get(db, &1).await?);
-    println!("t3 partition (1, 2):");
-    for r in T3::partition(db, &1, &2).await? {
+    println!("t3 where id1 = 1 and id2 = 2:");
+    for r in T3::select().id1(&1).id2(&2).fetch_all(db).await? {
         println!("  c1={} c2={} k={} v={}", r.c1, r.c2, r.k, r.v);
     }
+    let c1_a = T3::select().id1(&1).id2(&2).c1("a").fetch_all(db).await?;
+    println!("... and c1 = 'a': {} rows", c1_a.len());
+    let exact = T3::select()
+        .id1(&1)
+        .id2(&2)
+        .c1("a")
+        .c2("y")
+        .fetch_first(db)
+        .await?;
+    println!("... and c2 = 'y': {:?}", exact.map(|r| r.v));
+    let after_a = T3::select()
+        .id1(&1)
+        .id2(&2)
+        .c1_gt("a")
+        .fetch_all(db)
+        .await?;
+    println!(
+        "... c1 > 'a': {:?}",
+        after_a.iter().map(|r| &r.c1).collect::<Vec<_>>()
+    );
     println!("magazines of Acme Press, highest id first:");
     for m in MagazinePublisher::partition(db, "Acme Press").await? {
         println!("  {} {} ({})", m.id, m.name, m.publication_frequency);

@@ -116,5 +116,16 @@ pub async fn demo(db: &Db) -> Result<()> {
     for l in UsersByItem::partition(db, &item.item_id).await? {
         println!("  {} {}", l.liked_at, l.user_name);
     }
+    let (from, to) = (timeuuid(at(8, 2, 0, 0), 0), timeuuid(at(8, 31, 0, 0), 0));
+    let in_august = UsersByItem::select()
+        .item_id(&item.item_id)
+        .liked_at_ge(&from)
+        .liked_at_lt(&to)
+        .fetch_all(db)
+        .await?;
+    println!(
+        "... liked from 2024-08-02 on: {:?}",
+        in_august.iter().map(|l| &l.user_name).collect::<Vec<_>>()
+    );
     Ok(())
 }

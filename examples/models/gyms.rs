@@ -61,8 +61,18 @@ pub async fn demo(db: &Db) -> Result<()> {
     for g in sample() {
         db.insert(&g).await?;
     }
-    println!("gyms in Phoenix, Arizona, US, in opening order:");
-    for g in GymsByCity::partition(db, "US", "Arizona", "Phoenix").await? {
+    let phoenix = || {
+        GymsByCity::select()
+            .country_code("US")
+            .state("Arizona")
+            .city("Phoenix")
+    };
+    println!("first 10 gyms to open in Phoenix, Arizona, US:");
+    for g in phoenix().limit(10).fetch_all(db).await? {
+        println!("  {} {}", g.opening_date.format("%Y-%m-%d"), g.gym_name);
+    }
+    println!("latest 10 to open (an explicit reverse scan):");
+    for g in phoenix().reversed().limit(10).fetch_all(db).await? {
         println!("  {} {}", g.opening_date.format("%Y-%m-%d"), g.gym_name);
     }
     Ok(())

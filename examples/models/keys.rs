@@ -110,9 +110,29 @@ pub async fn demo(db: &Db) -> Result<()> {
     for u in UsersByMainland::partition(db, "northamerica").await? {
         println!("  {} {} {} {}", u.state, u.uid, u.name, u.zip);
     }
-    println!(
-        "wide (x, y): {:?}",
-        Wide::partition(db, "x", "y").await?.len()
-    );
+    println!("mainland = 'northamerica' AND state > 'ca' AND state < 'ny':");
+    let between = UsersByMainland::select()
+        .mainland("northamerica")
+        .state_gt("ca")
+        .state_lt("ny")
+        .fetch_all(db)
+        .await?;
+    for u in between {
+        println!("  {} {} {}", u.state, u.uid, u.name);
+    }
+    let w = Wide::select()
+        .col1("x")
+        .col2("y")
+        .col10("p")
+        .col4("q")
+        .fetch_first(db)
+        .await?;
+    println!("wide (x, y, p, q): {:?}", w.map(|r| r.data));
+    // `WHERE key_part_two = 9` needs ALLOW FILTERING: only through the call that says so.
+    let nines = KeyParts::select_allow_filtering()
+        .key_part_two(&9)
+        .fetch_all(db)
+        .await?;
+    println!("key_parts with key_part_two = 9 (a scan): {}", nines.len());
     Ok(())
 }

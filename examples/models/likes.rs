@@ -155,8 +155,11 @@ pub async fn demo(db: &Db) -> Result<()> {
         db.insert(&by_product).await?;
         db.insert(&by_customer).await?;
     }
-    println!("customers who liked Pepsi (p1), most recent first:");
-    for l in CustomerByLikedProduct::partition(db, "p1").await? {
+    println!("10 customers who most recently liked Pepsi (p1):");
+    let by_product = CustomerByLikedProduct::select()
+        .liked_prdt_id("p1")
+        .limit(10);
+    for l in by_product.fetch_all(db).await? {
         println!(
             "  {} {} {}",
             l.liked_on.format("%Y-%m-%d %H:%M"),
@@ -164,8 +167,9 @@ pub async fn demo(db: &Db) -> Result<()> {
             l.last_name
         );
     }
-    println!("products Anna (c1) liked, most recent first:");
-    for l in ProductLikedByCustomer::partition(db, "c1").await? {
+    println!("10 products Anna (c1) most recently liked:");
+    let by_customer = ProductLikedByCustomer::select().cust_id("c1").limit(10);
+    for l in by_customer.fetch_all(db).await? {
         println!("  {} {}", l.liked_on.format("%Y-%m-%d %H:%M"), l.title);
     }
     Ok(())
