@@ -125,6 +125,6 @@
 //!
 //! See [`CqlMapping`] for the Rust-to-CQL mapping and how to extend it.
 
-pub use cassmodel_derive::{CassProjection, CassTable, CassUdt};
+pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
 
 pub use cassmodel_runtime::*;

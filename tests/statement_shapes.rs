@@ -13,7 +13,7 @@
 mod models;
 mod support;
 
-use cassmodel::{Op, Spec, TableSchema, cql};
+use cassmodel::{CqlType, Op, SetOp, Spec, TableSchema, cql};
 
 /// WHERE clauses the builder accepts: `=`/`IN` prefixes (all `=`, or `IN` at one position),
 /// each optionally followed by a range on the next clustering column.
@@ -95,19 +95,80 @@ fn statements(t: &TableSchema, ks: &str) -> Vec<String> {
             out.push(cql::delete(t, ks, &spec(&|_| {})));
         }
         let only_eq_or_in = w.iter().all(|&(_, op)| matches!(op, Op::Eq | Op::In));
+        let only_eq = w.iter().all(|&(_, op)| op == Op::Eq);
         if w.len() == full_key_len && only_eq_or_in {
             for (i, c) in t.columns.iter().enumerate() {
-                if !c.kind.is_key() {
-                    out.push(cql::update(t, ks, &spec(&|s| s.sets = vec![i as u16])));
+                if c.kind.is_key() {
+                    continue;
+                }
+                let i = i as u16;
+                // Every change the builder offers for this column's type.
+                let mut ops = vec![SetOp::Assign];
+                match &c.cql_type {
+                    CqlType::List(_) => {
+                        ops.extend([SetOp::Append, SetOp::Prepend, SetOp::Remove, SetOp::AtKey])
+                    }
+                    CqlType::Set(_) => ops.extend([SetOp::Append, SetOp::Remove]),
+                    CqlType::Map(..) => ops.extend([SetOp::AtKey, SetOp::Append, SetOp::Remove]),
+                    _ => {}
+                }
+                for op in ops {
+                    for (ttl, timestamp) in [(false, false), (true, false), (true, true)] {
+                        out.push(cql::update(
+                            t,
+                            ks,
+                            &spec(&|s| {
+                                s.sets = vec![(i, op)];
+                                s.ttl = ttl;
+                                s.timestamp = timestamp;
+                            }),
+                        ));
+                    }
+                }
+                // Lightweight transactions: one row, `=` only, no custom timestamp.
+                if only_eq {
+                    for cmp in [Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge] {
+                        if c.cql_type.is_collection() && cmp != Op::Eq && cmp != Op::Ne {
+                            continue;
+                        }
+                        out.push(cql::update(
+                            t,
+                            ks,
+                            &spec(&|s| {
+                                s.sets = vec![(i, SetOp::Assign)];
+                                s.conditions = vec![(i, cmp)];
+                            }),
+                        ));
+                    }
+                    out.push(cql::update(
+                        t,
+                        ks,
+                        &spec(&|s| {
+                            s.sets = vec![(i, SetOp::Assign)];
+                            s.if_exists = true;
+                            s.ttl = true;
+                        }),
+                    ));
+                    out.push(cql::delete(
+                        t,
+                        ks,
+                        &spec(&|s| s.conditions = vec![(i, Op::Eq)]),
+                    ));
                 }
             }
-            let regular: Vec<u16> = (0..t.columns.len())
+            let regular: Vec<(u16, SetOp)> = (0..t.columns.len())
                 .filter(|&i| !t.columns[i].kind.is_key())
-                .map(|i| i as u16)
+                .map(|i| (i as u16, SetOp::Assign))
                 .collect();
             if !regular.is_empty() {
                 out.push(cql::update(t, ks, &spec(&|s| s.sets = regular.clone())));
             }
+            if only_eq {
+                out.push(cql::delete(t, ks, &spec(&|s| s.if_exists = true)));
+            }
+        }
+        if partition_given(t, &w) {
+            out.push(cql::delete(t, ks, &spec(&|s| s.timestamp = true)));
         }
     }
     // select_allow_filtering(): any single column by `=`, but a non-frozen collection.
@@ -184,7 +245,7 @@ fn refused(t: &TableSchema, ks: &str) -> Vec<String> {
         restrictions: key.iter().map(|&c| (c, Op::Eq)).collect(),
         ..Spec::default()
     };
-    s.sets = vec![key[0]];
+    s.sets = vec![(key[0], SetOp::Assign)];
     out.push(cql::update(t, ks, &s));
     out
 }
@@ -232,6 +293,66 @@ async fn every_generated_shape_prepares_and_refused_shapes_are_refused() {
     assert!(
         prepared > 1000,
         "only {prepared} shapes: the enumeration is broken"
+    );
+    t.drop_all().await;
+}
+
+/// Two rules the server checks only when a statement runs (its PREPARE succeeds): the API
+/// refuses both before sending, and the server refuses them too.
+#[tokio::test]
+async fn lwt_with_in_or_timestamp_is_refused_by_both() {
+    use cassmodel::{Cmp, Error};
+    use models::likes::Customer;
+    let t = support::test_db("shapes_lwt").await;
+    t.db.create_table::<Customer>().await.expect("create");
+    let ks = t.keyspace().to_owned();
+
+    let server =
+        t.db.session()
+            .query_unpaged(
+                format!("UPDATE {ks}.customer SET first_name = ? WHERE cust_id IN ? IF EXISTS"),
+                ("x", vec!["c1"]),
+            )
+            .await
+            .expect_err("the server refuses IN in a conditional update");
+    assert!(
+        server
+            .to_string()
+            .contains("IN on the partition key is not supported"),
+        "{server}"
+    );
+    let api = Customer::update()
+        .set_first_name("x")
+        .cust_id_in(&["c1"])
+        .if_exists()
+        .execute(&t.db)
+        .await
+        .expect_err("the API refuses it before sending");
+    assert!(matches!(api, Error::Invalid(_)), "{api:?}");
+    assert!(api.to_string().contains("cannot use IN"), "{api}");
+
+    let api = Customer::update()
+        .set_first_name("x")
+        .cust_id("c1")
+        .if_first_name(Cmp::Eq, "y")
+        .using_timestamp(1)
+        .execute(&t.db)
+        .await
+        .expect_err("the API refuses a custom timestamp on a conditional update");
+    assert!(api.to_string().contains("USING TIMESTAMP"), "{api}");
+    let server = t
+        .db
+        .session()
+        .prepare(format!(
+            "UPDATE {ks}.customer USING TIMESTAMP ? SET first_name = ? WHERE cust_id = ? IF EXISTS"
+        ))
+        .await
+        .expect_err("the server refuses it too");
+    assert!(
+        server
+            .to_string()
+            .contains("Cannot provide custom timestamp"),
+        "{server}"
     );
     t.drop_all().await;
 }

@@ -34,6 +34,7 @@ pub enum Kind {
     Table,
     Udt,
     Projection,
+    Entity,
 }
 
 #[derive(Default)]
@@ -61,6 +62,10 @@ pub struct ContainerAttrs {
     pub krate: Option<syn::Path>,
     /// The table struct a projection reads from.
     pub of: Option<syn::Path>,
+    /// The entities a table is built from (`entity = Like`).
+    pub entities: Vec<syn::Path>,
+    /// The tables an entity is stored in (`tables(A, B)`).
+    pub tables: Option<Vec<syn::Path>>,
 }
 
 /// Stores `value` in `slot` unless it is already set, in which case the repeat is an error.
@@ -196,10 +201,24 @@ fn bad_cql_type(text: &str, e: &ParseError) -> String {
 const FIELD_OPTIONS: &str =
     "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen` or `static`";
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
-    `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"` \
-    or `crate = \"path\"`";
+    `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
+    `entity = EntityStruct` or `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
+const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
+
+/// `X` or `"X"` after `=`.
+fn path_value(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<syn::Path> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(format_args!("write `{form}`")));
+    }
+    let v = meta.value()?;
+    if v.peek(LitStr) {
+        v.parse::<LitStr>()?.parse()
+    } else {
+        v.parse()
+    }
+}
 
 /// Parses the attributes of one field.
 pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
@@ -209,11 +228,11 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
         let ours = ["partition_key", "clustering", "cass"]
             .iter()
             .any(|n| path.is_ident(n));
-        if kind == Kind::Projection && ours {
+        if matches!(kind, Kind::Projection | Kind::Entity) && ours {
             cx.error(
                 attr,
-                "fields of a projection take no attributes: each field names a field of the \
-                 table struct, whose column and type it reads; remove this attribute",
+                "fields of a projection or an entity take no attributes: each field names the \
+                 field of the same name in the table structs; remove this attribute",
             );
             continue;
         }
@@ -364,17 +383,22 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                     set_once(cx, &mut out.table, Spanned { value, span }, at, "`table`");
                 }
                 Kind::Projection if is("table") => {
-                    let path: syn::Path = if meta.input.peek(syn::Token![=]) {
-                        let v = meta.value()?;
-                        if v.peek(LitStr) {
-                            v.parse::<LitStr>()?.parse()?
-                        } else {
-                            v.parse()?
-                        }
-                    } else {
-                        return Err(meta.error("write `#[cass(table = TableStruct)]`"));
-                    };
+                    let path = path_value(&meta, "#[cass(table = TableStruct)]")?;
                     set_once(cx, &mut out.of, path, at, "`table`");
+                }
+                Kind::Table if is("entity") => {
+                    out.entities.push(path_value(&meta, "#[cass(entity = EntityStruct)]")?);
+                }
+                Kind::Entity if is("tables") => {
+                    let mut list = Vec::new();
+                    meta.parse_nested_meta(|t| {
+                        list.push(t.path.clone());
+                        Ok(())
+                    })?;
+                    if list.is_empty() {
+                        cx.error_at(at, "list the tables: `#[cass(tables(TableA, TableB))]`");
+                    }
+                    set_once(cx, &mut out.tables, list, at, "`tables`");
                 }
                 Kind::Udt if is("name") => {
                     let (value, span) = string(&meta)?;
@@ -412,6 +436,7 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                         Kind::Table => ("#[derive(CassTable)]", TABLE_OPTIONS),
                         Kind::Udt => ("#[derive(CassUdt)]", UDT_OPTIONS),
                         Kind::Projection => ("#[derive(CassProjection)]", PROJECTION_OPTIONS),
+                        Kind::Entity => ("#[derive(CassEntity)]", ENTITY_OPTIONS),
                     };
                     cx.error_at(
                         at,

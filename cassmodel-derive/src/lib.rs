@@ -44,6 +44,20 @@ pub fn derive_cass_projection(input: TokenStream) -> TokenStream {
     .into()
 }
 
+/// Declares one entity stored in several query tables; see the `cassmodel` crate.
+#[proc_macro_derive(CassEntity, attributes(cass))]
+pub fn derive_cass_entity(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let mut cx = ctxt::Ctxt::default();
+    let entity = model::Entity::from_input(&mut cx, &input);
+    match (cx.finish(), entity) {
+        (Ok(()), Some(e)) => generate::entity::generate(&e),
+        (Err(e), _) => e.to_compile_error(),
+        (Ok(()), None) => proc_macro2::TokenStream::new(),
+    }
+    .into()
+}
+
 /// `#[derive(CassTable)]` on a parsed item: generated code, or every error found.
 fn expand_table(input: &syn::DeriveInput) -> proc_macro2::TokenStream {
     let mut cx = ctxt::Ctxt::default();

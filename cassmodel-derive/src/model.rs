@@ -52,6 +52,13 @@ pub struct Udt<'a> {
     pub krate: syn::Path,
 }
 
+pub struct Entity<'a> {
+    pub ident: &'a syn::Ident,
+    /// The tables the entity is stored in.
+    pub tables: Vec<syn::Path>,
+    pub krate: syn::Path,
+}
+
 pub struct Projection<'a> {
     pub ident: &'a syn::Ident,
     /// The table struct it reads from.
@@ -281,6 +288,29 @@ impl<'a> Projection<'a> {
             table,
             krate: krate(&attrs),
             fields,
+        })
+    }
+}
+
+impl<'a> Entity<'a> {
+    pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let attrs = attr::container(cx, &input.attrs, Kind::Entity);
+        let named = named_fields(cx, input, "CassEntity")?;
+        let _ = fields(cx, named, Kind::Entity);
+        let Some(tables) = attrs.tables.clone() else {
+            cx.error(
+                &input.ident,
+                format_args!(
+                    "list the tables `{}` is stored in: `#[cass(tables(TableA, TableB))]`",
+                    input.ident
+                ),
+            );
+            return None;
+        };
+        Some(Entity {
+            ident: &input.ident,
+            tables,
+            krate: krate(&attrs),
         })
     }
 }

@@ -40,6 +40,23 @@ pub fn first_type_arg(ty: &Type) -> Option<&Type> {
     })
 }
 
+/// Every generic type argument of the last segment: `K, V` in `HashMap<K, V>`.
+pub fn type_args(ty: &Type) -> Vec<&Type> {
+    let Some(seg) = last_segment(ty) else {
+        return Vec::new();
+    };
+    let PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return Vec::new();
+    };
+    args.args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn shape(ty: &Type) -> Shape {
     let Some(seg) = last_segment(ty) else {
         return Shape::Other;

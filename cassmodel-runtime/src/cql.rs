@@ -6,7 +6,7 @@ use std::fmt::Write;
 use cassmodel_schema::quote_ident;
 
 use crate::ddl::qualified;
-use crate::query::Spec;
+use crate::query::{SetOp, Spec};
 use crate::schema::TableSchema;
 
 fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
@@ -26,12 +26,53 @@ fn column_list(schema: &TableSchema, columns: &[usize]) -> String {
 
 /// `INSERT INTO ks.t (a, b, c) VALUES (?, ?, ?)`
 pub fn insert(schema: &TableSchema, keyspace: &str) -> String {
+    insert_with(schema, keyspace, false, false, false)
+}
+
+/// `INSERT INTO ks.t (...) VALUES (...) [IF NOT EXISTS] [USING TTL ? [AND TIMESTAMP ?]]`
+pub fn insert_with(
+    schema: &TableSchema,
+    keyspace: &str,
+    if_not_exists: bool,
+    ttl: bool,
+    timestamp: bool,
+) -> String {
     let marks = vec!["?"; schema.columns.len()].join(", ");
-    format!(
+    let mut s = format!(
         "INSERT INTO {} ({}) VALUES ({marks})",
         qualified(keyspace, schema.name),
         column_list(schema, schema.all_columns())
-    )
+    );
+    if if_not_exists {
+        s.push_str(" IF NOT EXISTS");
+    }
+    using(&mut s, ttl, timestamp);
+    s
+}
+
+/// ` USING TTL ? AND TIMESTAMP ?` (either, both, or nothing).
+fn using(out: &mut String, ttl: bool, timestamp: bool) {
+    match (ttl, timestamp) {
+        (true, true) => out.push_str(" USING TTL ? AND TIMESTAMP ?"),
+        (true, false) => out.push_str(" USING TTL ?"),
+        (false, true) => out.push_str(" USING TIMESTAMP ?"),
+        (false, false) => {}
+    }
+}
+
+/// ` IF EXISTS` or ` IF a = ? AND b < ?`, or nothing.
+fn conditions(schema: &TableSchema, spec: &Spec, out: &mut String) {
+    if spec.if_exists {
+        out.push_str(" IF EXISTS");
+    }
+    for (i, &(col, op)) in spec.conditions.iter().enumerate() {
+        out.push_str(if i == 0 && !spec.if_exists {
+            " IF "
+        } else {
+            " AND "
+        });
+        let _ = write!(out, "{} {} ?", name(schema, usize::from(col)), op.cql());
+    }
 }
 
 /// ` WHERE a = ? AND b IN ? AND c > ?`, or nothing.
@@ -71,26 +112,36 @@ pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Sp
     s
 }
 
-/// `DELETE FROM ks.t WHERE ...`
+/// `DELETE FROM ks.t [USING TIMESTAMP ?] WHERE ... [IF ...]`
 pub fn delete(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
     let mut s = format!("DELETE FROM {}", qualified(keyspace, schema.name));
+    using(&mut s, false, spec.timestamp);
     where_clause(schema, spec, &mut s);
+    conditions(schema, spec, &mut s);
     s
 }
 
-/// `UPDATE ks.t SET a = ?, b = ? WHERE ...`
+/// `UPDATE ks.t [USING TTL ? [AND TIMESTAMP ?]] SET a = ?, l = l + ?, m[?] = ? WHERE ... [IF ...]`
 pub fn update(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
     let sets: Vec<String> = spec
         .sets
         .iter()
-        .map(|&c| format!("{} = ?", name(schema, usize::from(c))))
+        .map(|&(c, op)| {
+            let n = name(schema, usize::from(c));
+            match op {
+                SetOp::Assign => format!("{n} = ?"),
+                SetOp::Append | SetOp::Increment => format!("{n} = {n} + ?"),
+                SetOp::Prepend => format!("{n} = ? + {n}"),
+                SetOp::Remove | SetOp::Decrement => format!("{n} = {n} - ?"),
+                SetOp::AtKey => format!("{n}[?] = ?"),
+            }
+        })
         .collect();
-    let mut s = format!(
-        "UPDATE {} SET {}",
-        qualified(keyspace, schema.name),
-        sets.join(", ")
-    );
+    let mut s = format!("UPDATE {}", qualified(keyspace, schema.name));
+    using(&mut s, spec.ttl, spec.timestamp);
+    let _ = write!(s, " SET {}", sets.join(", "));
     where_clause(schema, spec, &mut s);
+    conditions(schema, spec, &mut s);
     s
 }
 
@@ -166,12 +217,39 @@ mod tests {
         );
         let spec = Spec {
             restrictions: vec![(0, Op::Eq)],
-            sets: vec![5],
+            sets: vec![(5, SetOp::Assign)],
             ..Spec::default()
         };
         assert_eq!(
             update(&t, "ks", &spec),
             "UPDATE ks.gyms_by_city SET \"order\" = ? WHERE country_code = ?"
+        );
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq)],
+            sets: vec![(5, SetOp::Append), (4, SetOp::AtKey), (3, SetOp::Prepend)],
+            conditions: vec![(5, Op::Ne), (4, Op::Eq)],
+            ttl: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            update(&t, "ks", &spec),
+            "UPDATE ks.gyms_by_city USING TTL ? SET \"order\" = \"order\" + ?, gym_name[?] = ?, \
+             opening_date = ? + opening_date WHERE country_code = ? IF \"order\" != ? AND gym_name = ?"
+        );
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq)],
+            if_exists: true,
+            timestamp: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            delete(&t, "ks", &spec),
+            "DELETE FROM ks.gyms_by_city USING TIMESTAMP ? WHERE country_code = ? IF EXISTS"
+        );
+        assert_eq!(
+            insert_with(&t, "ks", true, true, true),
+            "INSERT INTO ks.gyms_by_city (country_code, state, city, opening_date, gym_name, \
+             \"order\") VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ? AND TIMESTAMP ?"
         );
         assert_eq!(
             token_range_scan(&t, "ks", &[0]),

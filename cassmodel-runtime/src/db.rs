@@ -12,7 +12,7 @@ use scylla::statement::prepared::PreparedStatement;
 
 use crate::ddl::{self, Replication};
 use crate::error::{Error, Result};
-use crate::table::{Columns, Table};
+use crate::table::Table;
 
 /// Environment variable with the contact points of the cluster to use: comma-separated
 /// `host:port` pairs, e.g. `10.0.0.1:9042,10.0.0.2:9042`. Unset means the local node
@@ -40,8 +40,13 @@ pub fn local_contact_point() -> String {
 /// Identifies one prepared statement in a [`Db`]'s cache.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum CacheKey {
-    /// The whole-row INSERT of a table.
-    Insert(TypeId),
+    /// The INSERT of a whole row of a table, with its options.
+    Insert {
+        table: TypeId,
+        ttl: bool,
+        timestamp: bool,
+        if_not_exists: bool,
+    },
     /// A query of `table` returning rows of type `row` (`what`: select, delete, update).
     Query {
         table: TypeId,
@@ -216,11 +221,12 @@ impl Db {
         Ok(())
     }
 
-    /// The prepared statement for `key`, preparing `cql(&key)` on first use. Every statement
-    /// cassmodel generates so far is idempotent (plain reads and writes), so it is marked so.
+    /// The prepared statement for `key`, preparing `cql(&key)` on first use and marking
+    /// whether the driver may retry it.
     pub(crate) async fn prepared(
         &self,
         key: CacheKey,
+        idempotent: bool,
         cql: impl FnOnce(&CacheKey) -> Result<String>,
     ) -> Result<Arc<PreparedStatement>> {
         if let Some(p) = self.read_cache(&key) {
@@ -236,7 +242,7 @@ impl Db {
                 cql: text,
                 source: Box::new(source),
             })?;
-        prepared.set_is_idempotent(true);
+        prepared.set_is_idempotent(idempotent);
         let prepared = Arc::new(prepared);
         let mut cache = self
             .inner
@@ -255,20 +261,11 @@ impl Db {
             .cloned()
     }
 
-    /// Writes a whole row (an upsert: `INSERT` replaces the row's columns).
-    pub async fn insert<T: Table>(&self, row: &T) -> Result<()> {
-        let schema = T::schema();
-        let ps = self
-            .prepared(CacheKey::Insert(TypeId::of::<T>()), |_| {
-                Ok(crate::cql::insert(schema, self.keyspace_of::<T>()?))
-            })
-            .await?;
-        self.inner
-            .session
-            .execute_unpaged(&ps, Columns::new(row, schema.all_columns()))
-            .await
-            .map_err(|e| Error::execute(ps.get_statement(), e))?;
-        Ok(())
+    /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
+    /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
+    /// TTL, write time, `IF NOT EXISTS` and writing nulls.
+    pub async fn insert<T: crate::Insertable>(&self, row: &T) -> Result<()> {
+        crate::Insert::new(row).execute(self).await
     }
 
     /// The row with the given full primary key, if it exists. `key` binds the partition-key
@@ -276,7 +273,7 @@ impl Db {
     /// call this with typed arguments.
     pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
         let n = T::schema().partition_key.len() + T::schema().clustering.len();
-        crate::query::select_key_prefix::<T>(self, n, key, true)
+        crate::exec::select_key_prefix::<T>(self, n, key, true, &Default::default())
             .await
             .map(|rows| rows.into_iter().next())
     }
@@ -284,7 +281,13 @@ impl Db {
     /// Every row of one partition, in clustering order. `key` binds the partition-key
     /// columns in declared order.
     pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
-        crate::query::select_key_prefix::<T>(self, T::schema().partition_key.len(), key, false)
-            .await
+        crate::exec::select_key_prefix::<T>(
+            self,
+            T::schema().partition_key.len(),
+            key,
+            false,
+            &Default::default(),
+        )
+        .await
     }
 }

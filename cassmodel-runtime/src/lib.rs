@@ -6,22 +6,29 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 pub mod cql;
 mod db;
 pub mod ddl;
 mod error;
+mod exec;
+mod insert;
 mod mapping;
+pub mod migrate;
 pub mod query;
 mod schema;
 mod table;
 mod udt;
 
+pub use batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularStatement};
 pub use cassmodel_schema::{CqlType, NativeType};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
+pub use exec::{Page, Projection};
+pub use insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
-pub use query::{Op, Page, Projection, QueryOptions, RowStream, Spec, kind, state};
+pub use query::{Cmp, Op, Outcome, QueryOptions, RowStream, SetOp, Spec, kind, state};
 pub use schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
@@ -44,15 +51,19 @@ pub use scylla;
 pub mod __private {
     //! Used by code that `#[derive(CassTable)]` / `#[derive(CassUdt)]` generate. Not a
     //! public API: anything here may change in any release.
-    pub use crate::query::state::{AfterEq, AfterLower, AfterUpper};
-    pub use crate::query::{
-        Op, QueryFuture, QueryState, bound_in, execute, scan_full_table, select_all, select_first,
-        select_page, select_stream,
+    pub use crate::batch::{BatchEntry, contains_str, query_entry};
+    pub use crate::exec::{
+        execute, execute_lwt, scan_full_table, select_all, select_first, select_page, select_stream,
     };
+    pub use crate::migrate::{TableEntry, UdtEntry};
+    pub use crate::query::kind::{AfterStaticSet, WriteKind};
+    pub use crate::query::state::{AfterEq, AfterLower, AfterUpper};
+    pub use crate::query::{Bound, Op, QueryFuture, QueryState, SetOp, bound_list};
     pub use crate::table::check_columns;
     pub use crate::table::{RowReader, TypeCheckFn, check_row, no_such_column, serialize_by_name};
     pub use crate::udt::{UdtReader, no_such_field, serialize_udt, type_check_udt};
     pub use futures::Stream;
+    pub use inventory;
     pub use std::marker::PhantomData;
 
     /// The column indices (into `T`'s columns) of a projection's fields, by field name.

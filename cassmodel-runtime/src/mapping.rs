@@ -100,6 +100,11 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
     }
 
     #[doc(hidden)]
+    fn __is_none(&self) -> bool {
+        false
+    }
+
+    #[doc(hidden)]
     fn __write<'b>(
         &self,
         typ: &ColumnType<'_>,
@@ -235,6 +240,10 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
 
     fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
         T::__type_check(typ)
+    }
+
+    fn __is_none(&self) -> bool {
+        self.is_none()
     }
 
     fn __write<'b>(

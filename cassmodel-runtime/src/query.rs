@@ -7,13 +7,10 @@
 //! bound values, the statement's shape (the cache key), the CQL text built from it on first
 //! use, execution, paging and options.
 
-use std::any::TypeId;
 use std::time::Duration;
 
-use futures::{Stream, StreamExt, TryStreamExt};
-use scylla::deserialize::row::DeserializeRow;
+use futures::Stream;
 use scylla::frame::response::result::ColumnType;
-use scylla::response::{PagingState, PagingStateResponse};
 use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
@@ -21,10 +18,8 @@ use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency};
 
-use crate::db::{CacheKey, Db};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mapping::CqlMapping;
-use crate::table::Table;
 
 /// Type-level states of a query's WHERE clause. A generated builder moves between them as
 /// columns are restricted; a column method that does not fit the current state does not
@@ -107,19 +102,53 @@ pub type RowStream<R> = std::pin::Pin<Box<dyn Stream<Item = Result<R>> + Send>>;
 
 /// What a builder does; its terminal methods depend on it.
 pub mod kind {
-    /// `SELECT`: `all`, `first`, `stream`, `page`.
+    /// `SELECT`: `fetch_all`, `fetch_first`, `fetch_stream`, `fetch_page`.
     pub struct Select;
-    /// `DELETE`: `execute`.
-    pub struct Delete;
-    /// `UPDATE ... SET`: `execute`.
-    pub struct Update;
+    /// `DELETE`: `execute`. `LWT`: a condition was given (`IF ...`), so `execute` returns an
+    /// [`Outcome`](crate::Outcome).
+    pub struct Delete<const LWT: bool = false>;
+    /// `UPDATE`: `execute`. `W` is what has been set so far: `0` nothing, `1` only static
+    /// columns (the partition key is then enough), `2` a regular column (the whole primary
+    /// key is needed). `LWT`: a condition was given.
+    pub struct Update<const W: u8, const LWT: bool = false>;
+
+    /// The kinds that write: `Delete` and `Update`.
+    #[doc(hidden)]
+    pub trait WriteKind {
+        /// The kind once a condition is added.
+        type Conditional;
+    }
+    impl<const LWT: bool> WriteKind for Delete<LWT> {
+        type Conditional = Delete<true>;
+    }
+    impl<const W: u8, const LWT: bool> WriteKind for Update<W, LWT> {
+        type Conditional = Update<W, true>;
+    }
+
+    /// The update kind after setting a static column.
+    #[doc(hidden)]
+    pub trait AfterStaticSet {
+        /// The next kind.
+        type Next;
+    }
+    impl<const LWT: bool> AfterStaticSet for Update<0, LWT> {
+        type Next = Update<1, LWT>;
+    }
+    impl<const LWT: bool> AfterStaticSet for Update<1, LWT> {
+        type Next = Update<1, LWT>;
+    }
+    impl<const LWT: bool> AfterStaticSet for Update<2, LWT> {
+        type Next = Update<2, LWT>;
+    }
 }
 
-/// A restriction operator.
+/// A restriction or condition operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `=`
     Eq,
+    /// `!=` (conditions only)
+    Ne,
     /// `IN`
     In,
     /// `>`
@@ -137,6 +166,7 @@ impl Op {
     pub const fn cql(self) -> &'static str {
         match self {
             Op::Eq => "=",
+            Op::Ne => "!=",
             Op::In => "IN",
             Op::Gt => ">",
             Op::Ge => ">=",
@@ -146,13 +176,80 @@ impl Op {
     }
 }
 
+/// A comparison in a lightweight transaction's condition (`IF column <cmp> ?`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl From<Cmp> for Op {
+    fn from(c: Cmp) -> Op {
+        match c {
+            Cmp::Eq => Op::Eq,
+            Cmp::Ne => Op::Ne,
+            Cmp::Lt => Op::Lt,
+            Cmp::Le => Op::Le,
+            Cmp::Gt => Op::Gt,
+            Cmp::Ge => Op::Ge,
+        }
+    }
+}
+
+/// How an UPDATE changes a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SetOp {
+    /// `c = ?`
+    Assign,
+    /// `c = c + ?` (list append, set add, map merge)
+    Append,
+    /// `c = ? + c` (list prepend)
+    Prepend,
+    /// `c = c - ?` (list/set remove, map remove keys)
+    Remove,
+    /// `c[?] = ?` (list index, map key)
+    AtKey,
+    /// `c = c + ?` on a counter
+    Increment,
+    /// `c = c - ?` on a counter
+    Decrement,
+}
+
+impl SetOp {
+    /// Whether retrying the change could apply it twice.
+    pub const fn is_idempotent(self) -> bool {
+        !matches!(
+            self,
+            SetOp::Append | SetOp::Prepend | SetOp::Increment | SetOp::Decrement
+        )
+    }
+}
+
 /// The statement a query runs, without its values: the cache key of its prepared statement.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Spec {
     /// `(column index, operator)` in WHERE order (which is also bind order).
     pub restrictions: Vec<(u16, Op)>,
-    /// Columns set by an UPDATE, in SET order.
-    pub sets: Vec<u16>,
+    /// `(column index, change)` of an UPDATE, in SET order.
+    pub sets: Vec<(u16, SetOp)>,
+    /// `IF column <op> ?` conditions (a lightweight transaction).
+    pub conditions: Vec<(u16, Op)>,
+    /// `IF EXISTS` (a lightweight transaction).
+    pub if_exists: bool,
+    /// `USING TTL ?`
+    pub ttl: bool,
+    /// `USING TIMESTAMP ?`
+    pub timestamp: bool,
     /// `LIMIT ?`
     pub limit: bool,
     /// `PER PARTITION LIMIT ?`
@@ -165,10 +262,20 @@ pub struct Spec {
 
 impl Spec {
     /// Whether some partition-key column of `schema` is restricted by `IN`.
-    fn in_on_partition_key(&self, table: &crate::TableSchema) -> bool {
+    pub(crate) fn in_on_partition_key(&self, table: &crate::TableSchema) -> bool {
         self.restrictions
             .iter()
             .any(|&(c, op)| op == Op::In && table.partition_key.contains(&usize::from(c)))
+    }
+
+    /// Whether the statement is a lightweight transaction.
+    pub fn is_lwt(&self) -> bool {
+        self.if_exists || !self.conditions.is_empty()
+    }
+
+    /// Whether the statement may be retried safely.
+    pub fn is_idempotent(&self) -> bool {
+        !self.is_lwt() && self.sets.iter().all(|(_, op)| op.is_idempotent())
     }
 }
 
@@ -192,10 +299,10 @@ impl<T: CqlMapping + Sync> BindValue for T {
     }
 }
 
-/// The list bound to an `IN ?` marker.
-struct InList<'a, V>(&'a [V]);
+/// A list bound to one marker (`IN ?`, a set of map keys to remove).
+struct ListOf<'a, V>(&'a [V]);
 
-impl<V: SerializeValue + Sync> BindValue for InList<'_, V> {
+impl<V: SerializeValue + Sync> BindValue for ListOf<'_, V> {
     fn write_to<'b>(
         &self,
         typ: &ColumnType<'_>,
@@ -211,12 +318,16 @@ pub enum Bound<'a> {
     Value(&'a dyn BindValue),
     /// A borrowed string (for `String` columns).
     Str(&'a str),
+    /// A list index (`l[?] = ?`).
+    Index(i32),
+    /// A counter change (`c = c + ?`).
+    Counter(i64),
     /// An owned adapter (the list of an `IN`).
     Boxed(Box<dyn BindValue + Send + 'a>),
 }
 
-impl Bound<'_> {
-    fn write_to<'b>(
+impl<'a> Bound<'a> {
+    pub(crate) fn write_to<'b>(
         &self,
         typ: &ColumnType<'_>,
         writer: CellWriter<'b>,
@@ -224,18 +335,23 @@ impl Bound<'_> {
         match self {
             Bound::Value(v) => v.write_to(typ, writer),
             Bound::Str(s) => SerializeValue::serialize(*s, typ, writer),
+            Bound::Index(i) => SerializeValue::serialize(i, typ, writer),
+            Bound::Counter(n) => {
+                SerializeValue::serialize(&scylla::value::Counter(*n), typ, writer)
+            }
             Bound::Boxed(v) => v.write_to(typ, writer),
         }
     }
 }
 
-/// The list of an `IN` restriction, as a bound value.
-pub fn bound_in<'a, V: SerializeValue + Sync + Send>(values: &'a [V]) -> Bound<'a> {
-    Bound::Boxed(Box::new(InList(values)))
+/// A list of values bound to one marker (`IN ?`, map keys to remove).
+pub fn bound_list<'a, V: SerializeValue + Sync + Send>(values: &'a [V]) -> Bound<'a> {
+    Bound::Boxed(Box::new(ListOf(values)))
 }
 
 /// Per-query options. Unset options keep the session's defaults; reads and plain writes are
-/// idempotent by default (safe for the driver to retry).
+/// idempotent by default (safe for the driver to retry), lightweight transactions, counter
+/// updates and list appends/prepends are not.
 #[derive(Debug, Clone, Default)]
 pub struct QueryOptions {
     /// Consistency level.
@@ -262,8 +378,9 @@ impl QueryOptions {
             && self.idempotent.is_none()
     }
 
-    /// The cached statement itself, or a copy with these options applied.
-    fn apply(&self, ps: &PreparedStatement) -> Option<PreparedStatement> {
+    /// `None` when the cached statement can run as it is, otherwise a copy with these
+    /// options applied.
+    pub(crate) fn apply(&self, ps: &PreparedStatement) -> Option<PreparedStatement> {
         if self.is_default() {
             return None;
         }
@@ -294,12 +411,9 @@ impl QueryOptions {
 /// builders wrap one; its methods are called by generated code.
 #[derive(Default)]
 pub struct QueryState<'a> {
-    spec: Spec,
-    where_values: Vec<Bound<'a>>,
-    set_values: Vec<Bound<'a>>,
-    limit: Option<i32>,
-    per_partition_limit: Option<i32>,
-    options: QueryOptions,
+    pub(crate) spec: Spec,
+    pub(crate) values: BoundValues<'a>,
+    pub(crate) options: QueryOptions,
 }
 
 impl<'a> QueryState<'a> {
@@ -311,33 +425,69 @@ impl<'a> QueryState<'a> {
     /// Adds `column op ?` to the WHERE clause.
     pub fn restrict(mut self, column: u16, op: Op, value: Bound<'a>) -> Self {
         self.spec.restrictions.push((column, op));
-        self.where_values.push(value);
+        self.values.where_.push(value);
         self
     }
 
-    /// Adds `column = ?` to the SET clause (updates). Setting a column twice keeps the last.
-    pub fn set(mut self, column: u16, value: Bound<'a>) -> Self {
-        match self.spec.sets.iter().position(|&c| c == column) {
-            Some(i) => self.set_values[i] = value,
-            None => {
-                self.spec.sets.push(column);
-                self.set_values.push(value);
+    /// Adds a change of `column` to the SET clause: one value, or two for `c[?] = ?`.
+    /// Assigning a column twice keeps the last value.
+    pub fn set(mut self, column: u16, op: SetOp, values: [Option<Bound<'a>>; 2]) -> Self {
+        if op == SetOp::Assign
+            && let Some(i) = self.spec.sets.iter().position(|&s| s == (column, op))
+        {
+            // The values of earlier SET entries come first; find this entry's slot.
+            let slot: usize = self.spec.sets[..i]
+                .iter()
+                .map(|&(_, o)| if o == SetOp::AtKey { 2 } else { 1 })
+                .sum();
+            if let [Some(v), _] = values {
+                self.values.set[slot] = v;
             }
+            return self;
         }
+        self.spec.sets.push((column, op));
+        self.values.set.extend(values.into_iter().flatten());
+        self
+    }
+
+    /// Adds `IF column op ?`.
+    pub fn condition(mut self, column: u16, op: Op, value: Bound<'a>) -> Self {
+        self.spec.conditions.push((column, op));
+        self.values.if_.push(value);
+        self
+    }
+
+    /// Adds `IF EXISTS`.
+    pub fn if_exists(mut self) -> Self {
+        self.spec.if_exists = true;
+        self
+    }
+
+    /// `USING TTL seconds`: the written cells expire after that long (0: never).
+    pub fn ttl(mut self, seconds: i32) -> Self {
+        self.spec.ttl = true;
+        self.values.ttl = Some(seconds);
+        self
+    }
+
+    /// `USING TIMESTAMP micros`: the write time of the cells, in microseconds since the epoch.
+    pub fn timestamp(mut self, micros: i64) -> Self {
+        self.spec.timestamp = true;
+        self.values.timestamp = Some(micros);
         self
     }
 
     /// `LIMIT n` (bound, not spliced).
     pub fn limit(mut self, n: i32) -> Self {
         self.spec.limit = true;
-        self.limit = Some(n);
+        self.values.limit = Some(n);
         self
     }
 
     /// `PER PARTITION LIMIT n`.
     pub fn per_partition_limit(mut self, n: i32) -> Self {
         self.spec.per_partition_limit = true;
-        self.per_partition_limit = Some(n);
+        self.values.per_partition_limit = Some(n);
         self
     }
 
@@ -353,37 +503,33 @@ impl<'a> QueryState<'a> {
         self
     }
 
-    /// The per-query options.
-    pub fn options_mut(&mut self) -> &mut QueryOptions {
-        &mut self.options
-    }
-
     /// Sets the per-query options with `f`.
     pub fn with_options(mut self, f: impl FnOnce(&mut QueryOptions)) -> Self {
         f(&mut self.options);
         self
     }
-
-    fn split(self) -> (Spec, BoundValues<'a>, QueryOptions) {
-        (
-            self.spec,
-            BoundValues {
-                set: self.set_values,
-                where_: self.where_values,
-                per_partition_limit: self.per_partition_limit,
-                limit: self.limit,
-            },
-            self.options,
-        )
-    }
 }
 
-/// The values of a query in bind order: SET values, WHERE values, PER PARTITION LIMIT, LIMIT.
+/// The values of a query in bind order: USING (TTL, TIMESTAMP), SET, WHERE, IF,
+/// PER PARTITION LIMIT, LIMIT.
+#[derive(Default)]
 pub struct BoundValues<'a> {
-    set: Vec<Bound<'a>>,
-    where_: Vec<Bound<'a>>,
-    per_partition_limit: Option<i32>,
-    limit: Option<i32>,
+    pub(crate) ttl: Option<i32>,
+    pub(crate) timestamp: Option<i64>,
+    pub(crate) set: Vec<Bound<'a>>,
+    pub(crate) where_: Vec<Bound<'a>>,
+    pub(crate) if_: Vec<Bound<'a>>,
+    pub(crate) per_partition_limit: Option<i32>,
+    pub(crate) limit: Option<i32>,
+}
+
+fn too_many_values() -> SerializationError {
+    SerializationError::new(crate::RowError::Value {
+        table: String::new(),
+        column: String::new(),
+        rust_type: "bound values",
+        detail: "more values than bind markers".to_owned(),
+    })
 }
 
 impl SerializeRow for BoundValues<'_> {
@@ -393,17 +539,14 @@ impl SerializeRow for BoundValues<'_> {
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
         let mut specs = ctx.columns().iter();
-        let mut next_type = || {
-            specs.next().map(|s| s.typ()).ok_or_else(|| {
-                SerializationError::new(crate::RowError::Value {
-                    table: String::new(),
-                    column: String::new(),
-                    rust_type: "bound values",
-                    detail: "more values than bind markers".to_owned(),
-                })
-            })
-        };
-        for v in self.set.iter().chain(&self.where_) {
+        let mut next_type = || specs.next().map(|s| s.typ()).ok_or_else(too_many_values);
+        if let Some(ttl) = &self.ttl {
+            SerializeValue::serialize(ttl, next_type()?, writer.make_cell_writer())?;
+        }
+        if let Some(ts) = &self.timestamp {
+            SerializeValue::serialize(ts, next_type()?, writer.make_cell_writer())?;
+        }
+        for v in self.set.iter().chain(&self.where_).chain(&self.if_) {
             v.write_to(next_type()?, writer.make_cell_writer())?;
         }
         for n in self.per_partition_limit.iter().chain(&self.limit) {
@@ -413,301 +556,33 @@ impl SerializeRow for BoundValues<'_> {
     }
 
     fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.ttl.is_none()
+            && self.timestamp.is_none()
+            && self.set.is_empty()
             && self.where_.is_empty()
+            && self.if_.is_empty()
             && self.limit.is_none()
             && self.per_partition_limit.is_none()
     }
 }
 
-/// The rows a read returns: the whole table struct, or a projection of some of its columns
-/// (`#[derive(CassProjection)]`).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a projection of table `{T}`",
-    label = "cannot read rows of `{T}` as `{Self}`",
-    note = "derive `CassProjection` on `{Self}` with `#[cass(table = {T})]`, with fields named and typed like columns of `{T}`"
-)]
-pub trait Projection<T: Table>:
-    Sized + Send + 'static + for<'f, 'm> DeserializeRow<'f, 'm>
-{
-    /// Indices (into `T::schema().columns`) of the columns read, in field order.
-    fn columns() -> &'static [usize];
+/// The result of a write: whether it applied and, for a lightweight transaction that did
+/// not, the row as it is now (read with SERIAL consistency), if there is one.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "a lightweight transaction may not have applied: check `applied`"]
+pub struct Outcome<T> {
+    /// Whether the write happened. Always `true` for writes without a condition.
+    pub applied: bool,
+    /// For a condition that failed: the current row, or `None` if it does not exist.
+    pub current: Option<T>,
 }
 
-impl<T: Table> Projection<T> for T {
-    fn columns() -> &'static [usize] {
-        T::schema().all_columns()
-    }
-}
-
-/// One page of rows and the state to resume from.
-#[derive(Debug)]
-pub struct Page<R> {
-    /// The rows of this page.
-    pub rows: Vec<R>,
-    /// Where the next page starts, or `None` after the last page. Store
-    /// [`PagingState::as_bytes_slice`] (e.g. base64 in a web API's cursor) and rebuild it with
-    /// [`PagingState::new_from_raw_bytes`].
-    pub next: Option<PagingState>,
-}
-
-async fn prepare<T: Table, R: Projection<T>>(
-    db: &Db,
-    spec: Spec,
-    what: &'static str,
-) -> Result<std::sync::Arc<PreparedStatement>> {
-    let key = CacheKey::Query {
-        table: TypeId::of::<T>(),
-        row: TypeId::of::<R>(),
-        what,
-        spec,
-    };
-    db.prepared(key, |key| {
-        let CacheKey::Query { spec, .. } = key else {
-            return Err(Error::Invalid("statement cache key mismatch".into()));
-        };
-        let schema = T::schema();
-        let ks = db.keyspace_of::<T>()?;
-        Ok(match what {
-            "delete" => crate::cql::delete(schema, ks, spec),
-            "update" => crate::cql::update(schema, ks, spec),
-            _ => crate::cql::select(schema, ks, R::columns(), spec),
-        })
-    })
-    .await
-}
-
-/// `SELECT` with `=` on the first `n` primary-key columns, bound from `values`: the body of
-/// the generated `get` (`single`: first row, unpaged) and `partition` (all rows, paged).
-pub(crate) async fn select_key_prefix<T: Table>(
-    db: &Db,
-    n: usize,
-    values: impl SerializeRow,
-    single: bool,
-) -> Result<Vec<T>> {
-    let schema = T::schema();
-    let spec = Spec {
-        restrictions: schema
-            .primary_key()
-            .take(n)
-            .map(|i| (i as u16, Op::Eq))
-            .collect(),
-        ..Spec::default()
-    };
-    let ps = prepare::<T, T>(db, spec, "select").await?;
-    let cql = ps.get_statement();
-    if single {
-        let res = db
-            .session()
-            .execute_unpaged(&ps, values)
-            .await
-            .map_err(|e| Error::execute(cql, e))?;
-        return Ok(res
-            .into_rows_result()?
-            .maybe_first_row::<T>()?
-            .into_iter()
-            .collect());
-    }
-    let pager = db
-        .session()
-        .execute_iter(PreparedStatement::clone(&ps), values)
-        .await
-        .map_err(|e| Error::execute(cql, e))?;
-    Ok(pager.rows_stream::<T>()?.try_collect::<Vec<_>>().await?)
-}
-
-/// Runs a SELECT and collects every row (paging through all of them).
-pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) -> Result<Vec<R>> {
-    let (spec, values, options) = q.split();
-    // Cassandra cannot page a query with ORDER BY and IN on the partition key.
-    let unpaged = spec.reversed && spec.in_on_partition_key(T::schema());
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    let cql = ps.get_statement();
-    if unpaged {
-        let res = db
-            .session()
-            .execute_unpaged(ps, values)
-            .await
-            .map_err(|e| Error::execute(cql, e))?;
-        return Ok(res
-            .into_rows_result()?
-            .rows::<R>()?
-            .collect::<Result<Vec<_>, _>>()?);
-    }
-    let pager = db
-        .session()
-        .execute_iter(ps.clone(), values)
-        .await
-        .map_err(|e| Error::execute(cql, e))?;
-    Ok(pager.rows_stream::<R>()?.try_collect::<Vec<_>>().await?)
-}
-
-/// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit).
-pub async fn select_first<T: Table, R: Projection<T>>(
-    db: &Db,
-    mut q: QueryState<'_>,
-) -> Result<Option<R>> {
-    if !q.spec.limit {
-        q = q.limit(1);
-    }
-    let (spec, values, options) = q.split();
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    let res = db
-        .session()
-        .execute_unpaged(ps, values)
-        .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
-    Ok(res.into_rows_result()?.maybe_first_row::<R>()?)
-}
-
-/// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
-/// large the partition.
-pub async fn select_stream<T: Table, R: Projection<T>>(
-    db: &Db,
-    q: QueryState<'_>,
-) -> Result<RowStream<R>> {
-    let (spec, values, options) = q.split();
-    if spec.reversed && spec.in_on_partition_key(T::schema()) {
-        return Err(Error::Invalid(format!(
-            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
-             partition key; read it with `all()` (one unpaged request) or drop one of the two",
-            T::schema().name
-        )));
-    }
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let ps = options
-        .apply(&ps)
-        .unwrap_or_else(|| PreparedStatement::clone(&ps));
-    let cql = ps.get_statement().to_owned();
-    let pager = db
-        .session()
-        .execute_iter(ps, values)
-        .await
-        .map_err(|e| Error::execute(&cql, e))?;
-    Ok(Box::pin(
-        pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)),
-    ))
-}
-
-/// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
-pub async fn select_page<T: Table, R: Projection<T>>(
-    db: &Db,
-    q: QueryState<'_>,
-    from: PagingState,
-) -> Result<Page<R>> {
-    let (spec, values, options) = q.split();
-    if spec.reversed && spec.in_on_partition_key(T::schema()) {
-        return Err(Error::Invalid(format!(
-            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
-             partition key",
-            T::schema().name
-        )));
-    }
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    let (res, next) = db
-        .session()
-        .execute_single_page(ps, values, from)
-        .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
-    let rows = res
-        .into_rows_result()?
-        .rows::<R>()?
-        .collect::<Result<Vec<_>, _>>()?;
-    let next = match next {
-        PagingStateResponse::HasMorePages { state } => Some(state),
-        PagingStateResponse::NoMorePages => None,
-    };
-    Ok(Page { rows, next })
-}
-
-/// Runs a DELETE or UPDATE (`what` = `"delete"` / `"update"`).
-pub async fn execute<T: Table>(db: &Db, q: QueryState<'_>, what: &'static str) -> Result<()> {
-    let (spec, values, options) = q.split();
-    let ps = prepare::<T, T>(db, spec, what).await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    db.session()
-        .execute_unpaged(ps, values)
-        .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
-    Ok(())
-}
-
-/// A full-table scan, split into `splits` token ranges read one after the other (each
-/// paged): every row of every partition, in token order. Costs a read of the whole table
-/// on every replica set: only for batch jobs.
-pub async fn scan_full_table<T: Table, R: Projection<T>>(
-    db: &Db,
-    splits: u32,
-) -> Result<RowStream<R>> {
-    let key = CacheKey::Scan {
-        table: TypeId::of::<T>(),
-        row: TypeId::of::<R>(),
-    };
-    let ps = db
-        .prepared(key, |_| {
-            Ok(crate::cql::token_range_scan(
-                T::schema(),
-                db.keyspace_of::<T>()?,
-                R::columns(),
-            ))
-        })
-        .await?;
-    let session = db.clone();
-    let ranges = token_ranges(splits.max(1));
-    Ok(Box::pin(
-        futures::stream::iter(ranges)
-            .then(move |(lo, hi)| {
-                let db = session.clone();
-                let ps = PreparedStatement::clone(&ps);
-                async move {
-                    let pager = db
-                        .session()
-                        .execute_iter(ps, (lo, hi))
-                        .await
-                        .map_err(|e| Error::execute("token range scan", e))?;
-                    Ok::<_, Error>(pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)))
-                }
-            })
-            .try_flatten(),
-    ))
-}
-
-/// `splits` inclusive token ranges that cover the Murmur3 ring exactly once.
-pub fn token_ranges(splits: u32) -> Vec<(i64, i64)> {
-    let splits = i128::from(splits.max(1));
-    let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
-    let width = (max - min + 1) / splits;
-    (0..splits)
-        .map(|i| {
-            let lo = min + i * width;
-            let hi = if i == splits - 1 { max } else { lo + width - 1 };
-            // Both are within i64 by construction.
-            (lo as i64, hi as i64)
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::token_ranges;
-
-    #[test]
-    fn token_ranges_cover_the_ring() {
-        for n in [1, 2, 3, 7, 64] {
-            let r = token_ranges(n);
-            assert_eq!(r.len(), n as usize);
-            assert_eq!(r[0].0, i64::MIN);
-            assert_eq!(r[r.len() - 1].1, i64::MAX);
-            for w in r.windows(2) {
-                assert_eq!(w[0].1 + 1, w[1].0);
-            }
+impl<T> Outcome<T> {
+    /// An unconditional write that was sent.
+    pub(crate) fn done() -> Self {
+        Outcome {
+            applied: true,
+            current: None,
         }
     }
 }

@@ -25,6 +25,9 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     /// The table's description, built on first use.
     fn schema() -> &'static TableSchema;
 
+    /// Whether the field of column `index` is `None` (left unset by inserts).
+    fn column_is_none(&self, index: usize) -> bool;
+
     /// Serializes the field of column `index` (an index into [`TableSchema::columns`]).
     fn write_column<'b>(
         &self,

@@ -201,6 +201,55 @@ impl CqlType {
         }
     }
 
+    /// The form used to compare two type texts for equality, e.g. a model's type with the
+    /// `type` column of `system_schema.columns`: `frozen<...>` is removed wherever Cassandra
+    /// implies it (around a tuple, which is always frozen, and on everything nested inside a
+    /// collection, tuple, vector or frozen type, which must be frozen anyway). A top-level
+    /// `frozen<...>` on a collection or user-defined type is kept: it changes the type.
+    ///
+    /// The result is for comparison only; it is not always valid CQL.
+    ///
+    /// ```
+    /// use cassmodel_schema::CqlType;
+    /// let parse = |s: &str| s.parse::<CqlType>().unwrap().canonical();
+    /// assert_eq!(parse("frozen<tuple<int, text>>"), parse("tuple<int, text>"));
+    /// assert_eq!(parse("frozen<tuple<int, frozen<list<int>>>>"), parse("tuple<int, list<int>>"));
+    /// assert_eq!(parse("list<frozen<address>>").to_string(), "list<address>");
+    /// assert_ne!(parse("frozen<address>"), parse("address"));
+    /// ```
+    pub fn canonical(&self) -> CqlType {
+        match self {
+            CqlType::Frozen(inner) => match inner.as_ref() {
+                t @ CqlType::Tuple(_) => t.canonical(),
+                t => CqlType::Frozen(Box::new(t.nested_canonical())),
+            },
+            t => t.nested_canonical(),
+        }
+    }
+
+    /// `canonical` of the children of a type, each without any `frozen<...>`.
+    fn nested_canonical(&self) -> CqlType {
+        let inner = |t: &CqlType| Box::new(t.unfrozen_canonical());
+        match self {
+            CqlType::Native(_) | CqlType::Udt(_) => self.clone(),
+            CqlType::List(t) => CqlType::List(inner(t)),
+            CqlType::Set(t) => CqlType::Set(inner(t)),
+            CqlType::Map(k, v) => CqlType::Map(inner(k), inner(v)),
+            CqlType::Tuple(ts) => {
+                CqlType::Tuple(ts.iter().map(CqlType::unfrozen_canonical).collect())
+            }
+            CqlType::Vector(t, n) => CqlType::Vector(inner(t), *n),
+            CqlType::Frozen(t) => CqlType::Frozen(Box::new(t.nested_canonical())),
+        }
+    }
+
+    fn unfrozen_canonical(&self) -> CqlType {
+        match self {
+            CqlType::Frozen(t) => t.unfrozen_canonical(),
+            t => t.nested_canonical(),
+        }
+    }
+
     /// Names of the user-defined types this type refers to, outermost first.
     pub fn udt_names(&self) -> Vec<&str> {
         let mut out = Vec::new();
@@ -562,6 +611,25 @@ mod tests {
         assert_eq!(parse("frozen<addr>").key_violation(), None);
         assert_eq!(parse("tuple<int, text>").key_violation(), None);
         assert_eq!(parse("timeuuid").key_violation(), None);
+    }
+
+    #[test]
+    fn canonical_forms() {
+        let c = |s: &str| parse(s).canonical().to_string();
+        assert_eq!(
+            c("frozen<tuple<int, frozen<list<int>>>>"),
+            "tuple<int, list<int>>"
+        );
+        assert_eq!(c("tuple<int, list<int>>"), "tuple<int, list<int>>");
+        assert_eq!(c("list<frozen<address>>"), "list<address>");
+        assert_eq!(
+            c("frozen<map<text, frozen<set<int>>>>"),
+            "frozen<map<text, set<int>>>"
+        );
+        assert_eq!(c("FROZEN<Address>"), "frozen<address>");
+        assert_eq!(c("vector<float, 3>"), "vector<float, 3>");
+        assert_ne!(c("list<int>"), c("frozen<list<int>>"));
+        assert_ne!(c("address"), c("frozen<address>"));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! The title and user name are copied into the index tables (denormalised); a like writes both.
 
 use cassmodel::value::{Decimal, Timeuuid};
-use cassmodel::{CassTable, Db, Result};
+use cassmodel::{CassEntity, CassTable, Db, Result};
 use uuid::Uuid;
 
 use super::{Section, at, id, timeuuid};
@@ -33,7 +33,20 @@ pub struct Items {
     pub price: Decimal,
 }
 
+/// A user likes an item: stored in both index tables, with the user name and item title
+/// copied in.
+#[derive(CassEntity, Debug, Clone, PartialEq)]
+#[cass(tables(UsersByItem, ItemsByUser))]
+pub struct ItemLike {
+    pub item_id: Uuid,
+    pub user_id: Uuid,
+    pub liked_at: Timeuuid,
+    pub user_name: String,
+    pub item_title: String,
+}
+
 #[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = ItemLike)]
 pub struct UsersByItem {
     #[partition_key]
     pub item_id: Uuid,
@@ -45,6 +58,7 @@ pub struct UsersByItem {
 }
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = ItemLike)]
 pub struct ItemsByUser {
     #[partition_key]
     pub user_id: Uuid,
@@ -97,19 +111,14 @@ pub async fn demo(db: &Db) -> Result<()> {
         })
         .await?;
         let liked_at = timeuuid(at(8, 1 + i as u32, 20, 0), 0);
-        db.insert(&UsersByItem {
+        ItemLike {
             item_id: item.item_id,
-            liked_at,
             user_id: *uid,
+            liked_at,
             user_name: (*name).into(),
-        })
-        .await?;
-        db.insert(&ItemsByUser {
-            user_id: *uid,
-            liked_at,
-            item_id: item.item_id,
             item_title: item.title.clone(),
-        })
+        }
+        .save(db)
         .await?;
     }
     println!("users who liked '{}', most recent first:", item.title);

@@ -17,7 +17,7 @@
 
 use chrono::{DateTime, Utc};
 
-use cassmodel::{CassTable, Db, Result};
+use cassmodel::{CassEntity, CassTable, Db, Result};
 
 use super::{Section, at};
 
@@ -37,8 +37,23 @@ pub struct Product {
     pub title: String,
 }
 
+/// One like, stored in both query tables. `like.save(&db)` writes both in one logged batch,
+/// `like.delete(&db)` removes both; a table added to `tables(...)` (and marked with
+/// `#[cass(entity = Like)]`) is written by every save from then on.
+#[derive(CassEntity, Debug, Clone, PartialEq)]
+#[cass(tables(CustomerByLikedProduct, ProductLikedByCustomer))]
+pub struct Like {
+    pub liked_prdt_id: String,
+    pub cust_id: String,
+    pub liked_on: DateTime<Utc>,
+    pub title: String,
+    pub first_name: String,
+    pub last_name: String,
+}
+
 /// Who liked a product, most recent first.
 #[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Like)]
 pub struct CustomerByLikedProduct {
     #[partition_key]
     pub liked_prdt_id: String,
@@ -53,6 +68,7 @@ pub struct CustomerByLikedProduct {
 
 /// What a customer liked, most recent first.
 #[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Like)]
 pub struct ProductLikedByCustomer {
     #[partition_key]
     pub cust_id: String,
@@ -116,30 +132,27 @@ pub fn likes() -> Vec<(usize, usize, DateTime<Utc>)> {
     ]
 }
 
+/// The like of product `p` by customer `c` at `on`, with the names copied in.
+pub fn like(c: &Customer, p: &Product, on: DateTime<Utc>) -> Like {
+    Like {
+        liked_prdt_id: p.prdt_id.clone(),
+        cust_id: c.cust_id.clone(),
+        liked_on: on,
+        title: p.title.clone(),
+        first_name: c.first_name.clone(),
+        last_name: c.last_name.clone(),
+    }
+}
+
 /// The two rows one like is stored as.
 pub fn like_rows(
     c: &Customer,
     p: &Product,
     on: DateTime<Utc>,
 ) -> (CustomerByLikedProduct, ProductLikedByCustomer) {
-    (
-        CustomerByLikedProduct {
-            liked_prdt_id: p.prdt_id.clone(),
-            liked_on: on,
-            cust_id: c.cust_id.clone(),
-            title: p.title.clone(),
-            first_name: c.first_name.clone(),
-            last_name: c.last_name.clone(),
-        },
-        ProductLikedByCustomer {
-            cust_id: c.cust_id.clone(),
-            liked_on: on,
-            liked_prdt_id: p.prdt_id.clone(),
-            title: p.title.clone(),
-            first_name: c.first_name.clone(),
-            last_name: c.last_name.clone(),
-        },
-    )
+    use cassmodel::FromEntity;
+    let l = like(c, p, on);
+    (FromEntity::from_entity(&l), FromEntity::from_entity(&l))
 }
 
 pub async fn demo(db: &Db) -> Result<()> {
@@ -151,9 +164,8 @@ pub async fn demo(db: &Db) -> Result<()> {
         db.insert(p).await?;
     }
     for (c, p, on) in likes() {
-        let (by_product, by_customer) = like_rows(&cs[c], &ps[p], on);
-        db.insert(&by_product).await?;
-        db.insert(&by_customer).await?;
+        // One call writes the like to both tables, in one logged batch.
+        like(&cs[c], &ps[p], on).save(db).await?;
     }
     println!("10 customers who most recently liked Pepsi (p1):");
     let by_product = CustomerByLikedProduct::select()

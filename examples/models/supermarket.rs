@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use uuid::Uuid;
 
-use cassmodel::{CassTable, CassUdt, Db, Result};
+use cassmodel::{CassEntity, CassTable, CassUdt, Db, Result};
 
 use super::{Section, at, id};
 
@@ -104,12 +104,34 @@ pub struct DeliveryTimeslots {
     pub reservation_expiry: Option<DateTime<Utc>>,
 }
 
+/// A submitted order, stored in both order tables (the article's workflow: "submit the order
+/// to both order tables").
+#[derive(CassEntity, Debug, Clone, PartialEq)]
+#[cass(tables(OrdersByCustomer, OrdersByDeliveryDate))]
+pub struct Order {
+    pub customer_id: Uuid,
+    pub order_id: Uuid,
+    pub submission_time: DateTime<Utc>,
+    pub delivery_date: NaiveDate,
+    pub delivery_team_id: Uuid,
+    pub start_time: NaiveTime,
+    pub products: BTreeMap<Uuid, i32>,
+    pub status: String,
+    pub delivery_address_key: String,
+    pub currency: String,
+    pub item_subtotal: f64,
+    pub postage_packing_fee: f64,
+    pub vat: f64,
+    pub promotional_discount: Option<f64>,
+    pub remarks: Option<String>,
+}
+
 /// Q5. As in the article, `order_id` comes before `submission_time` in the clustering key, so
 /// rows are ordered by order id (a random UUID), not by time: this table cannot list a
 /// customer's orders newest first. `submission_time DESC` only orders the versions of one
 /// order. To list orders by time, cluster by `submission_time` first (or a timeuuid id).
 #[derive(CassTable, Debug, Clone, PartialEq)]
-#[cass(keyspace = "order_delivery")]
+#[cass(keyspace = "order_delivery", entity = Order)]
 pub struct OrdersByCustomer {
     #[partition_key]
     pub customer_id: Uuid,
@@ -130,7 +152,7 @@ pub struct OrdersByCustomer {
 
 /// Q6: the orders one team delivers on one date, in start-time order.
 #[derive(CassTable, Debug, Clone, PartialEq)]
-#[cass(keyspace = "order_delivery")]
+#[cass(keyspace = "order_delivery", entity = Order)]
 pub struct OrdersByDeliveryDate {
     #[partition_key]
     pub delivery_date: NaiveDate,
@@ -200,11 +222,20 @@ pub fn sample_address() -> Address {
     }
 }
 
+/// The sample order as stored in `orders_by_customer`.
 pub fn sample_order() -> OrdersByCustomer {
-    OrdersByCustomer {
+    cassmodel::FromEntity::from_entity(&sample_order_entity())
+}
+
+/// The sample order, delivered by `team()` on `delivery_day()` at 10:00.
+pub fn sample_order_entity() -> Order {
+    Order {
         customer_id: jane(),
         order_id: id(0x0de4),
         submission_time: at(6, 30, 18, 5),
+        delivery_date: delivery_day(),
+        delivery_team_id: team(),
+        start_time: hour(10),
         products: BTreeMap::from([(id(0xa991e), 6), (id(0xb4ead), 1)]),
         status: "SUBMITTED".into(),
         delivery_address_key: "home".into(),
@@ -248,21 +279,8 @@ pub async fn demo(db: &Db) -> Result<()> {
         })
         .await?;
     }
-    let order = sample_order();
-    db.insert(&order).await?;
-    db.insert(&OrdersByDeliveryDate {
-        delivery_date: delivery_day(),
-        delivery_team_id: team(),
-        start_time: hour(10),
-        order_id: order.order_id,
-        submission_time: order.submission_time,
-        customer_id: order.customer_id,
-        delivery_address_key: order.delivery_address_key.clone(),
-        status: order.status.clone(),
-        products: order.products.clone(),
-        remarks: order.remarks.clone(),
-    })
-    .await?;
+    // Submit the order to both order tables at once (one logged batch).
+    sample_order_entity().save(db).await?;
 
     println!(
         "Q1 customer: {:?}",

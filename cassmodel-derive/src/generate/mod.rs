@@ -2,10 +2,12 @@
 //! through the runtime's hidden `__private` module (or the `crate = "..."` path), and keeps
 //! per-field code to one line that calls generic runtime functions.
 
+pub mod entity;
 pub mod projection;
 pub mod query;
 pub mod table;
 pub mod udt;
+pub mod write;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};

@@ -31,15 +31,19 @@ pub const BUILDER_METHODS: &[&str] = &[
     "fetch_stream",
     "fetch_page",
     "execute",
+    "using_ttl",
+    "using_timestamp",
+    "if_exists",
 ];
 
 /// The builder methods generated for one column.
 pub fn column_methods(f: &Field<'_>) -> Vec<String> {
     let n = f.ident.to_string();
-    let mut out = vec![n.clone(), format!("set_{n}"), format!("order_by_{n}")];
+    let mut out = vec![n.clone(), format!("order_by_{n}")];
     if f.role.is_key() {
         out.extend(["in", "gt", "ge", "lt", "le"].map(|s| format!("{n}_{s}")));
     }
+    out.extend(super::write::write_methods(f));
     out
 }
 
@@ -76,7 +80,7 @@ fn list(fields: &[&Field<'_>]) -> String {
 
 /// A `#[diagnostic::on_unimplemented]` marker trait: implemented for the states in which a
 /// method may be called; its message is what a user sees otherwise.
-fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
+pub(crate) fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
@@ -86,7 +90,7 @@ fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
 }
 
 /// `impl Trait for State {}`
-fn imp(name: &Ident, state: TokenStream) -> TokenStream {
+pub(crate) fn imp(name: &Ident, state: TokenStream) -> TokenStream {
     quote!(impl #name for #state {})
 }
 
@@ -141,7 +145,6 @@ pub fn generate(t: &Table<'_>) -> Generated {
     let mut traits = Vec::new();
     let mut impls = Vec::new();
     let mut methods = Vec::new();
-    let mut set_methods = Vec::new();
 
     let order_note = format!(
         "key columns are restricted in this order, each by `=` or `IN`: {key_order}; a range \
@@ -192,7 +195,7 @@ pub fn generate(t: &Table<'_>) -> Generated {
                 S: #eq + #p::AfterEq<#st::Key<#next>>,
                 V: #krate::BindAs<#ty> + ::core::marker::Send,
             {
-                self.__map(|q| q.restrict(#idx, #p::Op::In, #p::bound_in(values)))
+                self.__map(|q| q.restrict(#idx, #p::Op::In, #p::bound_list(values)))
             }
         });
         let range_methods = |lower: &Ident, upper: &Ident, next_lo: bool| {
@@ -272,21 +275,6 @@ pub fn generate(t: &Table<'_>) -> Generated {
             impls.push(imp(&upper, quote!(#st::Filtering)));
             methods.push(range_methods(&lower, &upper, true));
         }
-        // Key columns cannot be SET.
-        let no_set = format_ident!("__NoSet_{}", name);
-        traits.push(marker(
-            &no_set,
-            &format!("`{table}`: `{col}` is part of the primary key and cannot be updated"),
-            "primary-key column",
-            "a row's key is its identity: to move a row, insert it under the new key and delete the old one",
-        ));
-        let set = format_ident!("set_{}", name);
-        set_methods.push(quote_spanned! {f.ident.span()=>
-            #[doc(hidden)]
-            pub fn #set(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> Self
-            where S: #no_set,
-            { let _ = value; self }
-        });
     }
 
     // Regular and static columns: filtering only after an explicit opt-in; SET in updates.
@@ -333,14 +321,6 @@ pub fn generate(t: &Table<'_>) -> Generated {
                 S: #filter,
             {
                 self.__map(|q| q.restrict(#idx, #p::Op::Eq, #krate::BindAs::<#ty>::__bound(value)))
-            }
-        });
-        let set = format_ident!("set_{}", name);
-        let doc = format!("`SET {col} = ?`");
-        set_methods.push(quote_spanned! {f.ident.span()=>
-            #[doc = #doc]
-            pub fn #set(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> Self {
-                self.__map(|q| q.set(#idx, #krate::BindAs::<#ty>::__bound(value)))
             }
         });
     }
@@ -422,11 +402,9 @@ pub fn generate(t: &Table<'_>) -> Generated {
     ));
     traits.push(marker(
         &full_key,
-        &format!(
-            "`{table}`: an update names the whole primary key, each column by `=`: {key_order}"
-        ),
+        &format!("`{table}`: give the whole primary key, each column by `=`: {key_order}"),
         "primary key incomplete",
-        "give every key column, in order, before `execute`",
+        "an update of regular columns, and any conditional write (IF ...), works on one row",
     ));
     for s in &pk_given {
         impls.push(imp(&readable, s.clone()));
@@ -434,6 +412,24 @@ pub fn generate(t: &Table<'_>) -> Generated {
     }
     impls.push(imp(&readable, quote!(#st::Filtering)));
     impls.push(imp(&full_key, quote!(#st::Key<#nk>)));
+
+    let write = super::write::generate(
+        t,
+        &super::write::Ctx {
+            krate,
+            q: &q,
+            table,
+            np,
+            nk,
+            key_order: &key_order,
+            pk_list: &pk_list,
+            full_key: &full_key,
+            partition_given: &pk_given_tr,
+        },
+    );
+    traits.extend(write.traits);
+    impls.extend(write.impls);
+    let write_items = write.items;
 
     let doc = format!(
         "Typed query on [`{ident}`] (table `{table}`), from `{ident}::select()`, `delete()` or \
@@ -478,7 +474,7 @@ pub fn generate(t: &Table<'_>) -> Generated {
 
             /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
             /// then `execute`.
-            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update> {
+            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> {
                 #q { inner: #p::QueryState::new(), _state: #p::PhantomData }
             }
 
@@ -597,31 +593,7 @@ pub fn generate(t: &Table<'_>) -> Generated {
             }
         }
 
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S> #q<'a, S, #kd::Delete> {
-            /// Runs the delete.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
-            where
-                S: #pk_given_tr,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "delete"))
-            }
-        }
-
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S> #q<'a, S, #kd::Update> {
-            #(#set_methods)*
-
-            /// Runs the update.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
-            where
-                S: #full_key,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "update"))
-            }
-        }
+        #write_items
     };
     Generated { item, body }
 }

@@ -1,7 +1,8 @@
 //! `#[derive(CassTable)]` output.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use super::{column_def, private, readers, type_assertions, type_checks, write_arms};
 use crate::model::{Field, Role, Table};
@@ -37,6 +38,18 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let arms = write_arms(krate, &t.fields);
     let field_idents = t.fields.iter().map(|f| f.ident);
     let reads = readers(krate, &t.fields);
+    let none_arms = t.fields.iter().enumerate().map(|(i, f)| {
+        let id = f.ident;
+        let m = super::mapping(krate, f);
+        quote!(#i => #m::__is_none(&self.#id),)
+    });
+    let counter_table = t
+        .fields
+        .iter()
+        .any(|f| !f.role.is_key() && super::write::is_counter(f));
+    let insertable = (!counter_table).then(|| quote!(impl #krate::Insertable for #ident {}));
+    let from_entities: Vec<TokenStream> =
+        t.attrs.entities.iter().map(|e| from_entity(t, e)).collect();
     let methods = key_methods(t);
     let query = super::query::generate(t);
     let query_item = query.item;
@@ -49,6 +62,11 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
             #assertions
 
             #query_body
+
+            // Registers the table for `cassmodel::migrate::registered_tables()`.
+            #p::inventory::submit! {
+                #p::TableEntry(<#ident as #krate::Table>::schema)
+            }
 
             impl #krate::Table for #ident {
                 fn schema() -> &'static #krate::TableSchema {
@@ -67,6 +85,13 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
                             #p::Vec::from([#(#columns),*]),
                         )
                     })
+                }
+
+                fn column_is_none(&self, index: ::core::primitive::usize) -> ::core::primitive::bool {
+                    match index {
+                        #(#none_arms)*
+                        _ => false,
+                    }
                 }
 
                 fn write_column<'__b>(
@@ -112,6 +137,10 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
                     false
                 }
             }
+
+            #insertable
+
+            #(#from_entities)*
 
             #methods
         };
@@ -191,5 +220,39 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
 
             #partition
         }
+    }
+}
+
+/// `impl FromEntity<E> for Table`: each field copied from the entity's field of the same name
+/// (the compiler points at the table's field when the entity lacks it or has another type),
+/// and a check that the entity lists this table.
+fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
+    let krate = &t.krate;
+    let ident = t.ident;
+    let name = ident.to_string();
+    let entity_name = entity
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    let fields = t.fields.iter().map(|f| {
+        let id = f.ident;
+        quote_spanned!(id.span()=> #id: ::core::clone::Clone::clone(&entity.#id))
+    });
+    let message = format!(
+        "`{name}` declares #[cass(entity = {entity_name})], but `{entity_name}` does not list it: \
+         add `{name}` to the #[cass(tables(...))] of `{entity_name}` so that its save() and \
+         delete() write this table too"
+    );
+    quote_spanned! {entity.span()=>
+        impl #krate::FromEntity<#entity> for #ident {
+            fn from_entity(entity: &#entity) -> Self {
+                Self { #(#fields),* }
+            }
+        }
+        const _: () = ::core::assert!(
+            #krate::__private::contains_str(<#entity>::__CASS_TABLES, #name),
+            #message
+        );
     }
 }

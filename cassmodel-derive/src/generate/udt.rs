@@ -30,6 +30,11 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
         const _: () = {
             #assertions
 
+            // Registers the type for `cassmodel::migrate::registered_udts()`.
+            #p::inventory::submit! {
+                #p::UdtEntry(<#ident as #krate::Udt>::udt_schema)
+            }
+
             impl #krate::Udt for #ident {
                 fn udt_schema() -> &'static #krate::UdtSchema {
                     static SCHEMA: #p::OnceLock<#krate::UdtSchema> = #p::OnceLock::new();

@@ -1,0 +1,560 @@
+//! Query overhead: cassmodel's generated API against the same statements hand-written on the
+//! raw scylla driver, on the same node, in one process, in interleaved rounds.
+//!
+//! ```text
+//! cargo bench --bench query_overhead
+//! ```
+//!
+//! Workloads, each run sequentially (1 request in flight) and concurrently (32 in flight):
+//! - point read: `Post::get(&db, &user_id, &post_id)` vs a hand-prepared statement of the
+//!   same CQL text run with `execute_unpaged` and read with `maybe_first_row::<RawPost>()`;
+//! - partition read (100 rows): `Post::select().user_id(&u).fetch_all(&db)` vs the same CQL
+//!   with `execute_iter` + `rows_stream::<RawPost>()` collected. Both sides page with the
+//!   driver's default page size (5,000 rows), so each read is one page.
+//!
+//! Both sides share one session (`db.session()`), so the connection pool, load balancing and
+//! runtime are the same. Before measuring, the bench reads back from the node's
+//! `system.prepared_statements` the statements cassmodel prepared and checks that the raw
+//! side's hand-written CQL is exactly one of them.
+//!
+//! Per (workload, concurrency, side), each round runs a fixed number of operations and
+//! records the client's CPU time (user+sys of the whole process, all threads:
+//! `CLOCK_PROCESS_CPUTIME_ID`) per operation and the throughput (ops/s of wall time). The
+//! sides alternate within a round and swap order every round (A B, B A, A B, ...), so machine
+//! noise and drift (the node's JIT, compaction, other load) fall on both. Reported: medians
+//! over rounds, and the median over rounds of the paired ratio cassmodel/raw, with its
+//! interquartile range.
+//!
+//! The node runs on the same machine, so throughput is shared with it; the process CPU time is
+//! the client's alone.
+//!
+//! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (target wall
+//! time of one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 32),
+//! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, e.g.
+//! `point read, 32`; for profiling).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use cassmodel::value::Timeuuid;
+use cassmodel::{CassTable, Db, Replication};
+use cpu_time::ProcessTime;
+use futures::{StreamExt, TryStreamExt};
+use scylla::DeserializeRow;
+use scylla::statement::prepared::PreparedStatement;
+use uuid::Uuid;
+
+/// The model, as in the seed models (A. social posts).
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "posts_facebook")]
+struct Post {
+    #[partition_key]
+    user_id: Uuid,
+    #[clustering(desc)]
+    post_id: Timeuuid,
+    content: String,
+}
+
+/// The hand-written row type of the raw side. `enforce_order` reads the columns by position
+/// (checking their names once per result), as cassmodel does; the default `match_by_name`
+/// flavour would match names per row and be the slower baseline.
+#[derive(DeserializeRow, Debug, Clone, PartialEq)]
+#[scylla(flavor = "enforce_order")]
+struct RawPost {
+    user_id: Uuid,
+    post_id: Timeuuid,
+    content: String,
+}
+
+const POINT_PARTITIONS: usize = 1_000;
+const PARTITION_ROWS: usize = 100;
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn timeuuid(secs: u64, seq: u16) -> Timeuuid {
+    let ts = uuid::Timestamp::from_unix(uuid::NoContext, 1_700_000_000 + secs, 0);
+    let node = [0x02, 0x42, 0xac, 0x11, (seq >> 8) as u8, seq as u8];
+    Timeuuid::from(Uuid::new_v1(ts, &node))
+}
+
+fn content(i: usize) -> String {
+    format!("post number {i}: query-first data modelling keeps reads to one partition")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Side {
+    Cassmodel,
+    Raw,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Workload {
+    Point,
+    Partition,
+}
+
+struct Bench {
+    db: Db,
+    raw_point: PreparedStatement,
+    raw_partition: PreparedStatement,
+    point_keys: Vec<(Uuid, Timeuuid)>,
+    partition_user: Uuid,
+}
+
+impl Bench {
+    /// One operation; returns the number of rows read (checked by the caller).
+    async fn op(&self, side: Side, workload: Workload, i: usize) -> usize {
+        match (side, workload) {
+            (Side::Cassmodel, Workload::Point) => {
+                let (u, p) = &self.point_keys[i % self.point_keys.len()];
+                let row = Post::get(&self.db, u, p).await.expect("get");
+                usize::from(black_box(row).is_some())
+            }
+            (Side::Raw, Workload::Point) => {
+                let (u, p) = self.point_keys[i % self.point_keys.len()];
+                let row = self
+                    .db
+                    .session()
+                    .execute_unpaged(&self.raw_point, (u, p, 1_i32))
+                    .await
+                    .expect("execute")
+                    .into_rows_result()
+                    .expect("rows")
+                    .maybe_first_row::<RawPost>()
+                    .expect("row");
+                usize::from(black_box(row).is_some())
+            }
+            (Side::Cassmodel, Workload::Partition) => {
+                let rows = Post::select()
+                    .user_id(&self.partition_user)
+                    .fetch_all(&self.db)
+                    .await
+                    .expect("fetch_all");
+                black_box(rows).len()
+            }
+            (Side::Raw, Workload::Partition) => {
+                let rows: Vec<RawPost> = self
+                    .db
+                    .session()
+                    .execute_iter(self.raw_partition.clone(), (self.partition_user,))
+                    .await
+                    .expect("execute_iter")
+                    .rows_stream::<RawPost>()
+                    .expect("rows_stream")
+                    .try_collect()
+                    .await
+                    .expect("rows");
+                black_box(rows).len()
+            }
+        }
+    }
+
+    /// Runs `n` operations with `concurrency` in flight; returns (wall time, process CPU time).
+    async fn run(
+        &self,
+        side: Side,
+        workload: Workload,
+        concurrency: usize,
+        n: usize,
+    ) -> (Duration, Duration) {
+        let expected = match workload {
+            Workload::Point => 1,
+            Workload::Partition => PARTITION_ROWS,
+        };
+        let cpu = ProcessTime::now();
+        let wall = Instant::now();
+        if concurrency <= 1 {
+            for i in 0..n {
+                assert_eq!(self.op(side, workload, i).await, expected);
+            }
+        } else {
+            futures::stream::iter(0..n)
+                .map(|i| self.op(side, workload, i))
+                .buffer_unordered(concurrency)
+                .for_each(|rows| {
+                    assert_eq!(rows, expected);
+                    async {}
+                })
+                .await;
+        }
+        (wall.elapsed(), cpu.elapsed())
+    }
+}
+
+/// One measured run.
+#[derive(Clone, Copy)]
+struct Sample {
+    cpu_us_per_op: f64,
+    ops_per_s: f64,
+}
+
+impl Sample {
+    fn new(n: usize, (wall, cpu): (Duration, Duration)) -> Self {
+        Sample {
+            cpu_us_per_op: cpu.as_secs_f64() * 1e6 / n as f64,
+            ops_per_s: n as f64 / wall.as_secs_f64(),
+        }
+    }
+}
+
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = q * (v.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+}
+
+fn median(values: &[f64]) -> f64 {
+    quantile(values, 0.5)
+}
+
+struct Variant {
+    name: String,
+    workload: Workload,
+    concurrency: usize,
+    /// Operations per measured run (calibrated).
+    n: usize,
+    cassmodel: Vec<Sample>,
+    raw: Vec<Sample>,
+}
+
+/// Median, and interquartile range, of the paired per-round ratios `f(cassmodel) / f(raw)`.
+fn paired_ratio(v: &Variant, f: impl Fn(&Sample) -> f64) -> (f64, f64, f64) {
+    let r: Vec<f64> = v
+        .cassmodel
+        .iter()
+        .zip(&v.raw)
+        .map(|(a, b)| f(a) / f(b))
+        .collect();
+    (median(&r), quantile(&r, 0.25), quantile(&r, 0.75))
+}
+
+async fn setup(db: &Db, ks: &str) -> (Vec<(Uuid, Timeuuid)>, Uuid) {
+    db.create_keyspace(ks, &Replication::Simple(1))
+        .await
+        .expect("create keyspace");
+    db.create_table::<Post>().await.expect("create table");
+    let point_keys: Vec<(Uuid, Timeuuid)> = (0..POINT_PARTITIONS)
+        .map(|i| {
+            (
+                Uuid::from_u128(0xbe7c_0000 + i as u128),
+                timeuuid(i as u64, 0),
+            )
+        })
+        .collect();
+    let partition_user = Uuid::from_u128(0xbe7c_ffff_ffff);
+    let rows = point_keys
+        .iter()
+        .enumerate()
+        .map(|(i, &(user_id, post_id))| Post {
+            user_id,
+            post_id,
+            content: content(i),
+        })
+        .chain((0..PARTITION_ROWS).map(|i| Post {
+            user_id: partition_user,
+            post_id: timeuuid(i as u64, 1),
+            content: content(i),
+        }));
+    futures::stream::iter(rows)
+        .map(|row| async move { db.insert(&row).await })
+        .buffer_unordered(64)
+        .try_collect::<()>()
+        .await
+        .expect("insert");
+    (point_keys, partition_user)
+}
+
+/// Drops keyspaces left by interrupted runs of this bench (named `bench_qo_*`).
+async fn drop_leftovers(db: &Db) {
+    let names: Vec<(String,)> = db
+        .session()
+        .query_unpaged("SELECT keyspace_name FROM system_schema.keyspaces", &[])
+        .await
+        .expect("list keyspaces")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    for (ks,) in names.iter().filter(|(k,)| k.starts_with("bench_qo_")) {
+        db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+            .await
+            .expect("drop leftover keyspace");
+    }
+}
+
+/// The SELECT statements the node holds prepared on table `ks.posts_facebook`: after the
+/// cassmodel side has run once (and before the raw side prepares anything), exactly the CQL
+/// cassmodel generated.
+async fn prepared_selects(db: &Db, ks: &str) -> Vec<String> {
+    let table = format!("{ks}.posts_facebook");
+    let mut texts: Vec<String> = db
+        .session()
+        .query_unpaged("SELECT query_string FROM system.prepared_statements", &[])
+        .await
+        .expect("read system.prepared_statements")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("rows")
+        .filter_map(|r| r.ok().map(|(s,)| s))
+        .filter(|s| s.starts_with("SELECT") && s.contains(&table))
+        .collect();
+    texts.sort();
+    texts
+}
+
+/// `/proc/loadavg`'s 1-, 5- and 15-minute load averages: other load on the machine skews
+/// both sides alike (they interleave) but widens the spread.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "?".to_owned(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
+}
+
+fn versions() -> String {
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock"))
+        .unwrap_or_default();
+    let version = |name: &str| {
+        let mut lines = lock.lines();
+        while let Some(l) = lines.next() {
+            if l == format!("name = \"{name}\"") {
+                return lines.next().unwrap_or("").replace("version = ", "");
+            }
+        }
+        "?".to_owned()
+    };
+    format!(
+        "scylla {}, tokio {}",
+        version("scylla").trim_matches('"'),
+        version("tokio").trim_matches('"')
+    )
+}
+
+#[tokio::main]
+async fn main() {
+    let started = Instant::now();
+    let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 12).max(2);
+    let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 700));
+    let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 32).max(2);
+    let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
+
+    let points = cassmodel_node::cluster_or_local_node()
+        .await
+        .unwrap_or_else(|e| panic!("no Cassandra node: {e}"));
+    let root = Db::connect(&points).await.expect("connect");
+    let release: Vec<(String,)> = root
+        .session()
+        .query_unpaged("SELECT release_version FROM system.local", &[])
+        .await
+        .expect("release_version")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    drop_leftovers(&root).await;
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() % 1_000_000_000)
+        .unwrap_or_default();
+    let ks = format!("bench_qo_{millis}");
+    let db = root.with_keyspace(&ks).expect("keyspace name");
+    let (point_keys, partition_user) = setup(&db, &ks).await;
+    println!(
+        "query_overhead: node {points:?} (Cassandra {}), keyspace {ks}, {} tokio worker threads, \
+         {}, loaded {POINT_PARTITIONS} one-row partitions + one {PARTITION_ROWS}-row partition \
+         in {:.1?}; load average {}",
+        release.first().map_or("?", |r| r.0.as_str()),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        versions(),
+        started.elapsed(),
+        load_average()
+    );
+
+    // The cassmodel side runs first, alone, so the node's prepared statements on this table
+    // are exactly the ones it generated.
+    let (u, p) = point_keys[0];
+    assert!(Post::get(&db, &u, &p).await.expect("get").is_some());
+    let rows = Post::select()
+        .user_id(&partition_user)
+        .fetch_all(&db)
+        .await
+        .expect("fetch_all");
+    assert_eq!(rows.len(), PARTITION_ROWS);
+    let generated = prepared_selects(&db, &ks).await;
+
+    let raw_point_cql = format!(
+        "SELECT user_id, post_id, content FROM {ks}.posts_facebook \
+         WHERE user_id = ? AND post_id = ? LIMIT ?"
+    );
+    let raw_partition_cql =
+        format!("SELECT user_id, post_id, content FROM {ks}.posts_facebook WHERE user_id = ?");
+    println!("cassmodel prepared (read back from system.prepared_statements on the node):");
+    for s in &generated {
+        println!("  {s}");
+    }
+    println!("raw driver, hand-written:");
+    println!("  point read:     {raw_point_cql}   values (user_id, post_id, 1)");
+    println!("  partition read: {raw_partition_cql}   values (user_id,)");
+    for cql in [&raw_point_cql, &raw_partition_cql] {
+        assert!(
+            generated.contains(cql),
+            "the raw side's CQL is not a statement cassmodel prepared: {cql}"
+        );
+    }
+    let session = db.session();
+    let mut raw_point = session
+        .prepare(raw_point_cql.as_str())
+        .await
+        .expect("prepare");
+    let mut raw_partition = session
+        .prepare(raw_partition_cql.as_str())
+        .await
+        .expect("prepare");
+    // cassmodel marks its statements idempotent; so does the raw side (it only changes retries).
+    raw_point.set_is_idempotent(true);
+    raw_partition.set_is_idempotent(true);
+    // Rows of the raw side equal cassmodel's.
+    let raw_rows: Vec<RawPost> = session
+        .execute_iter(raw_partition.clone(), (partition_user,))
+        .await
+        .expect("execute_iter")
+        .rows_stream::<RawPost>()
+        .expect("rows_stream")
+        .try_collect()
+        .await
+        .expect("rows");
+    assert!(
+        rows.iter()
+            .zip(&raw_rows)
+            .all(|(a, b)| (a.user_id, a.post_id, &a.content) == (b.user_id, b.post_id, &b.content))
+            && rows.len() == raw_rows.len(),
+        "both sides read the same rows"
+    );
+
+    let bench = Bench {
+        db: db.clone(),
+        raw_point,
+        raw_partition,
+        point_keys,
+        partition_user,
+    };
+
+    // Warm-up and calibration: each side runs each variant for ~`slice` (warming the node's
+    // JIT and caches on both statements); the operation count of a measured run is the one
+    // that takes ~`slice` at the slower side's rate.
+    let mut variants: Vec<Variant> = Vec::new();
+    for (workload, label) in [
+        (Workload::Point, "point read"),
+        (Workload::Partition, "partition read, 100 rows"),
+    ] {
+        for conc in [1, concurrency] {
+            let name = format!("{label}, {conc} in flight");
+            if !only.is_empty() && !name.contains(&only) {
+                continue;
+            }
+            let mut rate = f64::INFINITY;
+            for side in [Side::Cassmodel, Side::Raw] {
+                let mut n = 16;
+                let mut spent = Duration::ZERO;
+                let mut done = 0;
+                while spent < slice {
+                    let (wall, _) = bench.run(side, workload, conc, n).await;
+                    spent += wall;
+                    done += n;
+                    n *= 2;
+                }
+                rate = rate.min(done as f64 / spent.as_secs_f64());
+            }
+            variants.push(Variant {
+                name,
+                workload,
+                concurrency: conc,
+                n: ((rate * slice.as_secs_f64()) as usize).max(50),
+                cassmodel: Vec::new(),
+                raw: Vec::new(),
+            });
+        }
+    }
+    println!(
+        "warm-up and calibration done at {:.1?}; {rounds} rounds of {} runs of ~{slice:?}",
+        started.elapsed(),
+        variants.len() * 2
+    );
+
+    for round in 0..rounds {
+        let order = if round % 2 == 0 {
+            [Side::Cassmodel, Side::Raw]
+        } else {
+            [Side::Raw, Side::Cassmodel]
+        };
+        for v in &mut variants {
+            for side in order {
+                let s = Sample::new(v.n, bench.run(side, v.workload, v.concurrency, v.n).await);
+                match side {
+                    Side::Cassmodel => v.cassmodel.push(s),
+                    Side::Raw => v.raw.push(s),
+                }
+            }
+        }
+        eprint!(
+            "round {}/{rounds} done at {:.0?}\r",
+            round + 1,
+            started.elapsed()
+        );
+    }
+    eprintln!();
+
+    println!();
+    println!(
+        "| workload | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | ops/s cassmodel | ops/s raw | throughput ratio (IQR) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for v in &variants {
+        let cpu = |s: &[Sample]| median(&s.iter().map(|x| x.cpu_us_per_op).collect::<Vec<_>>());
+        let ops = |s: &[Sample]| median(&s.iter().map(|x| x.ops_per_s).collect::<Vec<_>>());
+        let (rc, rc_lo, rc_hi) = paired_ratio(v, |s| s.cpu_us_per_op);
+        let (rt, rt_lo, rt_hi) = paired_ratio(v, |s| s.ops_per_s);
+        println!(
+            "| {} | {} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {:.0} | {:.0} | {:.3} ({:.3}–{:.3}) |",
+            v.name,
+            v.n,
+            cpu(&v.cassmodel),
+            cpu(&v.raw),
+            rc,
+            rc_lo,
+            rc_hi,
+            ops(&v.cassmodel),
+            ops(&v.raw),
+            rt,
+            rt_lo,
+            rt_hi
+        );
+    }
+    println!();
+    println!(
+        "CPU ratio = cassmodel/raw client CPU per operation (below 1.05 is within 5%); \
+         throughput ratio = cassmodel/raw ops/s (above 0.95 is within 5%). Medians over \
+         {rounds} rounds; ratios are medians of the per-round paired ratios."
+    );
+
+    db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+        .await
+        .expect("drop keyspace");
+    println!(
+        "total {:.1?}; load average at the end {}",
+        started.elapsed(),
+        load_average()
+    );
+}

@@ -1,0 +1,78 @@
+//! `#[derive(CassEntity)]`: one entity stored in several query tables (denormalised), with one
+//! call that writes all of them and one that deletes all of them, each in a logged batch.
+//!
+//! Both sides declare the link: the entity lists its tables (`#[cass(tables(A, B))]`) and each
+//! table names the entity it is built from (`#[cass(entity = Like)]`, which makes the table
+//! derive write `impl FromEntity<Like> for A`, field by field). Each side checks the other
+//! at compile time, so a query table cannot be added on one side and forgotten on the other.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::model::Entity;
+
+pub fn generate(e: &Entity<'_>) -> TokenStream {
+    let krate = &e.krate;
+    let p = quote!(#krate::__private);
+    let ident = e.ident;
+    let names: Vec<String> = e
+        .tables
+        .iter()
+        .map(|t| {
+            t.segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    let tables = &e.tables;
+    let checks = tables
+        .iter()
+        .map(|t| quote_spanned!(t.span()=> __built_from_entity::<#t>();));
+    let list = names.join(", ");
+    let save_doc = format!(
+        "Writes this `{ident}` to every table it is stored in ({list}) in one logged batch: all \
+         of them, or none."
+    );
+    let delete_doc = format!(
+        "Deletes this `{ident}` from every table it is stored in ({list}), by each table's \
+         primary key, in one logged batch."
+    );
+    quote! {
+        impl #ident {
+            #[doc(hidden)]
+            pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
+
+            #[doc = #save_doc]
+            pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()> {
+                let batch = self.save_in(#krate::Batch::logged());
+                #p::Box::pin(async move { batch.execute(db).await.map(drop) })
+            }
+
+            /// Adds the inserts of [`save`](Self::save) to `batch`.
+            pub fn save_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
+                batch #(.insert_owned(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
+            }
+
+            #[doc = #delete_doc]
+            pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()> {
+                let batch = self.delete_in(#krate::Batch::logged());
+                #p::Box::pin(async move { batch.execute(db).await.map(drop) })
+            }
+
+            /// Adds the deletes of [`delete`](Self::delete) to `batch`.
+            pub fn delete_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
+                batch #(.delete_row(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
+            }
+        }
+
+        const _: () = {
+            fn __built_from_entity<T: #krate::FromEntity<#ident>>() {}
+            #[allow(dead_code)]
+            fn __every_table_is_built_from_the_entity() {
+                #(#checks)*
+            }
+        };
+    }
+}

@@ -1,0 +1,457 @@
+//! Running queries: the generic code behind every generated terminal method.
+
+use std::any::TypeId;
+use std::sync::Arc;
+
+use futures::{StreamExt, TryStreamExt};
+use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
+use scylla::deserialize::value::DeserializeValue;
+use scylla::deserialize::{DeserializationError, TypeCheckError};
+use scylla::frame::response::result::ColumnSpec;
+use scylla::response::query_result::QueryResult;
+use scylla::response::{PagingState, PagingStateResponse};
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::statement::Consistency;
+use scylla::statement::prepared::PreparedStatement;
+
+use crate::db::{CacheKey, Db};
+use crate::error::{Error, Result, RowError};
+use crate::query::{Bound, Op, Outcome, QueryOptions, QueryState, RowStream, Spec};
+use crate::table::Table;
+
+/// The rows a read returns: the whole table struct, or a projection of some of its columns
+/// (`#[derive(CassProjection)]`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a projection of table `{T}`",
+    label = "cannot read rows of `{T}` as `{Self}`",
+    note = "derive `CassProjection` on `{Self}` with `#[cass(table = {T})]`, with fields named and typed like columns of `{T}`"
+)]
+pub trait Projection<T: Table>:
+    Sized + Send + 'static + for<'f, 'm> DeserializeRow<'f, 'm>
+{
+    /// Indices (into `T::schema().columns`) of the columns read, in field order.
+    fn columns() -> &'static [usize];
+}
+
+impl<T: Table> Projection<T> for T {
+    fn columns() -> &'static [usize] {
+        T::schema().all_columns()
+    }
+}
+
+/// One page of rows and the state to resume from.
+#[derive(Debug)]
+pub struct Page<R> {
+    /// The rows of this page.
+    pub rows: Vec<R>,
+    /// Where the next page starts, or `None` after the last page. Store
+    /// [`PagingState::as_bytes_slice`] (e.g. base64 in a web API's cursor) and rebuild it with
+    /// [`PagingState::new_from_raw_bytes`].
+    pub next: Option<PagingState>,
+}
+
+pub(crate) async fn prepare<T: Table, R: Projection<T>>(
+    db: &Db,
+    spec: Spec,
+    what: &'static str,
+) -> Result<Arc<PreparedStatement>> {
+    let idempotent = spec.is_idempotent();
+    let key = CacheKey::Query {
+        table: TypeId::of::<T>(),
+        row: TypeId::of::<R>(),
+        what,
+        spec,
+    };
+    db.prepared(key, idempotent, |key| {
+        let CacheKey::Query { spec, .. } = key else {
+            return Err(Error::Invalid("statement cache key mismatch".into()));
+        };
+        let schema = T::schema();
+        let ks = db.keyspace_of::<T>()?;
+        Ok(match what {
+            "delete" => crate::cql::delete(schema, ks, spec),
+            "update" => crate::cql::update(schema, ks, spec),
+            _ => crate::cql::select(schema, ks, R::columns(), spec),
+        })
+    })
+    .await
+}
+
+/// `SELECT` with `=` on the first `n` primary-key columns, bound from `values`: the body of
+/// the generated `get` (`single`: first row, unpaged) and `partition` (all rows, paged).
+pub(crate) async fn select_key_prefix<T: Table>(
+    db: &Db,
+    n: usize,
+    values: impl SerializeRow,
+    single: bool,
+    options: &QueryOptions,
+) -> Result<Vec<T>> {
+    let schema = T::schema();
+    let spec = Spec {
+        restrictions: schema
+            .primary_key()
+            .take(n)
+            .map(|i| (i as u16, Op::Eq))
+            .collect(),
+        ..Spec::default()
+    };
+    let ps = prepare::<T, T>(db, spec, "select").await?;
+    let custom = options.apply(&ps);
+    let ps = custom.as_ref().unwrap_or(&ps);
+    let cql = ps.get_statement();
+    if single {
+        let res = db
+            .session()
+            .execute_unpaged(ps, values)
+            .await
+            .map_err(|e| Error::execute(cql, e))?;
+        return Ok(res
+            .into_rows_result()?
+            .maybe_first_row::<T>()?
+            .into_iter()
+            .collect());
+    }
+    let pager = db
+        .session()
+        .execute_iter(PreparedStatement::clone(ps), values)
+        .await
+        .map_err(|e| Error::execute(cql, e))?;
+    Ok(pager.rows_stream::<T>()?.try_collect::<Vec<_>>().await?)
+}
+
+/// Runs a SELECT and collects every row (paging through all of them).
+pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) -> Result<Vec<R>> {
+    let QueryState {
+        spec,
+        values,
+        options,
+    } = q;
+    // Cassandra cannot page a query with ORDER BY and IN on the partition key.
+    let unpaged = spec.reversed && spec.in_on_partition_key(T::schema());
+    let ps = prepare::<T, R>(db, spec, "select").await?;
+    let custom = options.apply(&ps);
+    let ps = custom.as_ref().unwrap_or(&ps);
+    let cql = ps.get_statement();
+    if unpaged {
+        let res = db
+            .session()
+            .execute_unpaged(ps, values)
+            .await
+            .map_err(|e| Error::execute(cql, e))?;
+        return Ok(res
+            .into_rows_result()?
+            .rows::<R>()?
+            .collect::<Result<Vec<_>, _>>()?);
+    }
+    let pager = db
+        .session()
+        .execute_iter(ps.clone(), values)
+        .await
+        .map_err(|e| Error::execute(cql, e))?;
+    Ok(pager.rows_stream::<R>()?.try_collect::<Vec<_>>().await?)
+}
+
+/// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit).
+pub async fn select_first<T: Table, R: Projection<T>>(
+    db: &Db,
+    mut q: QueryState<'_>,
+) -> Result<Option<R>> {
+    if !q.spec.limit {
+        q = q.limit(1);
+    }
+    let QueryState {
+        spec,
+        values,
+        options,
+    } = q;
+    let ps = prepare::<T, R>(db, spec, "select").await?;
+    let custom = options.apply(&ps);
+    let ps = custom.as_ref().unwrap_or(&ps);
+    let res = db
+        .session()
+        .execute_unpaged(ps, values)
+        .await
+        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+    Ok(res.into_rows_result()?.maybe_first_row::<R>()?)
+}
+
+/// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
+/// large the partition.
+pub async fn select_stream<T: Table, R: Projection<T>>(
+    db: &Db,
+    q: QueryState<'_>,
+) -> Result<RowStream<R>> {
+    let QueryState {
+        spec,
+        values,
+        options,
+    } = q;
+    if spec.reversed && spec.in_on_partition_key(T::schema()) {
+        return Err(Error::Invalid(format!(
+            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
+             partition key; read it with `all()` (one unpaged request) or drop one of the two",
+            T::schema().name
+        )));
+    }
+    let ps = prepare::<T, R>(db, spec, "select").await?;
+    let ps = options
+        .apply(&ps)
+        .unwrap_or_else(|| PreparedStatement::clone(&ps));
+    let cql = ps.get_statement().to_owned();
+    let pager = db
+        .session()
+        .execute_iter(ps, values)
+        .await
+        .map_err(|e| Error::execute(&cql, e))?;
+    Ok(Box::pin(
+        pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)),
+    ))
+}
+
+/// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
+pub async fn select_page<T: Table, R: Projection<T>>(
+    db: &Db,
+    q: QueryState<'_>,
+    from: PagingState,
+) -> Result<Page<R>> {
+    let QueryState {
+        spec,
+        values,
+        options,
+    } = q;
+    if spec.reversed && spec.in_on_partition_key(T::schema()) {
+        return Err(Error::Invalid(format!(
+            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
+             partition key",
+            T::schema().name
+        )));
+    }
+    let ps = prepare::<T, R>(db, spec, "select").await?;
+    let custom = options.apply(&ps);
+    let ps = custom.as_ref().unwrap_or(&ps);
+    let (res, next) = db
+        .session()
+        .execute_single_page(ps, values, from)
+        .await
+        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+    let rows = res
+        .into_rows_result()?
+        .rows::<R>()?
+        .collect::<Result<Vec<_>, _>>()?;
+    let next = match next {
+        PagingStateResponse::HasMorePages { state } => Some(state),
+        PagingStateResponse::NoMorePages => None,
+    };
+    Ok(Page { rows, next })
+}
+
+/// Runs a DELETE or UPDATE without a condition (`what` = `"delete"` / `"update"`).
+pub async fn execute<T: Table>(db: &Db, q: QueryState<'_>, what: &'static str) -> Result<()> {
+    execute_lwt::<T>(db, q, what).await.map(drop)
+}
+
+/// Runs a DELETE or UPDATE. For a lightweight transaction whose condition fails, the outcome
+/// carries the current row, read with SERIAL consistency.
+pub async fn execute_lwt<T: Table>(
+    db: &Db,
+    q: QueryState<'_>,
+    what: &'static str,
+) -> Result<Outcome<T>> {
+    let QueryState {
+        spec,
+        values,
+        options,
+    } = q;
+    let lwt = spec.is_lwt();
+    if lwt {
+        refuse_bad_lwt(T::schema().name, &spec)?;
+        if what == "delete" && spec.restrictions.len() != T::schema().primary_key().count() {
+            return Err(Error::Invalid(format!(
+                "table `{}`: a conditional delete (IF ...) names the whole primary key",
+                T::schema().name
+            )));
+        }
+    }
+    let key_len = spec.restrictions.len();
+    let ps = prepare::<T, T>(db, spec, what).await?;
+    let custom = options.apply(&ps);
+    let ps = custom.as_ref().unwrap_or(&ps);
+    let res = db
+        .session()
+        .execute_unpaged(ps, &values)
+        .await
+        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+    if !lwt {
+        return Ok(Outcome::done());
+    }
+    lwt_outcome::<T>(db, res, key_len, KeyValues(&values.where_), &options).await
+}
+
+/// A lightweight transaction's `[applied]`, and the current row when it did not apply.
+pub(crate) async fn lwt_outcome<T: Table>(
+    db: &Db,
+    res: QueryResult,
+    key_len: usize,
+    key: impl SerializeRow,
+    options: &QueryOptions,
+) -> Result<Outcome<T>> {
+    let Applied(applied) = res
+        .into_rows_result()?
+        .first_row::<Applied>()
+        .map_err(|e| Error::Driver(Box::new(e)))?;
+    if applied {
+        return Ok(Outcome::done());
+    }
+    let serial = QueryOptions {
+        consistency: Some(Consistency::Serial),
+        timeout: options.timeout,
+        ..QueryOptions::default()
+    };
+    let current = select_key_prefix::<T>(db, key_len, key, true, &serial).await?;
+    Ok(Outcome {
+        applied: false,
+        current: current.into_iter().next(),
+    })
+}
+
+/// Refuses, before anything is sent, what Cassandra refuses in a lightweight transaction.
+pub(crate) fn refuse_bad_lwt(table: &str, spec: &Spec) -> Result<()> {
+    if spec.restrictions.iter().any(|&(_, op)| op == Op::In) {
+        return Err(Error::Invalid(format!(
+            "table `{table}`: a lightweight transaction (IF ...) cannot use IN: it works on one row"
+        )));
+    }
+    if spec.timestamp {
+        return Err(Error::Invalid(format!(
+            "table `{table}`: a lightweight transaction (IF ...) cannot take USING TIMESTAMP: \
+             Paxos assigns the write time"
+        )));
+    }
+    Ok(())
+}
+
+/// The WHERE values of a statement, re-bound for the SERIAL read of the same row.
+struct KeyValues<'v, 'a>(&'v [Bound<'a>]);
+
+impl SerializeRow for KeyValues<'_, '_> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut scylla::serialize::writers::RowWriter,
+    ) -> Result<(), SerializationError> {
+        for (v, spec) in self.0.iter().zip(ctx.columns()) {
+            v.write_to(spec.typ(), writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The `[applied]` column of a lightweight transaction's result (the first column; the
+/// others, which vary, are not read).
+pub(crate) struct Applied(pub(crate) bool);
+
+impl<'f, 'm> DeserializeRow<'f, 'm> for Applied {
+    fn type_check(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
+        match specs.first() {
+            Some(s) if s.name() == "[applied]" => {
+                <bool as DeserializeValue<'_, '_>>::type_check(s.typ())
+            }
+            _ => Err(TypeCheckError::new(RowError::Value {
+                table: String::new(),
+                column: "[applied]".to_owned(),
+                rust_type: "bool",
+                detail: "the result of a lightweight transaction has no [applied] column".into(),
+            })),
+        }
+    }
+
+    fn deserialize(mut row: ColumnIterator<'f, 'm>) -> Result<Self, DeserializationError> {
+        let col = row.next().ok_or_else(|| {
+            DeserializationError::new(RowError::Value {
+                table: String::new(),
+                column: "[applied]".to_owned(),
+                rust_type: "bool",
+                detail: "missing".into(),
+            })
+        })??;
+        <bool as DeserializeValue<'f, 'm>>::deserialize(col.spec.typ(), col.slice).map(Applied)
+    }
+}
+
+/// A full-table scan, split into `splits` token ranges read one after the other (each
+/// paged): every row of every partition, in token order. Costs a read of the whole table
+/// on every replica set: only for batch jobs.
+pub async fn scan_full_table<T: Table, R: Projection<T>>(
+    db: &Db,
+    splits: u32,
+) -> Result<RowStream<R>> {
+    let key = CacheKey::Scan {
+        table: TypeId::of::<T>(),
+        row: TypeId::of::<R>(),
+    };
+    let ps = db
+        .prepared(key, true, |_| {
+            Ok(crate::cql::token_range_scan(
+                T::schema(),
+                db.keyspace_of::<T>()?,
+                R::columns(),
+            ))
+        })
+        .await?;
+    let session = db.clone();
+    let ranges = token_ranges(splits.max(1));
+    Ok(Box::pin(
+        futures::stream::iter(ranges)
+            .then(move |(lo, hi)| {
+                let db = session.clone();
+                let ps = PreparedStatement::clone(&ps);
+                async move {
+                    let pager = db
+                        .session()
+                        .execute_iter(ps, (lo, hi))
+                        .await
+                        .map_err(|e| Error::execute("token range scan", e))?;
+                    Ok::<_, Error>(pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)))
+                }
+            })
+            .try_flatten(),
+    ))
+}
+
+/// `splits` inclusive token ranges that cover the Murmur3 ring exactly once.
+pub fn token_ranges(splits: u32) -> Vec<(i64, i64)> {
+    let splits = i128::from(splits.max(1));
+    let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
+    let width = (max - min + 1) / splits;
+    (0..splits)
+        .map(|i| {
+            let lo = min + i * width;
+            let hi = if i == splits - 1 { max } else { lo + width - 1 };
+            // Both are within i64 by construction.
+            (lo as i64, hi as i64)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_ranges;
+
+    #[test]
+    fn token_ranges_cover_the_ring() {
+        for n in [1, 2, 3, 7, 64] {
+            let r = token_ranges(n);
+            assert_eq!(r.len(), n as usize);
+            assert_eq!(r[0].0, i64::MIN);
+            assert_eq!(r[r.len() - 1].1, i64::MAX);
+            for w in r.windows(2) {
+                assert_eq!(w[0].1 + 1, w[1].0);
+            }
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Inserting whole rows: `db.insert(&row)`, or [`Insert`] for TTL, write time, lightweight
+//! transactions and nulls.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::value::SerializeValue;
+use scylla::serialize::writers::RowWriter;
+
+use crate::db::{CacheKey, Db};
+use crate::error::{Error, Result};
+use crate::exec::lwt_outcome;
+use crate::query::{Outcome, QueryOptions};
+use crate::table::{Columns, Table, write_error};
+
+/// A table whose rows can be inserted: every table but a counter table. Implemented by
+/// `#[derive(CassTable)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a counter table: its rows cannot be inserted",
+    label = "counter table",
+    note = "counters are only changed with `UPDATE ... SET c = c + ?`: use `{Self}::update()` with `.increment_<column>(n)` and the whole primary key"
+)]
+pub trait Insertable: Table {}
+
+/// Whether [`Insert::using_timestamp`] is allowed: not in a lightweight transaction.
+#[diagnostic::on_unimplemented(
+    message = "a lightweight transaction (`if_not_exists`) cannot take a custom write time",
+    label = "USING TIMESTAMP on an LWT",
+    note = "Paxos assigns the write time of a lightweight transaction; remove `.using_timestamp(..)` or `.if_not_exists()`"
+)]
+pub trait TimestampAllowed {}
+
+/// An insert without a condition.
+pub struct Plain;
+/// `INSERT ... IF NOT EXISTS`.
+pub struct IfNotExists;
+impl TimestampAllowed for Plain {}
+
+/// Whether an insert kind is a lightweight transaction.
+pub trait InsertKind {
+    /// `IF NOT EXISTS`
+    const IF_NOT_EXISTS: bool;
+}
+impl InsertKind for Plain {
+    const IF_NOT_EXISTS: bool = false;
+}
+impl InsertKind for IfNotExists {
+    const IF_NOT_EXISTS: bool = true;
+}
+
+/// An INSERT of a whole row, with its options.
+///
+/// `None` in an `Option` field is left unset by default: the column is not written, so no
+/// tombstone is created and an existing value stays. [`write_nulls`](Insert::write_nulls)
+/// writes them as nulls instead (a tombstone per column, which clears old values).
+///
+/// ```no_run
+/// # use cassmodel::{CassTable, Db, Insert}; use uuid::Uuid;
+/// # #[derive(CassTable)] struct Reservation { #[partition_key] slot: i32, holder: Uuid }
+/// # async fn f(db: &Db, r: Reservation) -> cassmodel::Result<()> {
+/// // Hold a slot for 10 minutes, unless someone else holds it.
+/// let outcome = Insert::new(&r).if_not_exists().using_ttl(600).execute(db).await?;
+/// if !outcome.applied {
+///     println!("held by {:?}", outcome.current.map(|r| r.holder));
+/// }
+/// # Ok(()) }
+/// ```
+#[must_use = "an insert does nothing until `execute` runs it"]
+pub struct Insert<'r, T, L = Plain> {
+    row: &'r T,
+    ttl: Option<i32>,
+    timestamp: Option<i64>,
+    write_nulls: bool,
+    options: QueryOptions,
+    _kind: PhantomData<fn() -> L>,
+}
+
+impl<'r, T: Insertable> Insert<'r, T, Plain> {
+    /// An insert of `row`.
+    pub fn new(row: &'r T) -> Self {
+        Insert {
+            row,
+            ttl: None,
+            timestamp: None,
+            write_nulls: false,
+            options: QueryOptions::default(),
+            _kind: PhantomData,
+        }
+    }
+
+    /// `IF NOT EXISTS`: a lightweight transaction (Paxos, about four round trips) that writes
+    /// only if no row has this primary key; the outcome carries the existing row otherwise.
+    pub fn if_not_exists(self) -> Insert<'r, T, IfNotExists> {
+        Insert {
+            row: self.row,
+            ttl: self.ttl,
+            timestamp: self.timestamp,
+            write_nulls: self.write_nulls,
+            options: self.options,
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
+    /// `USING TTL seconds`: the written cells expire after that long.
+    pub fn using_ttl(mut self, seconds: i32) -> Self {
+        self.ttl = Some(seconds);
+        self
+    }
+
+    /// `USING TIMESTAMP micros`: the write time, in microseconds since the epoch.
+    pub fn using_timestamp(mut self, micros: i64) -> Self
+    where
+        L: TimestampAllowed,
+    {
+        self.timestamp = Some(micros);
+        self
+    }
+
+    /// Writes `None` fields as nulls (tombstones) instead of leaving them unset.
+    pub fn write_nulls(mut self) -> Self {
+        self.write_nulls = true;
+        self
+    }
+
+    /// Sets per-query options (consistency, serial consistency, timeout, ...).
+    pub fn with_options(mut self, f: impl FnOnce(&mut QueryOptions)) -> Self {
+        f(&mut self.options);
+        self
+    }
+
+    async fn run(self, db: &Db) -> Result<Outcome<T>> {
+        let schema = T::schema();
+        let if_not_exists = L::IF_NOT_EXISTS;
+        let key = CacheKey::Insert {
+            table: TypeId::of::<T>(),
+            ttl: self.ttl.is_some(),
+            timestamp: self.timestamp.is_some(),
+            if_not_exists,
+        };
+        let ps = db
+            .prepared(key, !if_not_exists, |_| {
+                Ok(crate::cql::insert_with(
+                    schema,
+                    db.keyspace_of::<T>()?,
+                    if_not_exists,
+                    self.ttl.is_some(),
+                    self.timestamp.is_some(),
+                ))
+            })
+            .await?;
+        let custom = self.options.apply(&ps);
+        let ps = custom.as_ref().unwrap_or(&ps);
+        let values = InsertValues {
+            row: self.row,
+            unset_nulls: !self.write_nulls,
+            ttl: self.ttl,
+            timestamp: self.timestamp,
+        };
+        let res = db
+            .session()
+            .execute_unpaged(ps, &values)
+            .await
+            .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        if !if_not_exists {
+            return Ok(Outcome::done());
+        }
+        let key: Vec<usize> = schema.primary_key().collect();
+        lwt_outcome::<T>(
+            db,
+            res,
+            key.len(),
+            Columns::new(self.row, &key),
+            &self.options,
+        )
+        .await
+    }
+}
+
+impl<T: Insertable> Insert<'_, T, Plain> {
+    /// Runs the insert.
+    pub async fn execute(self, db: &Db) -> Result<()> {
+        self.run(db).await.map(drop)
+    }
+}
+
+impl<T: Insertable> Insert<'_, T, IfNotExists> {
+    /// Runs the lightweight transaction: the outcome says whether it applied and carries the
+    /// existing row when it did not.
+    pub async fn execute(self, db: &Db) -> Result<Outcome<T>> {
+        self.run(db).await
+    }
+}
+
+/// The values of an INSERT: every column (None as unset unless nulls are written), then
+/// TTL and TIMESTAMP.
+pub(crate) struct InsertValues<'r, T> {
+    row: &'r T,
+    unset_nulls: bool,
+    ttl: Option<i32>,
+    timestamp: Option<i64>,
+}
+
+impl<'r, T> InsertValues<'r, T> {
+    /// The values of a plain insert of `row`, `None` fields unset.
+    pub(crate) fn unset_nulls(row: &'r T) -> Self {
+        InsertValues {
+            row,
+            unset_nulls: true,
+            ttl: None,
+            timestamp: None,
+        }
+    }
+}
+
+impl<T: Table> SerializeRow for InsertValues<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let schema = T::schema();
+        let specs = ctx.columns();
+        let n = schema.columns.len();
+        for (i, spec) in specs.iter().take(n).enumerate() {
+            let cell = writer.make_cell_writer();
+            if self.unset_nulls && self.row.column_is_none(i) {
+                cell.set_unset();
+            } else {
+                self.row
+                    .write_column(i, spec.typ(), cell)
+                    .map_err(|e| write_error(schema, i, e))?;
+            }
+        }
+        let mut rest = specs.iter().skip(n);
+        if let Some(ttl) = &self.ttl
+            && let Some(spec) = rest.next()
+        {
+            SerializeValue::serialize(ttl, spec.typ(), writer.make_cell_writer())?;
+        }
+        if let Some(ts) = &self.timestamp
+            && let Some(spec) = rest.next()
+        {
+            SerializeValue::serialize(ts, spec.typ(), writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,101 @@
+//! [`MigrationError`]: every refusal or mismatch in one error, each on its own line.
+
+use std::fmt;
+
+use super::plan::Refusal;
+
+/// One difference between the models and the cluster, found by
+/// [`Migrator::validate`](super::Migrator::validate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// `keyspace`, `keyspace.table` or `keyspace.type`.
+    pub object: String,
+    /// The column or field, if the mismatch is about one.
+    pub column: Option<String>,
+    /// What the models expect.
+    pub expected: String,
+    /// What the cluster has.
+    pub actual: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.object)?;
+        if let Some(c) = &self.column {
+            write!(f, ", `{c}`")?;
+        }
+        write!(
+            f,
+            ": the models expect {}, the cluster has {}",
+            self.expected, self.actual
+        )
+    }
+}
+
+fn bullets<T: fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|i| format!("\n  - {}", i.to_string().replace('\n', "\n    ")))
+        .collect()
+}
+
+/// Everything that can go wrong while planning, applying, writing or validating a migration.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MigrationError {
+    /// The plan has changes Cassandra cannot make in place; nothing was run.
+    #[error(
+        "the migration is refused, nothing was changed: {} change(s) cannot be made in place:{}",
+        .0.len(),
+        bullets(.0)
+    )]
+    Refused(Vec<Refusal>),
+    /// The cluster does not match the models.
+    #[error(
+        "the cluster's schema does not match the models ({} mismatch(es)):{}\n\
+         run the migration (`plan`, then `apply`) or fix the models",
+        .0.len(),
+        bullets(.0)
+    )]
+    Mismatch(Vec<Mismatch>),
+    /// The set of models is inconsistent (no keyspace, two structs for one table).
+    #[error("the models cannot be migrated:{}", bullets(.0))]
+    Models(Vec<String>),
+    /// `system_schema` holds something cassmodel cannot read (e.g. an unknown type text).
+    #[error("cannot read the live schema: {0}")]
+    LiveSchema(String),
+    /// A statement of the plan failed.
+    #[error("step `{description}` failed: {source}")]
+    Step {
+        /// The step's description.
+        description: String,
+        /// What failed.
+        #[source]
+        source: Box<crate::Error>,
+    },
+    /// After applying, the cluster still differs from the models (e.g. someone changed the
+    /// schema at the same time).
+    #[error("after applying, the cluster still differs from the models; the plan now is:\n{0}")]
+    Incomplete(String),
+    /// Reading or writing migration files.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The operation needs a cluster, and the migrator has none ([`Migrator::offline`](super::Migrator::offline)).
+    #[error("this needs a connection to the cluster; the migrator is offline")]
+    Offline,
+    /// A driver or connection error.
+    #[error(transparent)]
+    Db(Box<crate::Error>),
+}
+
+impl From<crate::Error> for MigrationError {
+    fn from(e: crate::Error) -> Self {
+        MigrationError::Db(Box::new(e))
+    }
+}

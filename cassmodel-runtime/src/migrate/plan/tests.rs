@@ -1,0 +1,479 @@
+//! The plan as a pure function: models and a hand-built live schema in, CQL text out.
+
+use std::collections::BTreeMap;
+
+use cassmodel_schema::CqlType;
+
+use crate::ddl::Replication;
+use crate::migrate::live::{
+    DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
+    LiveType,
+};
+use crate::migrate::{MigrationPlan, Migrator, Models};
+use crate::schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
+
+fn ty(s: &str) -> CqlType {
+    s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+fn col(name: &'static str, t: &str, kind: ColumnKind) -> ColumnDef {
+    ColumnDef::new::<String>(name, name, kind, Some(ty(t)), false)
+}
+
+fn leak<T>(t: T) -> &'static T {
+    Box::leak(Box::new(t))
+}
+
+fn address(extra: bool) -> &'static UdtSchema {
+    let mut fields = vec![
+        col("street", "text", ColumnKind::Regular),
+        col("city", "text", ColumnKind::Regular),
+    ];
+    if extra {
+        fields.push(col("region", "text", ColumnKind::Regular));
+    }
+    leak(UdtSchema::new("Address", "address", fields))
+}
+
+/// A table of keyspace `shop`: `orders (customer_id uuid, order_id timeuuid DESC, total
+/// double, address frozen<address>, PRIMARY KEY (customer_id, order_id))`, plus `extra`.
+fn orders(
+    order: Order,
+    total: &str,
+    extra: Vec<ColumnDef>,
+    options: TableOptions,
+) -> &'static TableSchema {
+    let mut cols = vec![
+        col("customer_id", "uuid", ColumnKind::PartitionKey),
+        col("order_id", "timeuuid", ColumnKind::Clustering(order)),
+        col("total", total, ColumnKind::Regular),
+    ];
+    cols.push(col("address", "frozen<address>", ColumnKind::Regular));
+    cols.extend(extra);
+    leak(TableSchema::new(
+        "Orders",
+        "orders",
+        Some("shop"),
+        options,
+        cols,
+    ))
+}
+
+fn customers() -> &'static TableSchema {
+    leak(TableSchema::new(
+        "Customer",
+        "customers",
+        None,
+        TableOptions::default(),
+        vec![
+            col("id", "uuid", ColumnKind::PartitionKey),
+            col("name", "text", ColumnKind::Regular),
+        ],
+    ))
+}
+
+fn live_column(name: &str, t: &str, kind: ColumnKind, position: i32) -> LiveColumn {
+    LiveColumn {
+        name: name.into(),
+        kind,
+        position,
+        cql_type: ty(t),
+        type_text: t.into(),
+    }
+}
+
+/// The cluster as Cassandra describes `orders(Asc/Desc, "double")` and `customers` in `app`.
+fn live() -> LiveSchema {
+    let orders = LiveTable {
+        name: "orders".into(),
+        columns: vec![
+            live_column("customer_id", "uuid", ColumnKind::PartitionKey, 0),
+            live_column(
+                "order_id",
+                "timeuuid",
+                ColumnKind::Clustering(Order::Desc),
+                0,
+            ),
+            live_column("address", "frozen<address>", ColumnKind::Regular, -1),
+            live_column("total", "double", ColumnKind::Regular, -1),
+        ],
+        options: LiveOptions {
+            default_ttl: 0,
+            gc_grace_seconds: 864000,
+            comment: String::new(),
+            compaction_class: "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"
+                .into(),
+        },
+        indexes: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let customers = LiveTable {
+        name: "customers".into(),
+        columns: vec![
+            live_column("id", "uuid", ColumnKind::PartitionKey, 0),
+            live_column("name", "varchar", ColumnKind::Regular, -1),
+        ],
+        options: orders.options.clone(),
+        indexes: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let address = LiveType {
+        name: "address".into(),
+        fields: vec![
+            ("street".into(), ty("text"), "text".into()),
+            ("city".into(), ty("text"), "text".into()),
+        ],
+    };
+    let shop = LiveKeyspace {
+        name: "shop".into(),
+        replication: BTreeMap::new(),
+        tables: BTreeMap::from([("orders".into(), orders)]),
+        types: BTreeMap::from([("address".into(), address)]),
+    };
+    let app = LiveKeyspace {
+        name: "app".into(),
+        replication: BTreeMap::new(),
+        tables: BTreeMap::from([("customers".into(), customers)]),
+        types: BTreeMap::new(),
+    };
+    LiveSchema {
+        keyspaces: BTreeMap::from([("shop".into(), shop), ("app".into(), app)]),
+    }
+}
+
+fn migrator(tables: &[&'static TableSchema]) -> Migrator {
+    let mut m = Models::new();
+    for t in tables {
+        m = m.table_schema(t);
+    }
+    Migrator::offline(m, Some("app"))
+}
+
+fn base() -> Vec<&'static TableSchema> {
+    vec![
+        orders(Order::Desc, "double", vec![], TableOptions::default()),
+        customers(),
+    ]
+}
+
+/// The plan of `m` against `live`, with `udt` as the type the `orders` table uses (tables
+/// built by hand, without the derive, do not carry their types).
+fn plan_with(m: &Migrator, live: &LiveSchema, udt: &'static UdtSchema) -> MigrationPlan {
+    let mut target = m.target().unwrap_or_else(|e| panic!("{e}"));
+    if target.tables.iter().any(|(_, t)| t.name == "orders") {
+        target.udts.insert("shop".into(), vec![udt]);
+    }
+    super::plan_target(&target, live, &m.settings)
+}
+
+fn plan(m: &Migrator, live: &LiveSchema) -> MigrationPlan {
+    plan_with(m, live, address(false))
+}
+
+fn plan_text(m: &Migrator, live: &LiveSchema) -> String {
+    plan(m, live).to_string()
+}
+
+#[test]
+fn up_to_date_cluster_gives_an_empty_plan() {
+    let plan = plan(&migrator(&base()), &live());
+    assert!(plan.is_empty(), "{plan}");
+    assert!(plan.unmanaged.is_empty(), "{plan}");
+    assert!(plan.mismatches().is_empty());
+}
+
+#[test]
+fn empty_cluster_creates_everything_in_dependency_order() {
+    let m = migrator(&base()).replication(Replication::Simple(1));
+    let plan = plan(&m, &LiveSchema::default());
+    assert_eq!(
+        plan.statements(),
+        [
+            "CREATE KEYSPACE IF NOT EXISTS app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+            "CREATE KEYSPACE IF NOT EXISTS shop WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+            "CREATE TYPE IF NOT EXISTS shop.address (street text, city text)",
+            "CREATE TABLE IF NOT EXISTS app.customers (id uuid, name text, PRIMARY KEY (id))",
+            "CREATE TABLE IF NOT EXISTS shop.orders (customer_id uuid, order_id timeuuid, total double, \
+             address frozen<address>, PRIMARY KEY (customer_id, order_id)) WITH CLUSTERING ORDER BY (order_id DESC)",
+        ]
+    );
+    // Without a replication, a missing keyspace is refused, not guessed.
+    let plan = self::plan(&migrator(&base()), &LiveSchema::default());
+    assert_eq!(plan.refused.len(), 2);
+    assert!(plan.refused[0].problem.contains("no replication"), "{plan}");
+    // Per-keyspace replication wins over the default.
+    let m = migrator(&base())
+        .replication(Replication::Simple(1))
+        .keyspace_replication("shop", Replication::network_topology([("dc1", 3)]));
+    let plan = self::plan(&m, &LiveSchema::default());
+    assert!(
+        plan.steps[1]
+            .cql
+            .ends_with("{'class': 'NetworkTopologyStrategy', 'dc1': 3}")
+    );
+}
+
+#[test]
+fn additions_are_alters() {
+    let tables = vec![
+        orders(
+            Order::Desc,
+            "double",
+            vec![
+                col("note", "text", ColumnKind::Static),
+                col("tags", "set<text>", ColumnKind::Regular),
+            ],
+            TableOptions {
+                default_ttl: Some(3600),
+                comment: Some("it's"),
+                compaction: Some("SizeTieredCompactionStrategy"),
+                gc_grace_seconds: Some(864000),
+            },
+        ),
+        customers(),
+    ];
+    let mut live = live();
+    // The UDT gained a field in the models.
+    let plan = plan_with(&migrator(&tables), &live, address(true));
+    assert_eq!(
+        plan.statements(),
+        [
+            "ALTER TYPE shop.address ADD IF NOT EXISTS region text",
+            "ALTER TABLE shop.orders ADD IF NOT EXISTS note text STATIC",
+            "ALTER TABLE shop.orders ADD IF NOT EXISTS tags set<text>",
+            "ALTER TABLE shop.orders WITH default_time_to_live = 3600 AND comment = 'it''s'",
+        ]
+    );
+    assert_eq!(
+        plan.steps[3].description,
+        "change default_time_to_live, comment of shop.orders"
+    );
+    assert!(plan.refused.is_empty());
+    // Once the cluster has the options, that step is done.
+    if let Some(t) = live
+        .keyspaces
+        .get_mut("shop")
+        .and_then(|k| k.tables.get_mut("orders"))
+    {
+        t.options.default_ttl = 3600;
+        t.options.comment = "it's".into();
+    }
+    assert!(plan.steps[3].change.is_done(&live));
+    assert!(!plan.steps[1].change.is_done(&live));
+}
+
+#[test]
+fn refusals_name_table_column_old_new_and_advice() {
+    // Clustering order and a type change.
+    let m = migrator(&[
+        orders(Order::Asc, "decimal", vec![], TableOptions::default()),
+        customers(),
+    ]);
+    let plan = plan(&m, &live());
+    assert!(plan.steps.is_empty(), "{plan}");
+    assert_eq!(plan.refused.len(), 2, "{plan}");
+    let order = &plan.refused[0];
+    assert_eq!(order.table, "shop.orders");
+    assert_eq!(order.column.as_deref(), Some("order_id"));
+    assert_eq!(order.old, "CLUSTERING ORDER BY (order_id DESC)");
+    assert_eq!(order.new, "CLUSTERING ORDER BY (order_id ASC)");
+    assert!(order.advice.contains("orders_v2"), "{}", order.advice);
+    let typ = &plan.refused[1];
+    assert_eq!(
+        (typ.column.as_deref(), typ.old.as_str(), typ.new.as_str()),
+        (Some("total"), "total double", "total decimal")
+    );
+    assert!(typ.advice.contains("backfill"));
+    let err = super::super::MigrationError::Refused(plan.refused.clone()).to_string();
+    assert!(
+        err.contains("`shop.orders`, `order_id`: the clustering order differs"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`shop.orders`, `total`: the column's type differs"),
+        "{err}"
+    );
+
+    // A different partition key.
+    let t = leak(TableSchema::new(
+        "Customer",
+        "customers",
+        None,
+        TableOptions::default(),
+        vec![
+            col("id", "uuid", ColumnKind::PartitionKey),
+            col("name", "text", ColumnKind::PartitionKey),
+        ],
+    ));
+    let plan = self::plan(&migrator(&[base()[0], t]), &live());
+    assert_eq!(plan.refused.len(), 1, "{plan}");
+    assert_eq!(plan.refused[0].old, "PRIMARY KEY (id)");
+    assert_eq!(plan.refused[0].new, "PRIMARY KEY ((id, name))");
+    assert!(plan.refused[0].problem.contains("partition key"));
+}
+
+#[test]
+fn removed_udt_field_and_dropped_column_are_refused() {
+    let mut live = live();
+    if let Some(k) = live.keyspaces.get_mut("shop") {
+        if let Some(u) = k.types.get_mut("address") {
+            u.fields.push(("zip".into(), ty("int"), "int".into()));
+        }
+        if let Some(t) = k.tables.get_mut("orders") {
+            t.dropped.push(DroppedColumn {
+                name: "note".into(),
+                type_text: "int".into(),
+                kind: "regular".into(),
+            });
+        }
+    }
+    let tables = [
+        orders(
+            Order::Desc,
+            "double",
+            vec![col("note", "text", ColumnKind::Regular)],
+            TableOptions::default(),
+        ),
+        customers(),
+    ];
+    let plan = self::plan(&migrator(&tables), &live);
+    assert!(plan.steps.is_empty(), "{plan}");
+    let what: Vec<(&str, Option<&str>)> = plan
+        .refused
+        .iter()
+        .map(|r| (r.table.as_str(), r.column.as_deref()))
+        .collect();
+    assert_eq!(
+        what,
+        [("shop.address", Some("zip")), ("shop.orders", Some("note"))]
+    );
+    assert_eq!(plan.refused[1].old, "note int (dropped)");
+    // Re-adding it with the same type is fine.
+    let tables = [
+        orders(
+            Order::Desc,
+            "double",
+            vec![col("note", "int", ColumnKind::Regular)],
+            TableOptions::default(),
+        ),
+        customers(),
+    ];
+    let plan = self::plan(&migrator(&tables), &live);
+    assert_eq!(
+        plan.statements(),
+        ["ALTER TABLE shop.orders ADD IF NOT EXISTS note int"]
+    );
+}
+
+#[test]
+fn nothing_is_dropped_without_an_opt_in() {
+    let mut live = live();
+    if let Some(k) = live.keyspaces.get_mut("shop") {
+        if let Some(t) = k.tables.get_mut("orders") {
+            t.columns
+                .push(live_column("remarks", "text", ColumnKind::Regular, -1));
+            t.indexes.push(LiveIndex {
+                name: "orders_total_idx".into(),
+                kind: "CUSTOM".into(),
+                options: BTreeMap::from([("target".into(), "total".into())]),
+            });
+        }
+        k.tables.insert(
+            "legacy".into(),
+            LiveTable {
+                name: "legacy".into(),
+                ..LiveTable::default()
+            },
+        );
+        k.types.insert(
+            "old_type".into(),
+            LiveType {
+                name: "old_type".into(),
+                fields: Vec::new(),
+            },
+        );
+    }
+    let plan = self::plan(&migrator(&base()), &live);
+    assert!(plan.is_empty(), "{plan}");
+    let listed: Vec<String> = plan.unmanaged.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        listed,
+        [
+            "column shop.orders.remarks (text); to drop it, allow it explicitly \
+             (--allow-drop shop.orders.remarks)",
+            "index shop.orders_total_idx on orders (total)",
+            "table shop.legacy",
+            "type shop.old_type",
+        ]
+    );
+    let plan = self::plan(
+        &migrator(&base()).allow_drop("shop", "orders", "remarks"),
+        &live,
+    );
+    assert_eq!(
+        plan.statements(),
+        ["ALTER TABLE shop.orders DROP IF EXISTS remarks"]
+    );
+}
+
+#[test]
+fn plans_are_deterministic() {
+    let m1 = migrator(&base()).replication(Replication::Simple(1));
+    let mut reversed = base();
+    reversed.reverse();
+    let m2 = migrator(&reversed).replication(Replication::Simple(1));
+    let a = plan_text(&m1, &LiveSchema::default());
+    assert_eq!(a, plan_text(&m1, &LiveSchema::default()));
+    assert_eq!(
+        a,
+        plan_text(&m2, &LiveSchema::default()),
+        "model order does not matter"
+    );
+}
+
+#[test]
+fn models_without_keyspace_or_with_conflicts_are_errors() {
+    let m = Migrator::offline(Models::new().table_schema(customers()), None);
+    let e = m
+        .plan_against(&LiveSchema::default())
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("table `customers` (struct `Customer`) has no keyspace"),
+        "{e}"
+    );
+    let other = leak(TableSchema::new(
+        "CustomerV2",
+        "customers",
+        None,
+        TableOptions::default(),
+        vec![col("id", "int", ColumnKind::PartitionKey)],
+    ));
+    let m = migrator(&[customers(), other]);
+    let e = m
+        .plan_against(&LiveSchema::default())
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("table `app.customers` is described by two structs that differ, `Customer` and `CustomerV2`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn schema_cql_is_offline_ddl() {
+    let m = migrator(&base());
+    let text = m.schema_cql().expect("schema");
+    assert!(
+        text.starts_with("-- `app`: the keyspace does not exist and no replication"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "CREATE TABLE IF NOT EXISTS app.customers (id uuid, name text, PRIMARY KEY (id));\n"
+        ),
+        "{text}"
+    );
+}

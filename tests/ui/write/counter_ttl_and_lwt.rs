@@ -1,0 +1,17 @@
+// A counter update takes no TTL and no condition.
+use cassmodel::value::Counter;
+use cassmodel::{Batch, CassTable, Db, Insert};
+
+#[derive(CassTable)]
+struct PageViews {
+    #[partition_key]
+    page: String,
+    views: Counter,
+}
+
+async fn f(db: &Db) {
+    let _ = PageViews::update().increment_views(1).page("home").using_ttl(60).execute(db).await;
+    let _ = PageViews::update().increment_views(1).page("home").if_exists().execute(db).await;
+}
+
+fn main() {}
