@@ -71,6 +71,55 @@
 //! Every statement shape is prepared once per [`Db`] and reused; no CQL text is built per
 //! call, and values (limits included) are always bound.
 //!
+//! ## Writes
+//!
+//! ```no_run
+//! # use cassmodel::{Batch, CassTable, Cmp, Db, Insert}; use uuid::Uuid;
+//! # use std::collections::BTreeMap; use cassmodel::value::Counter;
+//! # #[derive(CassTable)] struct Slot { #[partition_key] day: i32, #[clustering] start: i32, holder: Option<Uuid> }
+//! # #[derive(CassTable)] struct Basket { #[partition_key] customer: Uuid, products: BTreeMap<Uuid, i32> }
+//! # #[derive(CassTable)] struct Views { #[partition_key] page: String, views: Counter }
+//! # async fn f(db: &Db, me: Uuid, product: Uuid, slot: Slot) -> cassmodel::Result<()> {
+//! // Upsert a row; `None` fields are left unset (no tombstone). TTL, write time, IF NOT EXISTS:
+//! db.insert(&slot).await?;
+//! let outcome = Insert::new(&slot).if_not_exists().using_ttl(600).execute(db).await?;
+//!
+//! // Reserve a slot only if it is free (a lightweight transaction), for 10 minutes:
+//! let outcome = Slot::update()
+//!     .set_holder(&me)
+//!     .day(&1).start(&9)
+//!     .if_holder(Cmp::Eq, &None::<Uuid>)
+//!     .using_ttl(600)
+//!     .execute(db)
+//!     .await?;
+//! if !outcome.applied {
+//!     println!("taken by {:?}", outcome.current.and_then(|s| s.holder));
+//! }
+//!
+//! // Change one entry of a map without rewriting it; count with a counter:
+//! Basket::update().put_products(&product, &2).customer(&me).execute(db).await?;
+//! Views::update().increment_views(1).page("home").execute(db).await?;
+//!
+//! // Several statements, all or none:
+//! Batch::logged()
+//!     .insert(&slot)
+//!     .add(Basket::update().remove_products_keys(&[product]).customer(&me))
+//!     .execute(db)
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! The compiler enforces Cassandra's write rules: key columns cannot be set; an update of a
+//! regular column names the whole primary key, one of static columns only the partition key;
+//! counters are only incremented (no insert, TTL, write time or condition on a counter table);
+//! counter and other statements do not share a batch. What only the values can tell (an LWT
+//! batch spanning partitions, `IN` in an LWT) is refused before anything is sent.
+//!
+//! `#[derive(CassEntity)]` declares one entity stored in several query tables
+//! (`#[cass(tables(ByUser, ByItem))]` on the entity, `#[cass(entity = Like)]` on each table):
+//! `like.save(&db)` and `like.delete(&db)` write every table in one logged batch, and a table
+//! named on one side but not the other is a compile error.
+//!
 //! ## `#[derive(CassTable)]`
 //!
 //! Field attributes:
