@@ -220,6 +220,27 @@ fn path_value(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<syn::Path> 
     }
 }
 
+/// Reports an option `#[cass(...)]` does not know, with the options it does, and skips the
+/// option's value (if any) so that parsing goes on and every error is reported.
+fn unknown_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    on: &str,
+    expected: &str,
+) -> syn::Result<()> {
+    cx.error_at(
+        meta.path.span(),
+        format_args!(
+            "unknown option `{}` in #[cass(...)] on {on}: expected {expected}",
+            path_name(meta)
+        ),
+    );
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    }
+    Ok(())
+}
+
 /// Parses the attributes of one field.
 pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
     let mut out = FieldAttrs::default();
@@ -277,17 +298,7 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                     } else {
                         "`name = \"field_name\"`, `cql_type = \"...\"` or `frozen`"
                     };
-                    cx.error_at(
-                        at,
-                        format_args!(
-                            "unknown option `{}` in #[cass(...)] on a field: expected {opts}",
-                            path_name(&meta)
-                        ),
-                    );
-                    // Skip the option's value, if any, so parsing can go on.
-                    if meta.input.peek(syn::Token![=]) {
-                        let _: syn::Expr = meta.value()?.parse()?;
-                    }
+                    unknown_option(cx, &meta, "a field", opts)?;
                 }
                 Ok(())
             });
@@ -387,7 +398,8 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                     set_once(cx, &mut out.of, path, at, "`table`");
                 }
                 Kind::Table if is("entity") => {
-                    out.entities.push(path_value(&meta, "#[cass(entity = EntityStruct)]")?);
+                    out.entities
+                        .push(path_value(&meta, "#[cass(entity = EntityStruct)]")?);
                 }
                 Kind::Entity if is("tables") => {
                     let mut list = Vec::new();
@@ -406,7 +418,13 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                 }
                 Kind::Table if is("keyspace") => {
                     let (value, span) = string(&meta)?;
-                    set_once(cx, &mut out.keyspace, Spanned { value, span }, at, "`keyspace`");
+                    set_once(
+                        cx,
+                        &mut out.keyspace,
+                        Spanned { value, span },
+                        at,
+                        "`keyspace`",
+                    );
                 }
                 Kind::Table if is("default_ttl") => {
                     let n = number(&meta)?;
@@ -422,13 +440,24 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                 }
                 Kind::Table if is("compaction") => {
                     let (value, span) = string(&meta)?;
-                    set_once(cx, &mut out.compaction, Spanned { value, span }, at, "`compaction`");
+                    set_once(
+                        cx,
+                        &mut out.compaction,
+                        Spanned { value, span },
+                        at,
+                        "`compaction`",
+                    );
                 }
                 _ if is("crate") => {
                     let (v, span) = string(&meta)?;
                     match syn::parse_str::<syn::Path>(&v) {
                         Ok(p) => set_once(cx, &mut out.krate, p, at, "`crate`"),
-                        Err(_) => cx.error_at(span, format_args!("`{v}` is not a path: write e.g. `crate = \"::cassmodel\"`")),
+                        Err(_) => cx.error_at(
+                            span,
+                            format_args!(
+                                "`{v}` is not a path: write e.g. `crate = \"::cassmodel\"`"
+                            ),
+                        ),
                     }
                 }
                 _ => {
@@ -438,16 +467,7 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                         Kind::Projection => ("#[derive(CassProjection)]", PROJECTION_OPTIONS),
                         Kind::Entity => ("#[derive(CassEntity)]", ENTITY_OPTIONS),
                     };
-                    cx.error_at(
-                        at,
-                        format_args!(
-                            "unknown option `{}` in #[cass(...)] on a {what} struct: expected {opts}",
-                            path_name(&meta)
-                        ),
-                    );
-                    if meta.input.peek(syn::Token![=]) {
-                        let _: syn::Expr = meta.value()?.parse()?;
-                    }
+                    unknown_option(cx, &meta, &format!("a {what} struct"), opts)?;
                 }
             }
             Ok(())

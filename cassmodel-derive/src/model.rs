@@ -253,20 +253,6 @@ impl<'a> Udt<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::snake_case;
-
-    #[test]
-    fn snake() {
-        assert_eq!(snake_case("PostsFacebook"), "posts_facebook");
-        assert_eq!(snake_case("HTTPLog"), "http_log");
-        assert_eq!(snake_case("T3"), "t3");
-        assert_eq!(snake_case("Order2Items"), "order2_items");
-        assert_eq!(snake_case("customer"), "customer");
-    }
-}
-
 impl<'a> Projection<'a> {
     pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
         let attrs = attr::container(cx, &input.attrs, Kind::Projection);
@@ -312,5 +298,19 @@ impl<'a> Entity<'a> {
             tables,
             krate: krate(&attrs),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn snake() {
+        assert_eq!(snake_case("PostsFacebook"), "posts_facebook");
+        assert_eq!(snake_case("HTTPLog"), "http_log");
+        assert_eq!(snake_case("T3"), "t3");
+        assert_eq!(snake_case("Order2Items"), "order2_items");
+        assert_eq!(snake_case("customer"), "customer");
     }
 }

@@ -134,6 +134,8 @@ impl<'a> Batch<'a, Regular> {
     }
 
     /// Adds an update or delete built with the table's query builder.
+    // Named like the CQL it builds; a batch is not a sum, so `std::ops::Add` would mislead.
+    #[allow(clippy::should_implement_trait)]
     pub fn add(mut self, statement: impl RegularStatement<'a>) -> Self {
         self.entries.push(statement.into_entry());
         self
@@ -147,6 +149,7 @@ impl<'a> Batch<'a, Counters> {
     }
 
     /// Adds a counter update built with the table's query builder.
+    #[allow(clippy::should_implement_trait)]
     pub fn add(mut self, statement: impl CounterStatement<'a>) -> Self {
         self.entries.push(statement.into_entry());
         self

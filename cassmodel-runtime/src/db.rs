@@ -264,8 +264,11 @@ impl Db {
     /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
     /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
     /// TTL, write time, `IF NOT EXISTS` and writing nulls.
-    pub async fn insert<T: crate::Insertable>(&self, row: &T) -> Result<()> {
-        crate::Insert::new(row).execute(self).await
+    pub fn insert<'d, T: crate::Insertable>(
+        &'d self,
+        row: &'d T,
+    ) -> crate::query::QueryFuture<'d, ()> {
+        Box::pin(crate::Insert::new(row).execute(self))
     }
 
     /// The row with the given full primary key, if it exists. `key` binds the partition-key

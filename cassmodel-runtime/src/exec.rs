@@ -78,67 +78,69 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
     .await
 }
 
-/// `SELECT` with `=` on the first `n` primary-key columns, bound from `values`: the body of
-/// the generated `get` (`single`: first row, unpaged) and `partition` (all rows, paged).
-pub(crate) async fn select_key_prefix<T: Table>(
-    db: &Db,
-    n: usize,
-    values: impl SerializeRow,
-    single: bool,
-    options: &QueryOptions,
-) -> Result<Vec<T>> {
-    let schema = T::schema();
-    let spec = Spec {
-        restrictions: schema
-            .primary_key()
-            .take(n)
-            .map(|i| (i as u16, Op::Eq))
-            .collect(),
-        ..Spec::default()
-    };
-    let ps = prepare::<T, T>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    let cql = ps.get_statement();
-    if single {
-        let res = db
-            .session()
-            .execute_unpaged(ps, values)
-            .await
-            .map_err(|e| Error::execute(cql, e))?;
-        return Ok(res
-            .into_rows_result()?
-            .maybe_first_row::<T>()?
-            .into_iter()
-            .collect());
-    }
-    let pager = db
-        .session()
-        .execute_iter(PreparedStatement::clone(ps), values)
-        .await
-        .map_err(|e| Error::execute(cql, e))?;
-    Ok(pager.rows_stream::<T>()?.try_collect::<Vec<_>>().await?)
+/// A statement from the [`Db`]'s cache, or a copy of it carrying per-query options.
+pub(crate) struct Stmt {
+    cached: Arc<PreparedStatement>,
+    custom: Option<PreparedStatement>,
 }
 
-/// Runs a SELECT and collects every row (paging through all of them).
-pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) -> Result<Vec<R>> {
-    let QueryState {
-        spec,
-        values,
-        options,
-    } = q;
-    // Cassandra cannot page a query with ORDER BY and IN on the partition key.
-    let unpaged = spec.reversed && spec.in_on_partition_key(T::schema());
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    let cql = ps.get_statement();
+impl Stmt {
+    /// `cached` with `options` applied (copied only when an option is set).
+    pub(crate) fn with(cached: Arc<PreparedStatement>, options: &QueryOptions) -> Self {
+        let custom = options.apply(&cached);
+        Stmt { cached, custom }
+    }
+
+    /// The statement of `spec` for table `T` read as `R`, with `options`.
+    async fn prepare<T: Table, R: Projection<T>>(
+        db: &Db,
+        spec: Spec,
+        what: &'static str,
+        options: &QueryOptions,
+    ) -> Result<Self> {
+        Ok(Self::with(prepare::<T, R>(db, spec, what).await?, options))
+    }
+
+    pub(crate) fn get(&self) -> &PreparedStatement {
+        self.custom.as_ref().unwrap_or(&self.cached)
+    }
+
+    fn cql(&self) -> &str {
+        self.get().get_statement()
+    }
+}
+
+/// Cassandra cannot page a query that is reversed and has `IN` on the partition key.
+fn unpageable<T: Table>(spec: &Spec) -> bool {
+    spec.reversed && spec.in_on_partition_key(T::schema())
+}
+
+fn refuse_unpageable<T: Table>(spec: &Spec) -> Result<()> {
+    if unpageable::<T>(spec) {
+        return Err(Error::Invalid(format!(
+            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
+             partition key; read it with `fetch_all` (one unpaged request) or drop one of the two",
+            T::schema().name
+        )));
+    }
+    Ok(())
+}
+
+/// Every row of a SELECT: paged, unless Cassandra cannot page it (then one request).
+async fn rows_all<T: Table, R: Projection<T>>(
+    db: &Db,
+    spec: Spec,
+    values: impl SerializeRow,
+    options: &QueryOptions,
+) -> Result<Vec<R>> {
+    let unpaged = unpageable::<T>(&spec);
+    let st = Stmt::prepare::<T, R>(db, spec, "select", options).await?;
     if unpaged {
         let res = db
             .session()
-            .execute_unpaged(ps, values)
+            .execute_unpaged(st.get(), values)
             .await
-            .map_err(|e| Error::execute(cql, e))?;
+            .map_err(|e| Error::execute(st.cql(), e))?;
         return Ok(res
             .into_rows_result()?
             .rows::<R>()?
@@ -146,10 +148,55 @@ pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) 
     }
     let pager = db
         .session()
-        .execute_iter(ps.clone(), values)
+        .execute_iter(st.get().clone(), values)
         .await
-        .map_err(|e| Error::execute(cql, e))?;
+        .map_err(|e| Error::execute(st.cql(), e))?;
     Ok(pager.rows_stream::<R>()?.try_collect::<Vec<_>>().await?)
+}
+
+/// The first row of a SELECT, in one unpaged request.
+async fn first_row<T: Table, R: Projection<T>>(
+    db: &Db,
+    spec: Spec,
+    values: impl SerializeRow,
+    options: &QueryOptions,
+) -> Result<Option<R>> {
+    let st = Stmt::prepare::<T, R>(db, spec, "select", options).await?;
+    let res = db
+        .session()
+        .execute_unpaged(st.get(), values)
+        .await
+        .map_err(|e| Error::execute(st.cql(), e))?;
+    Ok(res.into_rows_result()?.maybe_first_row::<R>()?)
+}
+
+/// `SELECT` with `=` on the first `n` primary-key columns, bound from `values`: the body of
+/// `Db::get_by_key` (`single`) and `Db::partition`, and of the SERIAL read after an LWT.
+pub(crate) async fn select_key_prefix<T: Table>(
+    db: &Db,
+    n: usize,
+    values: impl SerializeRow,
+    single: bool,
+    options: &QueryOptions,
+) -> Result<Vec<T>> {
+    let spec = Spec {
+        restrictions: T::schema()
+            .primary_key()
+            .take(n)
+            .map(|i| (i as u16, Op::Eq))
+            .collect(),
+        ..Spec::default()
+    };
+    if single {
+        let row = first_row::<T, T>(db, spec, values, options).await?;
+        return Ok(row.into_iter().collect());
+    }
+    rows_all::<T, T>(db, spec, values, options).await
+}
+
+/// Runs a SELECT and collects every row (paging through all of them).
+pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) -> Result<Vec<R>> {
+    rows_all::<T, R>(db, q.spec, q.values, &q.options).await
 }
 
 /// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit).
@@ -160,20 +207,7 @@ pub async fn select_first<T: Table, R: Projection<T>>(
     if !q.spec.limit {
         q = q.limit(1);
     }
-    let QueryState {
-        spec,
-        values,
-        options,
-    } = q;
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
-    let res = db
-        .session()
-        .execute_unpaged(ps, values)
-        .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
-    Ok(res.into_rows_result()?.maybe_first_row::<R>()?)
+    first_row::<T, R>(db, q.spec, q.values, &q.options).await
 }
 
 /// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
@@ -182,28 +216,13 @@ pub async fn select_stream<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
 ) -> Result<RowStream<R>> {
-    let QueryState {
-        spec,
-        values,
-        options,
-    } = q;
-    if spec.reversed && spec.in_on_partition_key(T::schema()) {
-        return Err(Error::Invalid(format!(
-            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
-             partition key; read it with `all()` (one unpaged request) or drop one of the two",
-            T::schema().name
-        )));
-    }
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let ps = options
-        .apply(&ps)
-        .unwrap_or_else(|| PreparedStatement::clone(&ps));
-    let cql = ps.get_statement().to_owned();
+    refuse_unpageable::<T>(&q.spec)?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
     let pager = db
         .session()
-        .execute_iter(ps, values)
+        .execute_iter(st.get().clone(), q.values)
         .await
-        .map_err(|e| Error::execute(&cql, e))?;
+        .map_err(|e| Error::execute(st.cql(), e))?;
     Ok(Box::pin(
         pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)),
     ))
@@ -215,26 +234,13 @@ pub async fn select_page<T: Table, R: Projection<T>>(
     q: QueryState<'_>,
     from: PagingState,
 ) -> Result<Page<R>> {
-    let QueryState {
-        spec,
-        values,
-        options,
-    } = q;
-    if spec.reversed && spec.in_on_partition_key(T::schema()) {
-        return Err(Error::Invalid(format!(
-            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
-             partition key",
-            T::schema().name
-        )));
-    }
-    let ps = prepare::<T, R>(db, spec, "select").await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
+    refuse_unpageable::<T>(&q.spec)?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
     let (res, next) = db
         .session()
-        .execute_single_page(ps, values, from)
+        .execute_single_page(st.get(), q.values, from)
         .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        .map_err(|e| Error::execute(st.cql(), e))?;
     let rows = res
         .into_rows_result()?
         .rows::<R>()?
@@ -274,14 +280,12 @@ pub async fn execute_lwt<T: Table>(
         }
     }
     let key_len = spec.restrictions.len();
-    let ps = prepare::<T, T>(db, spec, what).await?;
-    let custom = options.apply(&ps);
-    let ps = custom.as_ref().unwrap_or(&ps);
+    let st = Stmt::prepare::<T, T>(db, spec, what, &options).await?;
     let res = db
         .session()
-        .execute_unpaged(ps, &values)
+        .execute_unpaged(st.get(), &values)
         .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        .map_err(|e| Error::execute(st.cql(), e))?;
     if !lwt {
         return Ok(Outcome::done());
     }

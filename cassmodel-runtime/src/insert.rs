@@ -152,8 +152,7 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
                 ))
             })
             .await?;
-        let custom = self.options.apply(&ps);
-        let ps = custom.as_ref().unwrap_or(&ps);
+        let st = crate::exec::Stmt::with(ps, &self.options);
         let values = InsertValues {
             row: self.row,
             unset_nulls: !self.write_nulls,
@@ -162,9 +161,9 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
         };
         let res = db
             .session()
-            .execute_unpaged(ps, &values)
+            .execute_unpaged(st.get(), &values)
             .await
-            .map_err(|e| Error::execute(ps.get_statement(), e))?;
+            .map_err(|e| Error::execute(st.get().get_statement(), e))?;
         if !if_not_exists {
             return Ok(Outcome::done());
         }

@@ -7,8 +7,7 @@
 //! at compile time, so a query table cannot be added on one side and forgotten on the other.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 
 use crate::model::Entity;
 
@@ -27,9 +26,6 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
         })
         .collect();
     let tables = &e.tables;
-    let checks = tables
-        .iter()
-        .map(|t| quote_spanned!(t.span()=> __built_from_entity::<#t>();));
     let list = names.join(", ");
     let save_doc = format!(
         "Writes this `{ident}` to every table it is stored in ({list}) in one logged batch: all \
@@ -67,12 +63,5 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
             }
         }
 
-        const _: () = {
-            fn __built_from_entity<T: #krate::FromEntity<#ident>>() {}
-            #[allow(dead_code)]
-            fn __every_table_is_built_from_the_entity() {
-                #(#checks)*
-            }
-        };
     }
 }

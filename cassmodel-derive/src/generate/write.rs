@@ -107,6 +107,21 @@ pub fn write_methods(f: &Field<'_>) -> Vec<String> {
     out
 }
 
+/// A `set_<column>` that exists only to fail with `bound`'s message (key columns, counters).
+fn refused_setter(krate: &syn::Path, f: &Field<'_>, bound: &Ident) -> TokenStream {
+    let (set, ty) = (format_ident!("set_{}", f.ident), f.ty);
+    quote_spanned! {f.ident.span()=>
+        #[doc(hidden)]
+        pub fn #set(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> Self
+        where
+            S: #bound,
+        {
+            let _ = value;
+            self
+        }
+    }
+}
+
 pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
     let krate = cx.krate;
     let p = quote!(#krate::__private);
@@ -185,16 +200,7 @@ pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
                 "primary-key column",
                 "a row's key is its identity: to move a row, insert it under the new key and delete the old one",
             ));
-            setters.push(quote_spanned! {span=>
-                #[doc(hidden)]
-                pub fn #set(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> Self
-                where
-                    S: #no_set,
-                {
-                    let _ = value;
-                    self
-                }
-            });
+            setters.push(refused_setter(krate, f, &no_set));
             continue;
         }
         // The kind after a change of this column: static columns keep a static-only update.
@@ -232,16 +238,7 @@ pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
                 "set on a counter",
                 &format!("use `.increment_{name}(n)` or `.decrement_{name}(n)`"),
             ));
-            setters.push(quote_spanned! {span=>
-                #[doc(hidden)]
-                pub fn #set(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> Self
-                where
-                    S: #no_set,
-                {
-                    let _ = value;
-                    self
-                }
-            });
+            setters.push(refused_setter(krate, f, &no_set));
             let n = quote!(#p::Bound::Counter(n));
             setters.push(set_op(
                 quote!(Increment),
@@ -269,77 +266,98 @@ pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
         }
         let whole = quote!(#krate::BindAs::<#vt>::__bound(value));
         let whole_param = quote!(value: &'a (impl #krate::BindAs<#vt> + ?::core::marker::Sized));
-        match collection(f) {
+        // The collection operations of this column: (change, values, doc, method, params).
+        let elem_param =
+            |t: &Type| quote!(value: &'a (impl #krate::BindAs<#t> + ?::core::marker::Sized));
+        let ops: Vec<(TokenStream, TokenStream, String, String, TokenStream)> = match collection(f)
+        {
             Some(Collection::List(elem)) => {
-                setters.push(set_op(
-                    quote!(Append),
-                    one(whole.clone()),
-                    format!("`{col} = {col} + ?`: appends the elements (not idempotent)"),
-                    format_ident!("append_{}", name),
-                    whole_param.clone(),
-                ));
-                setters.push(set_op(
-                    quote!(Prepend),
-                    one(whole.clone()),
-                    format!("`{col} = ? + {col}`: prepends the elements (not idempotent)"),
-                    format_ident!("prepend_{}", name),
-                    whole_param.clone(),
-                ));
-                setters.push(set_op(
-                    quote!(Remove),
-                    one(whole.clone()),
-                    format!("`{col} = {col} - ?`: removes every occurrence of the elements"),
-                    format_ident!("remove_{}", name),
-                    whole_param.clone(),
-                ));
-                setters.push(set_op(
-                    quote!(AtKey),
-                    two(quote!(#p::Bound::Index(index)), quote!(#krate::BindAs::<#elem>::__bound(value))),
-                    format!("`{col}[index] = ?`: replaces one element (the index must exist)"),
-                    format_ident!("set_{}_at", name),
-                    quote!(index: ::core::primitive::i32, value: &'a (impl #krate::BindAs<#elem> + ?::core::marker::Sized)),
-                ));
+                let at = two(
+                    quote!(#p::Bound::Index(index)),
+                    quote!(#krate::BindAs::<#elem>::__bound(value)),
+                );
+                let at_params = elem_param(elem);
+                vec![
+                    (
+                        quote!(Append),
+                        one(whole.clone()),
+                        format!("`{col} = {col} + ?`: appends the elements (not idempotent)"),
+                        format!("append_{name}"),
+                        whole_param.clone(),
+                    ),
+                    (
+                        quote!(Prepend),
+                        one(whole.clone()),
+                        format!("`{col} = ? + {col}`: prepends the elements (not idempotent)"),
+                        format!("prepend_{name}"),
+                        whole_param.clone(),
+                    ),
+                    (
+                        quote!(Remove),
+                        one(whole.clone()),
+                        format!("`{col} = {col} - ?`: removes every occurrence of the elements"),
+                        format!("remove_{name}"),
+                        whole_param.clone(),
+                    ),
+                    (
+                        quote!(AtKey),
+                        at,
+                        format!("`{col}[index] = ?`: replaces one element (the index must exist)"),
+                        format!("set_{name}_at"),
+                        quote!(index: ::core::primitive::i32, #at_params),
+                    ),
+                ]
             }
-            Some(Collection::Set) => {
-                setters.push(set_op(
+            Some(Collection::Set) => vec![
+                (
                     quote!(Append),
                     one(whole.clone()),
                     format!("`{col} = {col} + ?`: adds the elements"),
-                    format_ident!("add_{}", name),
+                    format!("add_{name}"),
                     whole_param.clone(),
-                ));
-                setters.push(set_op(
+                ),
+                (
                     quote!(Remove),
                     one(whole.clone()),
                     format!("`{col} = {col} - ?`: removes the elements"),
-                    format_ident!("remove_{}", name),
+                    format!("remove_{name}"),
                     whole_param.clone(),
-                ));
-            }
+                ),
+            ],
             Some(Collection::Map(k, v)) => {
-                setters.push(set_op(
-                    quote!(AtKey),
-                    two(quote!(#krate::BindAs::<#k>::__bound(key)), quote!(#krate::BindAs::<#v>::__bound(value))),
-                    format!("`{col}[key] = value`: puts one entry"),
-                    format_ident!("put_{}", name),
-                    quote!(key: &'a (impl #krate::BindAs<#k> + ?::core::marker::Sized), value: &'a (impl #krate::BindAs<#v> + ?::core::marker::Sized)),
-                ));
-                setters.push(set_op(
-                    quote!(Append),
-                    one(whole.clone()),
-                    format!("`{col} = {col} + ?`: puts every entry of the map"),
-                    format_ident!("merge_{}", name),
-                    whole_param.clone(),
-                ));
-                setters.push(set_op(
-                    quote!(Remove),
-                    one(quote!(#p::bound_list(keys))),
-                    format!("`{col} = {col} - ?`: removes the entries with these keys"),
-                    format_ident!("remove_{}_keys", name),
-                    quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
-                ));
+                let put = two(
+                    quote!(#krate::BindAs::<#k>::__bound(key)),
+                    quote!(#krate::BindAs::<#v>::__bound(value)),
+                );
+                let value_param = elem_param(v);
+                vec![
+                    (
+                        quote!(AtKey),
+                        put,
+                        format!("`{col}[key] = value`: puts one entry"),
+                        format!("put_{name}"),
+                        quote!(key: &'a (impl #krate::BindAs<#k> + ?::core::marker::Sized), #value_param),
+                    ),
+                    (
+                        quote!(Append),
+                        one(whole.clone()),
+                        format!("`{col} = {col} + ?`: puts every entry of the map"),
+                        format!("merge_{name}"),
+                        whole_param.clone(),
+                    ),
+                    (
+                        quote!(Remove),
+                        one(quote!(#p::bound_list(keys))),
+                        format!("`{col} = {col} - ?`: removes the entries with these keys"),
+                        format!("remove_{name}_keys"),
+                        quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
+                    ),
+                ]
             }
-            None => {}
+            None => Vec::new(),
+        };
+        for (op, values, doc, method, params) in ops {
+            setters.push(set_op(op, values, doc, format_ident!("{}", method), params));
         }
         let if_col = format_ident!("if_{}", name);
         let doc = format!(

@@ -1,6 +1,6 @@
 // A counter update takes no TTL and no condition.
 use cassmodel::value::Counter;
-use cassmodel::{Batch, CassTable, Db, Insert};
+use cassmodel::{CassTable, Db};
 
 #[derive(CassTable)]
 struct PageViews {

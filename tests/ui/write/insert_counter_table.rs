@@ -1,6 +1,6 @@
 // A counter table's rows cannot be inserted.
 use cassmodel::value::Counter;
-use cassmodel::{Batch, CassTable, Db, Insert};
+use cassmodel::{CassTable, Db, Insert};
 
 #[derive(CassTable)]
 struct PageViews {

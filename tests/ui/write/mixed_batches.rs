@@ -1,6 +1,6 @@
 // Counter and other statements cannot share a batch.
 use cassmodel::value::Counter;
-use cassmodel::{Batch, CassTable, Db, Insert};
+use cassmodel::{Batch, CassTable};
 
 #[derive(CassTable)]
 struct PageViews {

@@ -1,6 +1,6 @@
 // A counter is incremented, never set.
 use cassmodel::value::Counter;
-use cassmodel::{Batch, CassTable, Db, Insert};
+use cassmodel::{CassTable, Db};
 
 #[derive(CassTable)]
 struct PageViews {
