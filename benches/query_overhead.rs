@@ -17,7 +17,7 @@
 //! `system.prepared_statements` the statements cassmodel prepared and checks that the raw
 //! side's hand-written CQL is exactly one of them.
 //!
-//! Per (workload, concurrency, side), each round runs a fixed number of operations and
+//! Per (workload, concurrency, side), each round runs operations for a fixed wall time and
 //! records the client's CPU time (user+sys of the whole process, all threads:
 //! `CLOCK_PROCESS_CPUTIME_ID`) per operation and the throughput (ops/s of wall time). The
 //! sides alternate within a round and swap order every round (A B, B A, A B, ...), so machine
@@ -28,8 +28,8 @@
 //! The node runs on the same machine, so throughput is shared with it; the process CPU time is
 //! the client's alone.
 //!
-//! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (target wall
-//! time of one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 32),
+//! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (wall time of
+//! one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 32),
 //! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, e.g.
 //! `point read, 32`; for profiling).
 
@@ -120,7 +120,7 @@ impl Bench {
                 let row = self
                     .db
                     .session()
-                    .execute_unpaged(&self.raw_point, (u, p, 1_i32))
+                    .execute_unpaged(&self.raw_point, (u, p))
                     .await
                     .expect("execute")
                     .into_rows_result()
@@ -154,50 +154,59 @@ impl Bench {
         }
     }
 
-    /// Runs `n` operations with `concurrency` in flight; returns (wall time, process CPU time).
+    /// Starts operations with `concurrency` in flight for `slice` of wall time, then lets the
+    /// ones in flight finish. Time-bound rather than count-bound runs keep every run about
+    /// `slice` long whatever else loads the machine.
     async fn run(
         &self,
         side: Side,
         workload: Workload,
         concurrency: usize,
-        n: usize,
-    ) -> (Duration, Duration) {
+        slice: Duration,
+    ) -> Sample {
         let expected = match workload {
             Workload::Point => 1,
             Workload::Partition => PARTITION_ROWS,
         };
         let cpu = ProcessTime::now();
         let wall = Instant::now();
+        let deadline = wall + slice;
+        let mut ops = 0usize;
         if concurrency <= 1 {
-            for i in 0..n {
-                assert_eq!(self.op(side, workload, i).await, expected);
+            while Instant::now() < deadline {
+                assert_eq!(self.op(side, workload, ops).await, expected);
+                ops += 1;
             }
         } else {
-            futures::stream::iter(0..n)
+            futures::stream::iter((0..).take_while(|_| Instant::now() < deadline))
                 .map(|i| self.op(side, workload, i))
                 .buffer_unordered(concurrency)
                 .for_each(|rows| {
                     assert_eq!(rows, expected);
+                    ops += 1;
                     async {}
                 })
                 .await;
         }
-        (wall.elapsed(), cpu.elapsed())
+        Sample::new(ops, wall.elapsed(), cpu.elapsed())
     }
 }
 
 /// One measured run.
 #[derive(Clone, Copy)]
 struct Sample {
+    ops: usize,
     cpu_us_per_op: f64,
     ops_per_s: f64,
 }
 
 impl Sample {
-    fn new(n: usize, (wall, cpu): (Duration, Duration)) -> Self {
+    fn new(ops: usize, wall: Duration, cpu: Duration) -> Self {
+        let n = ops.max(1) as f64;
         Sample {
-            cpu_us_per_op: cpu.as_secs_f64() * 1e6 / n as f64,
-            ops_per_s: n as f64 / wall.as_secs_f64(),
+            ops,
+            cpu_us_per_op: cpu.as_secs_f64() * 1e6 / n,
+            ops_per_s: n / wall.as_secs_f64(),
         }
     }
 }
@@ -218,8 +227,6 @@ struct Variant {
     name: String,
     workload: Workload,
     concurrency: usize,
-    /// Operations per measured run (calibrated).
-    n: usize,
     cassmodel: Vec<Sample>,
     raw: Vec<Sample>,
 }
@@ -396,7 +403,7 @@ async fn main() {
 
     let raw_point_cql = format!(
         "SELECT user_id, post_id, content FROM {ks}.posts_facebook \
-         WHERE user_id = ? AND post_id = ? LIMIT ?"
+         WHERE user_id = ? AND post_id = ?"
     );
     let raw_partition_cql =
         format!("SELECT user_id, post_id, content FROM {ks}.posts_facebook WHERE user_id = ?");
@@ -405,7 +412,7 @@ async fn main() {
         println!("  {s}");
     }
     println!("raw driver, hand-written:");
-    println!("  point read:     {raw_point_cql}   values (user_id, post_id, 1)");
+    println!("  point read:     {raw_point_cql}   values (user_id, post_id)");
     println!("  partition read: {raw_partition_cql}   values (user_id,)");
     for cql in [&raw_point_cql, &raw_partition_cql] {
         assert!(
@@ -451,9 +458,8 @@ async fn main() {
         partition_user,
     };
 
-    // Warm-up and calibration: each side runs each variant for ~`slice` (warming the node's
-    // JIT and caches on both statements); the operation count of a measured run is the one
-    // that takes ~`slice` at the slower side's rate.
+    // Warm-up: each side runs each variant for `slice`, warming the node's JIT and caches
+    // on both statements.
     let mut variants: Vec<Variant> = Vec::new();
     for (workload, label) in [
         (Workload::Point, "point read"),
@@ -464,31 +470,20 @@ async fn main() {
             if !only.is_empty() && !name.contains(&only) {
                 continue;
             }
-            let mut rate = f64::INFINITY;
             for side in [Side::Cassmodel, Side::Raw] {
-                let mut n = 16;
-                let mut spent = Duration::ZERO;
-                let mut done = 0;
-                while spent < slice {
-                    let (wall, _) = bench.run(side, workload, conc, n).await;
-                    spent += wall;
-                    done += n;
-                    n *= 2;
-                }
-                rate = rate.min(done as f64 / spent.as_secs_f64());
+                bench.run(side, workload, conc, slice).await;
             }
             variants.push(Variant {
                 name,
                 workload,
                 concurrency: conc,
-                n: ((rate * slice.as_secs_f64()) as usize).max(50),
                 cassmodel: Vec::new(),
                 raw: Vec::new(),
             });
         }
     }
     println!(
-        "warm-up and calibration done at {:.1?}; {rounds} rounds of {} runs of ~{slice:?}",
+        "warm-up done at {:.1?}; {rounds} rounds of {} runs of {slice:?}",
         started.elapsed(),
         variants.len() * 2
     );
@@ -501,7 +496,7 @@ async fn main() {
         };
         for v in &mut variants {
             for side in order {
-                let s = Sample::new(v.n, bench.run(side, v.workload, v.concurrency, v.n).await);
+                let s = bench.run(side, v.workload, v.concurrency, slice).await;
                 match side {
                     Side::Cassmodel => v.cassmodel.push(s),
                     Side::Raw => v.raw.push(s),
@@ -524,12 +519,14 @@ async fn main() {
     for v in &variants {
         let cpu = |s: &[Sample]| median(&s.iter().map(|x| x.cpu_us_per_op).collect::<Vec<_>>());
         let ops = |s: &[Sample]| median(&s.iter().map(|x| x.ops_per_s).collect::<Vec<_>>());
+        let all = v.cassmodel.iter().chain(&v.raw);
+        let ops_per_run = median(&all.map(|x| x.ops as f64).collect::<Vec<_>>());
         let (rc, rc_lo, rc_hi) = paired_ratio(v, |s| s.cpu_us_per_op);
         let (rt, rt_lo, rt_hi) = paired_ratio(v, |s| s.ops_per_s);
         println!(
-            "| {} | {} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {:.0} | {:.0} | {:.3} ({:.3}–{:.3}) |",
+            "| {} | {:.0} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {:.0} | {:.0} | {:.3} ({:.3}–{:.3}) |",
             v.name,
-            v.n,
+            ops_per_run,
             cpu(&v.cassmodel),
             cpu(&v.raw),
             rc,

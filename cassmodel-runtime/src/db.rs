@@ -62,7 +62,7 @@ struct Inner {
     session: Arc<Session>,
     keyspace: Option<String>,
     keyspace_map: HashMap<String, String>,
-    statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>>>,
+    statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
 }
 
 /// A connection to a cluster, with the keyspace that tables without
@@ -108,7 +108,7 @@ impl Db {
                 session,
                 keyspace,
                 keyspace_map,
-                statements: RwLock::new(HashMap::new()),
+                statements: RwLock::new(HashMap::default()),
             }),
         }
     }

@@ -199,12 +199,18 @@ pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) 
     rows_all::<T, R>(db, q.spec, q.values, &q.options).await
 }
 
-/// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit).
+/// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
+/// the whole primary key).
 pub async fn select_first<T: Table, R: Projection<T>>(
     db: &Db,
     mut q: QueryState<'_>,
 ) -> Result<Option<R>> {
-    if !q.spec.limit {
+    // A read by the whole primary key returns at most one row: no LIMIT needed (and the
+    // statement is then the same as `Db::get_by_key`'s).
+    let key_len = T::schema().primary_key().count();
+    let by_full_key = q.spec.restrictions.len() == key_len
+        && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
+    if !q.spec.limit && !by_full_key {
         q = q.limit(1);
     }
     first_row::<T, R>(db, q.spec, q.values, &q.options).await
