@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use cassmodel_schema::quote_ident;
 
-use crate::schema::{ColumnKind, TableSchema, UdtSchema};
+use crate::schema::{ColumnDef, ColumnKind, TableSchema, UdtSchema};
 
 /// How a keyspace is replicated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,20 +103,34 @@ pub fn primary_key_clause(t: &TableSchema) -> String {
     format!("PRIMARY KEY ({})", parts.join(", "))
 }
 
+/// `CLUSTERING ORDER BY (c ASC, d DESC)`, in key order.
+pub fn clustering_order(t: &TableSchema) -> String {
+    let cols: Vec<String> = t
+        .clustering
+        .iter()
+        .map(|&i| {
+            let o = t.order_of(i).map_or("ASC", |o| o.cql());
+            format!("{} {o}", quote_ident(t.columns[i].name))
+        })
+        .collect();
+    format!("CLUSTERING ORDER BY ({})", cols.join(", "))
+}
+
+/// `name type [STATIC]`: a column as CREATE TABLE and ALTER TABLE ADD write it.
+pub fn column_definition(c: &ColumnDef) -> String {
+    let stat = if c.kind == ColumnKind::Static {
+        " STATIC"
+    } else {
+        ""
+    };
+    format!("{} {}{stat}", quote_ident(c.name), c.cql_type)
+}
+
 /// The `WITH ...` options of a table (clustering order first), or an empty string.
 pub fn table_options(t: &TableSchema) -> String {
     let mut opts = Vec::new();
     if !t.clustering.is_empty() {
-        let order: Vec<String> = t
-            .clustering
-            .iter()
-            .map(|&i| {
-                let c = &t.columns[i];
-                let o = t.order_of(i).map_or("ASC", |o| o.cql());
-                format!("{} {o}", quote_ident(c.name))
-            })
-            .collect();
-        opts.push(format!("CLUSTERING ORDER BY ({})", order.join(", ")));
+        opts.push(clustering_order(t));
     }
     let o = &t.options;
     if let Some(ttl) = o.default_ttl {
@@ -140,18 +154,7 @@ pub fn table_options(t: &TableSchema) -> String {
 
 /// `CREATE TABLE IF NOT EXISTS ks.table (...) PRIMARY KEY (...)) WITH ...`
 pub fn create_table(t: &TableSchema, keyspace: &str) -> String {
-    let mut cols: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| {
-            let stat = if c.kind == ColumnKind::Static {
-                " STATIC"
-            } else {
-                ""
-            };
-            format!("{} {}{stat}", quote_ident(c.name), c.cql_type)
-        })
-        .collect();
+    let mut cols: Vec<String> = t.columns.iter().map(column_definition).collect();
     cols.push(primary_key_clause(t));
     format!(
         "CREATE TABLE IF NOT EXISTS {} ({}){}",

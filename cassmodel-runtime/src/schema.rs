@@ -231,8 +231,7 @@ impl UdtSchema {
     /// frozen: Cassandra refuses non-frozen ones inside a user-defined type.
     pub fn new(rust_name: &'static str, name: &'static str, mut fields: Vec<ColumnDef>) -> Self {
         for f in &mut fields {
-            f.cql_type =
-                std::mem::replace(&mut f.cql_type, CqlType::Tuple(Vec::new())).frozen_for_nesting();
+            f.cql_type = f.cql_type.clone().frozen_for_nesting();
         }
         let deps = dedup_udts(fields.iter().flat_map(|f| f.udts.iter().copied()));
         UdtSchema {

@@ -569,27 +569,6 @@ fn live_order_clause(l: &LiveTable) -> String {
     format!("CLUSTERING ORDER BY ({})", cols.join(", "))
 }
 
-fn model_order_clause(t: &TableSchema) -> String {
-    let cols: Vec<String> = t
-        .clustering
-        .iter()
-        .map(|&i| {
-            let o = t.order_of(i).map_or("ASC", |o| o.cql());
-            format!("{} {o}", quote_ident(t.columns[i].name))
-        })
-        .collect();
-    format!("CLUSTERING ORDER BY ({})", cols.join(", "))
-}
-
-fn column_definition(c: &ColumnDef) -> String {
-    let stat = if c.kind == ColumnKind::Static {
-        " STATIC"
-    } else {
-        ""
-    };
-    format!("{} {}{stat}", quote_ident(c.name), c.cql_type)
-}
-
 fn plan_table(
     ks: &str,
     t: &TableSchema,
@@ -644,7 +623,7 @@ fn plan_table(
             table: object.clone(),
             column: Some(m.name.to_owned()),
             old: live_order_clause(l),
-            new: model_order_clause(t),
+            new: ddl::clustering_order(t),
             problem: "the clustering order differs; Cassandra cannot change a table's \
                           clustering order"
                 .into(),
@@ -669,7 +648,7 @@ fn plan_table(
                         table: object.clone(),
                         column: Some(c.name.to_owned()),
                         old: format!("{} {} (dropped)", quote_ident(c.name), d.type_text),
-                        new: column_definition(c),
+                        new: ddl::column_definition(c),
                         problem: "the column was dropped with another type; Cassandra refuses \
                                   to re-add a dropped column with an incompatible type"
                             .into(),
@@ -682,7 +661,7 @@ fn plan_table(
                     continue;
                 }
             }
-            let definition = column_definition(c);
+            let definition = ddl::column_definition(c);
             adds.push(Step {
                 cql: format!("ALTER TABLE {q} ADD IF NOT EXISTS {definition}"),
                 description: format!("add column {} to {object}", c.name),
@@ -705,7 +684,7 @@ fn plan_table(
                 table: object.clone(),
                 column: Some(c.name.to_owned()),
                 old: live_definition(lc),
-                new: column_definition(c),
+                new: ddl::column_definition(c),
                 problem: "the column is static on one side and regular on the other; \
                           Cassandra cannot change that"
                     .into(),
@@ -729,7 +708,7 @@ fn plan_table(
                 table: object.clone(),
                 column: Some(c.name.to_owned()),
                 old: live_definition(lc),
-                new: column_definition(c),
+                new: ddl::column_definition(c),
                 problem: "the column's type differs; Cassandra cannot change a column's type"
                     .into(),
                 advice,
