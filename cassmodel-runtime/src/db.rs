@@ -54,6 +54,8 @@ pub(crate) enum CacheKey {
         what: &'static str,
         spec: crate::query::Spec,
     },
+    /// Whole rows of a table by `=` on its first `n` primary-key columns (`get`, `partition`).
+    KeyPrefix { table: TypeId, n: usize },
     /// The token-range scan of a table.
     Scan { table: TypeId, row: TypeId },
 }
@@ -276,21 +278,13 @@ impl Db {
     /// call this with typed arguments.
     pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
         let n = T::schema().partition_key.len() + T::schema().clustering.len();
-        crate::exec::select_key_prefix::<T>(self, n, key, true, &Default::default())
-            .await
-            .map(|rows| rows.into_iter().next())
+        crate::exec::first_by_key_prefix::<T>(self, n, key, &Default::default()).await
     }
 
     /// Every row of one partition, in clustering order. `key` binds the partition-key
     /// columns in declared order.
     pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
-        crate::exec::select_key_prefix::<T>(
-            self,
-            T::schema().partition_key.len(),
-            key,
-            false,
-            &Default::default(),
-        )
-        .await
+        let n = T::schema().partition_key.len();
+        crate::exec::all_by_key_prefix::<T>(self, n, key, &Default::default()).await
     }
 }

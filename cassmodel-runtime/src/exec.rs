@@ -10,14 +10,13 @@ use scylla::deserialize::{DeserializationError, TypeCheckError};
 use scylla::frame::response::result::ColumnSpec;
 use scylla::response::query_result::QueryResult;
 use scylla::response::{PagingState, PagingStateResponse};
-use scylla::serialize::SerializationError;
-use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::row::SerializeRow;
 use scylla::statement::Consistency;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::db::{CacheKey, Db};
 use crate::error::{Error, Result, RowError};
-use crate::query::{Bound, Op, Outcome, QueryOptions, QueryState, RowStream, Spec};
+use crate::query::{Bounds, Op, Outcome, QueryOptions, QueryState, RowStream, Spec};
 use crate::table::Table;
 
 /// The rows a read returns: the whole table struct, or a projection of some of its columns
@@ -126,16 +125,12 @@ fn refuse_unpageable<T: Table>(spec: &Spec) -> Result<()> {
     Ok(())
 }
 
-/// Every row of a SELECT: paged, unless Cassandra cannot page it (then one request).
-async fn rows_all<T: Table, R: Projection<T>>(
-    db: &Db,
-    spec: Spec,
-    values: impl SerializeRow,
-    options: &QueryOptions,
-) -> Result<Vec<R>> {
-    let unpaged = unpageable::<T>(&spec);
-    let st = Stmt::prepare::<T, R>(db, spec, "select", options).await?;
-    if unpaged {
+/// Every row of a SELECT: paged, or in one request when Cassandra cannot page it.
+async fn rows_all<R>(db: &Db, st: Stmt, values: impl SerializeRow, paged: bool) -> Result<Vec<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    if !paged {
         let res = db
             .session()
             .execute_unpaged(st.get(), values)
@@ -155,13 +150,10 @@ async fn rows_all<T: Table, R: Projection<T>>(
 }
 
 /// The first row of a SELECT, in one unpaged request.
-async fn first_row<T: Table, R: Projection<T>>(
-    db: &Db,
-    spec: Spec,
-    values: impl SerializeRow,
-    options: &QueryOptions,
-) -> Result<Option<R>> {
-    let st = Stmt::prepare::<T, R>(db, spec, "select", options).await?;
+async fn first_row<R>(db: &Db, st: Stmt, values: impl SerializeRow) -> Result<Option<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
     let res = db
         .session()
         .execute_unpaged(st.get(), values)
@@ -170,33 +162,65 @@ async fn first_row<T: Table, R: Projection<T>>(
     Ok(res.into_rows_result()?.maybe_first_row::<R>()?)
 }
 
-/// `SELECT` with `=` on the first `n` primary-key columns, bound from `values`: the body of
-/// `Db::get_by_key` (`single`) and `Db::partition`, and of the SERIAL read after an LWT.
-pub(crate) async fn select_key_prefix<T: Table>(
+/// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
+/// (the partition key, then clustering columns): the shape of `get` and `partition`. Its
+/// cache key is fixed per table and `n`, so no [`Spec`] is built or hashed per call.
+async fn key_prefix_statement<T: Table>(db: &Db, n: usize, options: &QueryOptions) -> Result<Stmt> {
+    let key = CacheKey::KeyPrefix {
+        table: TypeId::of::<T>(),
+        n,
+    };
+    let ps = db
+        .prepared(key, true, |_| {
+            let schema = T::schema();
+            let spec = Spec {
+                restrictions: schema
+                    .primary_key()
+                    .take(n)
+                    .map(|i| (i as u16, Op::Eq))
+                    .collect(),
+                ..Spec::default()
+            };
+            Ok(crate::cql::select(
+                schema,
+                db.keyspace_of::<T>()?,
+                schema.all_columns(),
+                &spec,
+            ))
+        })
+        .await?;
+    Ok(Stmt::with(ps, options))
+}
+
+/// The first row with `=` on the first `n` primary-key columns bound from `values`: the body
+/// of `get` (the whole primary key, at most one row) and of the SERIAL read after an LWT.
+pub(crate) async fn first_by_key_prefix<T: Table>(
     db: &Db,
     n: usize,
     values: impl SerializeRow,
-    single: bool,
+    options: &QueryOptions,
+) -> Result<Option<T>> {
+    let st = key_prefix_statement::<T>(db, n, options).await?;
+    first_row(db, st, values).await
+}
+
+/// Every row with `=` on the first `n` primary-key columns bound from `values` (paged): the
+/// body of `partition`.
+pub(crate) async fn all_by_key_prefix<T: Table>(
+    db: &Db,
+    n: usize,
+    values: impl SerializeRow,
     options: &QueryOptions,
 ) -> Result<Vec<T>> {
-    let spec = Spec {
-        restrictions: T::schema()
-            .primary_key()
-            .take(n)
-            .map(|i| (i as u16, Op::Eq))
-            .collect(),
-        ..Spec::default()
-    };
-    if single {
-        let row = first_row::<T, T>(db, spec, values, options).await?;
-        return Ok(row.into_iter().collect());
-    }
-    rows_all::<T, T>(db, spec, values, options).await
+    let st = key_prefix_statement::<T>(db, n, options).await?;
+    rows_all(db, st, values, true).await
 }
 
 /// Runs a SELECT and collects every row (paging through all of them).
 pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) -> Result<Vec<R>> {
-    rows_all::<T, R>(db, q.spec, q.values, &q.options).await
+    let paged = !unpageable::<T>(&q.spec);
+    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
+    rows_all(db, st, q.values, paged).await
 }
 
 /// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
@@ -205,15 +229,15 @@ pub async fn select_first<T: Table, R: Projection<T>>(
     db: &Db,
     mut q: QueryState<'_>,
 ) -> Result<Option<R>> {
-    // A read by the whole primary key returns at most one row: no LIMIT needed (and the
-    // statement is then the same as `Db::get_by_key`'s).
+    // A read by the whole primary key returns at most one row: no LIMIT needed.
     let key_len = T::schema().primary_key().count();
     let by_full_key = q.spec.restrictions.len() == key_len
         && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
     if !q.spec.limit && !by_full_key {
         q = q.limit(1);
     }
-    first_row::<T, R>(db, q.spec, q.values, &q.options).await
+    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
+    first_row(db, st, q.values).await
 }
 
 /// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
@@ -295,7 +319,7 @@ pub async fn execute_lwt<T: Table>(
     if !lwt {
         return Ok(Outcome::done());
     }
-    lwt_outcome::<T>(db, res, key_len, KeyValues(&values.where_), &options).await
+    lwt_outcome::<T>(db, res, key_len, Bounds(&values.where_[..]), &options).await
 }
 
 /// A lightweight transaction's `[applied]`, and the current row when it did not apply.
@@ -318,10 +342,10 @@ pub(crate) async fn lwt_outcome<T: Table>(
         timeout: options.timeout,
         ..QueryOptions::default()
     };
-    let current = select_key_prefix::<T>(db, key_len, key, true, &serial).await?;
+    let current = first_by_key_prefix::<T>(db, key_len, key, &serial).await?;
     Ok(Outcome {
         applied: false,
-        current: current.into_iter().next(),
+        current,
     })
 }
 
@@ -339,26 +363,6 @@ pub(crate) fn refuse_bad_lwt(table: &str, spec: &Spec) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// The WHERE values of a statement, re-bound for the SERIAL read of the same row.
-struct KeyValues<'v, 'a>(&'v [Bound<'a>]);
-
-impl SerializeRow for KeyValues<'_, '_> {
-    fn serialize(
-        &self,
-        ctx: &RowSerializationContext<'_>,
-        writer: &mut scylla::serialize::writers::RowWriter,
-    ) -> Result<(), SerializationError> {
-        for (v, spec) in self.0.iter().zip(ctx.columns()) {
-            v.write_to(spec.typ(), writer.make_cell_writer())?;
-        }
-        Ok(())
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// The `[applied]` column of a lightweight transaction's result (the first column; the

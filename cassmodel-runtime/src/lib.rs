@@ -58,7 +58,7 @@ pub mod __private {
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
     pub use crate::query::state::{AfterEq, AfterLower, AfterUpper};
-    pub use crate::query::{Bound, Op, QueryFuture, QueryState, SetOp, bound_list};
+    pub use crate::query::{Bound, Bounds, Op, QueryFuture, QueryState, SetOp, bound_list};
     pub use crate::table::check_columns;
     pub use crate::table::{RowReader, TypeCheckFn, check_row, no_such_column, serialize_by_name};
     pub use crate::udt::{UdtReader, no_such_field, serialize_udt, type_check_udt};

@@ -344,6 +344,31 @@ impl<'a> Bound<'a> {
     }
 }
 
+/// Values in bind order, as a row: the typed key arguments of `get` and `partition` (an
+/// array, no allocation), or the WHERE values re-bound for the SERIAL read after an LWT.
+pub struct Bounds<B>(pub B);
+
+impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for Bounds<B> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let values = self.0.as_ref();
+        if values.len() != ctx.columns().len() {
+            return Err(too_many_values());
+        }
+        for (v, spec) in values.iter().zip(ctx.columns()) {
+            v.write_to(spec.typ(), writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.as_ref().is_empty()
+    }
+}
+
 /// A list of values bound to one marker (`IN ?`, map keys to remove).
 pub fn bound_list<'a, V: SerializeValue + Sync + Send>(values: &'a [V]) -> Bound<'a> {
     Bound::Boxed(Box::new(ListOf(values)))
@@ -528,7 +553,7 @@ fn too_many_values() -> SerializationError {
         table: String::new(),
         column: String::new(),
         rust_type: "bound values",
-        detail: "more values than bind markers".to_owned(),
+        detail: "the number of values differs from the number of bind markers".to_owned(),
     })
 }
 

@@ -151,20 +151,28 @@ pub fn check_columns(
 }
 
 /// Reads the fields of one row in order; the body of a generated `DeserializeRow::deserialize`.
+///
+/// The hot path per field is the driver's column iterator and the field type's own
+/// deserializer; the column descriptions are looked up only to build an error.
 pub struct RowReader<'f, 'm> {
-    columns: &'static [ColumnDef],
+    columns: fn() -> &'static [ColumnDef],
     iter: ColumnIterator<'f, 'm>,
     index: usize,
 }
 
 impl<'f, 'm> RowReader<'f, 'm> {
-    /// A reader for a row of table `T`.
+    /// A reader of the columns of table `T`, in declared order.
+    #[inline]
     pub fn new<T: Table>(iter: ColumnIterator<'f, 'm>) -> Self {
-        Self::with_columns(&T::schema().columns, iter)
+        Self::with_columns(|| &T::schema().columns, iter)
     }
 
-    /// A reader for a row whose columns are `columns`.
-    pub fn with_columns(columns: &'static [ColumnDef], iter: ColumnIterator<'f, 'm>) -> Self {
+    /// A reader of `columns()` (a projection's columns), in order.
+    #[inline]
+    pub fn with_columns(
+        columns: fn() -> &'static [ColumnDef],
+        iter: ColumnIterator<'f, 'm>,
+    ) -> Self {
         RowReader {
             columns,
             iter,
@@ -173,44 +181,61 @@ impl<'f, 'm> RowReader<'f, 'm> {
     }
 
     /// Reads the next field with `read` (generated code passes `<Ty as CqlMapping>::__read`).
+    #[inline]
     pub fn next<V>(
         &mut self,
         read: fn(&'m ColumnType<'m>, Option<FrameSlice<'f>>) -> Result<V, DeserializationError>,
     ) -> Result<V, DeserializationError> {
         let index = self.index;
         self.index += 1;
-        let col = match self.iter.next() {
-            Some(c) => c?,
-            None => {
-                return Err(DeserializationError::new(RowError::ColumnCount {
-                    table: String::new(),
-                    rust: "row",
-                    expected: self.columns.len(),
-                    actual: index,
-                }));
+        match self.iter.next() {
+            Some(Ok(col)) => match read(col.spec.typ(), col.slice) {
+                Ok(v) => Ok(v),
+                Err(e) => Err(self.value_error(index, col.spec, col.slice.is_none(), e)),
+            },
+            Some(Err(e)) => Err(e),
+            None => Err(self.missing(index)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, index: usize) -> DeserializationError {
+        DeserializationError::new(RowError::ColumnCount {
+            table: String::new(),
+            rust: "row",
+            expected: (self.columns)().len(),
+            actual: index,
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn value_error(
+        &self,
+        index: usize,
+        spec: &ColumnSpec<'_>,
+        null: bool,
+        e: DeserializationError,
+    ) -> DeserializationError {
+        let table = table_of(spec);
+        let column = spec.name().to_owned();
+        let def = (self.columns)().get(index);
+        let rust_type = def.map_or("?", |d| d.rust_type);
+        DeserializationError::new(if null {
+            RowError::Null {
+                table,
+                column,
+                expected: def.map_or_else(String::new, |d| d.cql_type.to_string()),
+                rust_type,
             }
-        };
-        let null = col.slice.is_none();
-        read(col.spec.typ(), col.slice).map_err(|e| {
-            let table = table_of(col.spec);
-            let column = col.spec.name().to_owned();
-            let def = self.columns.get(index);
-            let rust_type = def.map_or("?", |d| d.rust_type);
-            DeserializationError::new(if null {
-                RowError::Null {
-                    table,
-                    column,
-                    expected: def.map_or_else(String::new, |d| d.cql_type.to_string()),
-                    rust_type,
-                }
-            } else {
-                RowError::Value {
-                    table,
-                    column,
-                    rust_type,
-                    detail: e.to_string(),
-                }
-            })
+        } else {
+            RowError::Value {
+                table,
+                column,
+                rust_type,
+                detail: e.to_string(),
+            }
         })
     }
 }

@@ -53,7 +53,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
                 fn deserialize(
                     row: #p::ColumnIterator<'__f, '__m>,
                 ) -> #p::Result<Self, #p::DeserializationError> {
-                    let mut __row = #p::RowReader::with_columns(__defs(), row);
+                    let mut __row = #p::RowReader::with_columns(__defs, row);
                     #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
                 }
             }

@@ -162,22 +162,30 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
         .iter()
         .filter(|f| matches!(f.role, Role::Clustering(_)))
         .collect();
+    // Concrete parameter types (`&str` for a `String` column): a generic argument would be
+    // captured by the returned `impl Future`, and a wrong argument type would then be reported
+    // three times instead of once.
     let params = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
         fs.iter()
             .map(|f| {
                 let arg = f.ident;
                 let ty = f.ty;
-                quote!(#arg: &'d (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
+                if crate::types::is_string(ty) {
+                    quote!(#arg: &'d ::core::primitive::str)
+                } else {
+                    quote!(#arg: &'d #ty)
+                }
             })
             .collect()
     };
-    let chain = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
-        fs.iter()
-            .map(|f| {
-                let arg = f.ident;
-                quote!(.#arg(#arg))
-            })
-            .collect()
+    // The key arguments as one row of bound values: an array, no allocation per call.
+    let bounds = |fs: &[&Field<'_>]| -> TokenStream {
+        let values = fs.iter().map(|f| {
+            let arg = f.ident;
+            let ty = f.ty;
+            quote!(#krate::BindAs::<#ty>::__bound(#arg))
+        });
+        quote!(#krate::__private::Bounds([#(#values),*]))
     };
     let names = |fs: &[&Field<'_>]| {
         fs.iter()
@@ -186,15 +194,15 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             .join(", ")
     };
     let all: Vec<&Field<'_>> = pk.iter().chain(&ck).copied().collect();
-    let (get_params, get_chain) = (params(&all), chain(&all));
-    let (part_params, part_chain) = (params(&pk), chain(&pk));
+    let (get_params, get_values) = (params(&all), bounds(&all));
+    let (part_params, part_values) = (params(&pk), bounds(&pk));
     let get_doc = format!(
-        "The row with primary key ({}), if it exists: `select()` with every key column, then `fetch_first`.",
+        "The row with primary key ({}), if it exists: the same as `select()` with every key column, then `fetch_first`.",
         names(&all)
     );
     let part_doc = format!(
-        "Every row of the partition ({}), in clustering order: `select()` with the partition \
-         key, then `fetch_all`. For large partitions use `select()...fetch_stream(..)`.",
+        "Every row of the partition ({}), in clustering order: the same as `select()` with the \
+         partition key, then `fetch_all`. For large partitions use `select()...fetch_stream(..)`.",
         names(&pk)
     );
     let partition = (!ck.is_empty()).then(|| {
@@ -203,8 +211,9 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             pub fn partition<'d>(
                 db: &'d #krate::Db,
                 #(#part_params),*
-            ) -> #krate::__private::QueryFuture<'d, ::std::vec::Vec<Self>> {
-                Self::select() #(#part_chain)* .fetch_all(db)
+            ) -> impl ::core::future::Future<Output = #krate::Result<::std::vec::Vec<Self>>>
+                   + ::core::marker::Send + 'd {
+                db.partition::<Self>(#part_values)
             }
         }
     });
@@ -214,8 +223,9 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             pub fn get<'d>(
                 db: &'d #krate::Db,
                 #(#get_params),*
-            ) -> #krate::__private::QueryFuture<'d, ::core::option::Option<Self>> {
-                Self::select() #(#get_chain)* .fetch_first(db)
+            ) -> impl ::core::future::Future<Output = #krate::Result<::core::option::Option<Self>>>
+                   + ::core::marker::Send + 'd {
+                db.get_by_key::<Self>(#get_values)
             }
 
             #partition
