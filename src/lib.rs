@@ -132,6 +132,71 @@
 //! | `#[cass(name = "col")]` | the column name (default: the field name) |
 //! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`) |
 //! | `#[cass(frozen)]` | store a collection or user-defined type frozen (required in a key) |
+//! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below |
+//!
+//! Options combine in one attribute: `#[cass(static, index)]`.
+//!
+//! ### Secondary indexes
+//!
+//! `#[cass(index)]` declares an SAI index (`CREATE INDEX IF NOT EXISTS <name> ON
+//! <ks>.<table> (<target>) USING 'sai'`), part of the table's DDL
+//! ([`Db::create_table`], [`ddl::create_table_with_types`]) and of migrations (an index
+//! added to a model is created on the existing table; see [`migrate`]). The name defaults
+//! to `<table>_<column>_idx`, as Cassandra names it; `index(name = "...")` gives another
+//! (ASCII letters, digits, `_`; unique in the keyspace). For a collection, the part to index
+//! is one of:
+//!
+//! | option | indexes | query it serves | default for |
+//! |---|---|---|---|
+//! | `index` | the value | `WHERE col = ?` | every column that is not a collection |
+//! | `index(values)` | the elements of a list or set, the values of a map | `WHERE col CONTAINS ?` | a non-frozen list, set or map |
+//! | `index(keys)` | the keys of a map | `WHERE col CONTAINS KEY ?` | |
+//! | `index(entries)` | the entries of a map | `WHERE col[?] = ?` | |
+//! | `index(full)` | a frozen collection as a whole | `WHERE col = ?` | a frozen list, set or map (the only target it takes) |
+//!
+//! `index(keys, name = "baskets_by_product")` gives both. One index per field.
+//!
+//! ```
+//! use std::collections::{BTreeMap, BTreeSet};
+//! use cassmodel::{CassTable, IndexTarget, Table};
+//! use uuid::Uuid;
+//!
+//! #[derive(CassTable)]
+//! #[cass(table = "customers")]
+//! struct Customer {
+//!     #[partition_key]
+//!     id: Uuid,
+//!     #[cass(index)] // customers_email_idx, on `email`
+//!     email: String,
+//!     #[cass(index)] // customers_tags_idx, on `values(tags)`
+//!     tags: BTreeSet<String>,
+//!     #[cass(index(keys, name = "customers_by_product"))]
+//!     basket: BTreeMap<Uuid, i32>,
+//! }
+//!
+//! let ddl = cassmodel::ddl::create_table_with_types(Customer::schema(), "shop");
+//! assert_eq!(
+//!     ddl[1..],
+//!     [
+//!         "CREATE INDEX IF NOT EXISTS customers_email_idx ON shop.customers (email) USING 'sai'",
+//!         "CREATE INDEX IF NOT EXISTS customers_tags_idx ON shop.customers (values(tags)) USING 'sai'",
+//!         "CREATE INDEX IF NOT EXISTS customers_by_product ON shop.customers (keys(basket)) USING 'sai'",
+//!     ]
+//! );
+//! let (_, by_product) = Customer::schema().indexes().nth(2).unwrap();
+//! assert_eq!(by_product.target, IndexTarget::Keys);
+//! ```
+//!
+//! What Cassandra refuses is a compile error on the `index` option, quoting the server: an
+//! index on the only partition-key column (`WHERE id = ?` needs none) or in a counter table,
+//! `keys`/`entries` on anything but a map, `full` on anything but a frozen collection,
+//! `values`/`keys`/`entries` on a frozen collection, durations and blobs (SAI indexes
+//! neither), a name that is not a legal index name or is used twice in the struct. Where the
+//! field's syntax does not show its CQL type (a type alias), the migration plan refuses the
+//! index instead, before it reaches the server.
+//!
+//! The typed query builder does not use indexes yet: query an indexed column with
+//! hand-written CQL on [`Db::session`].
 //!
 //! Struct attributes: `#[cass(table = "name", keyspace = "ks", default_ttl = 3600,
 //! gc_grace_seconds = 864000, comment = "...", compaction = "LeveledCompactionStrategy")]`.
@@ -162,7 +227,8 @@
 //! Cassandra's rules are compile errors, each on the offending field: a table without a
 //! partition key, an `Option`, counter, duration or non-frozen collection in the key,
 //! counters beside regular columns, a static column in a table without clustering
-//! columns, a field type with no CQL mapping, two fields with the same column name.
+//! columns, a field type with no CQL mapping, two fields with the same column name, an
+//! index Cassandra would refuse.
 //!
 //! ## `#[derive(CassUdt)]`
 //!

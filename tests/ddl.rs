@@ -51,10 +51,14 @@ struct Everything {
     d: Vec<i32>,
     #[cass(static)]
     s: Option<String>,
-    #[cass(name = "Mixed", cql_type = "ascii")]
+    #[cass(name = "Mixed", cql_type = "ascii", index)]
     mixed: String,
+    #[cass(index)]
     tags: BTreeSet<String>,
+    #[cass(index(keys, name = "everything_by_product"))]
     products: HashMap<Uuid, i32>,
+    #[cass(name = "select", index)]
+    select: Option<String>,
     #[cass(cql_type = "frozen<person>")]
     who: Person,
     pair: (i32, String),
@@ -88,10 +92,18 @@ fn everything() {
             "CREATE TYPE IF NOT EXISTS shop.person (name text, home frozen<address>, old frozen<list<frozen<address>>>)".to_owned(),
             "CREATE TABLE IF NOT EXISTS shop.everything (a text, \"order\" int, c bigint, \
              d frozen<list<int>>, s text STATIC, \"Mixed\" ascii, tags set<text>, \
-             products map<uuid, int>, who frozen<person>, pair tuple<int, text>, \
+             products map<uuid, int>, \"select\" text, who frozen<person>, pair tuple<int, text>, \
              PRIMARY KEY ((a, \"order\"), c, d)) WITH CLUSTERING ORDER BY (c ASC, d DESC) \
              AND default_time_to_live = 86400 AND comment = 'it''s a test' AND \
              compaction = {'class': 'LeveledCompactionStrategy'}"
+                .to_owned(),
+            "CREATE INDEX IF NOT EXISTS \"everything_Mixed_idx\" ON shop.everything (\"Mixed\") USING 'sai'"
+                .to_owned(),
+            "CREATE INDEX IF NOT EXISTS everything_tags_idx ON shop.everything (values(tags)) USING 'sai'"
+                .to_owned(),
+            "CREATE INDEX IF NOT EXISTS everything_by_product ON shop.everything (keys(products)) USING 'sai'"
+                .to_owned(),
+            "CREATE INDEX IF NOT EXISTS everything_select_idx ON shop.everything (\"select\") USING 'sai'"
                 .to_owned(),
         ]
     );

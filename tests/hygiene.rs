@@ -64,10 +64,11 @@ mod shadowed {
         pub sender: ::uuid::Uuid,
         #[clustering(desc)]
         pub sent_at: Timeuuid,
-        #[cass(static)]
+        #[cass(static, index(name = "letters_by_sender"))]
         pub sender_name: ::std::option::Option<::std::string::String>,
         #[cass(name = "dest")]
         pub to: Address,
+        #[cass(index(values))]
         pub lines: ::std::vec::Vec<::std::string::String>,
         #[cass(frozen)]
         pub history: ::std::vec::Vec<Address>,
@@ -106,6 +107,21 @@ fn derives_work_where_the_prelude_is_shadowed() {
         ]
     );
     assert!(s.columns[2].nullable);
+    let indexes: Vec<(&str, &str, cassmodel::IndexTarget)> = s
+        .indexes()
+        .map(|(c, i)| (c.name, i.name, i.target))
+        .collect();
+    assert_eq!(
+        indexes,
+        [
+            (
+                "sender_name",
+                "letters_by_sender",
+                cassmodel::IndexTarget::Column
+            ),
+            ("lines", "letters_lines_idx", cassmodel::IndexTarget::Values),
+        ]
+    );
 
     let u = Address::udt_schema();
     assert_eq!(u.name, "postal_address");

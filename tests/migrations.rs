@@ -133,6 +133,354 @@ mod v5 {
     }
 }
 
+/// Version 6 (from v1): indexes on tables that already hold rows, a customer's `email` and
+/// the product ids (map keys) of a basket.
+mod v6 {
+    use super::*;
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(keyspace = "customer", table = "customers")]
+    pub struct CustomerRecord {
+        #[partition_key]
+        pub id: Uuid,
+        pub name: String,
+        pub telephone: Option<String>,
+        #[cass(index)]
+        pub email: Option<String>,
+        pub default_address_key: Option<String>,
+    }
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(keyspace = "customer")]
+    pub struct BasketByCustomer {
+        #[partition_key]
+        pub customer_id: Uuid,
+        #[cass(index(keys, name = "baskets_by_product"))]
+        pub products: BTreeMap<Uuid, i32>,
+    }
+
+    /// The same table with the index on the values instead: a different definition under
+    /// the same name.
+    pub mod by_quantity {
+        use super::*;
+
+        #[derive(CassTable, Debug, Clone, PartialEq)]
+        #[cass(keyspace = "customer")]
+        pub struct BasketByCustomer {
+            #[partition_key]
+            pub customer_id: Uuid,
+            #[cass(index(values, name = "baskets_by_product"))]
+            pub products: BTreeMap<Uuid, i32>,
+        }
+    }
+}
+
+/// A table created with indexes: a reserved word as the indexed column, and a set.
+mod indexed {
+    use super::*;
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "notes")]
+    pub struct Note {
+        #[partition_key]
+        pub id: i32,
+        #[cass(name = "select", index)]
+        pub chosen: String,
+        #[cass(index)]
+        pub tags: std::collections::BTreeSet<String>,
+    }
+}
+
+fn v6_models() -> Models {
+    Models::new()
+        .table::<v6::CustomerRecord>()
+        .table::<v1::CustomerAddresses>()
+        .table::<v6::BasketByCustomer>()
+        .table::<v1::DeliveryTimeslots>()
+        .table::<v1::OrdersByCustomer>()
+        .table::<v1::OrdersByDeliveryDate>()
+}
+
+/// `(index_name, target, class_name)` of every index of `keyspace.table`, from
+/// `system_schema.indexes`.
+async fn live_indexes(db: &Db, keyspace: &str, table: &str) -> Vec<(String, String, String)> {
+    let cql = "SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? \
+               AND table_name = ?";
+    let rows: Vec<(String, BTreeMap<String, String>)> = db
+        .session()
+        .query_iter(cql, (keyspace, table))
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"))
+        .rows_stream::<(String, BTreeMap<String, String>)>()
+        .expect("index rows")
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    rows.into_iter()
+        .map(|(name, mut o)| {
+            let target = o.remove("target").unwrap_or_default();
+            let class = o.remove("class_name").unwrap_or_default();
+            (name, target, class)
+        })
+        .collect()
+}
+
+/// The first column of every row `cql` returns with `values` bound, sorted. Plain CQL
+/// without ALLOW FILTERING: the server runs it only with an index on the restricted column.
+async fn uuids<V: scylla::serialize::row::SerializeRow>(
+    db: &Db,
+    cql: &str,
+    values: V,
+) -> Vec<Uuid> {
+    let mut out: Vec<Uuid> = db
+        .session()
+        .query_iter(cql, values)
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"))
+        .rows_stream::<(Uuid,)>()
+        .expect("rows")
+        .map_ok(|(id,)| id)
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    out.sort();
+    out
+}
+
+/// Indexes added to tables that hold rows: the plan is exactly the two `CREATE INDEX`,
+/// applying them leaves the rows as they were, `system_schema.indexes` has them with the
+/// declared targets, queries that need them work (without ALLOW FILTERING), and the next
+/// plan is empty. Then the same name with another target is refused.
+#[tokio::test]
+async fn indexes_added_to_tables_with_rows() {
+    let (t, c, _) = supermarket_db("migr_index").await;
+    let db = &t.db;
+    migrator(db, v1_models()).apply().await.expect("v1");
+    v1::demo(db).await.expect("v1 rows");
+    let bob = models::id(0xb0b);
+    db.insert(&v1::CustomerRecord {
+        id: bob,
+        name: "Bob".into(),
+        telephone: None,
+        email: Some("bob@example.com".into()),
+        default_address_key: None,
+    })
+    .await
+    .expect("bob");
+    let apple = models::id(0xa991e);
+    let pear = models::id(0x9ea2);
+    db.insert(&v1::BasketByCustomer {
+        customer_id: bob,
+        products: BTreeMap::from([(pear, 2)]),
+    })
+    .await
+    .expect("bob's basket");
+
+    // Without the index the server refuses the query (so the check below proves the index).
+    let by_email = format!("SELECT id FROM {c}.customers WHERE email = ?");
+    let no_index = db
+        .session()
+        .query_unpaged(by_email.as_str(), ("bob@example.com",))
+        .await
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(no_index.contains("ALLOW FILTERING"), "{no_index}");
+
+    step(
+        db,
+        &v1_models(),
+        v6_models(),
+        &[
+            format!(
+                "CREATE INDEX IF NOT EXISTS baskets_by_product ON {c}.basket_by_customer \
+                 (keys(products)) USING 'sai'"
+            ),
+            format!("CREATE INDEX IF NOT EXISTS customers_email_idx ON {c}.customers (email) USING 'sai'"),
+        ],
+    )
+    .await;
+    assert_eq!(rows(&snapshot(db, &v6_models()).await), 10);
+    assert_eq!(
+        live_indexes(db, &c, "customers").await,
+        [("customers_email_idx".into(), "email".into(), "sai".into())]
+    );
+    assert_eq!(
+        live_indexes(db, &c, "basket_by_customer").await,
+        [(
+            "baskets_by_product".into(),
+            "keys(products)".into(),
+            "sai".into()
+        )]
+    );
+    assert_eq!(uuids(db, &by_email, ("bob@example.com",)).await, [bob]);
+    assert_eq!(
+        uuids(db, &by_email, ("jane@example.com",)).await,
+        [v1::jane()]
+    );
+    assert!(
+        uuids(db, &by_email, ("nobody@example.com",))
+            .await
+            .is_empty()
+    );
+    let by_product =
+        format!("SELECT customer_id FROM {c}.basket_by_customer WHERE products CONTAINS KEY ?");
+    assert_eq!(uuids(db, &by_product, (apple,)).await, [v1::jane()]);
+    assert_eq!(uuids(db, &by_product, (pear,)).await, [bob]);
+    // The typed API reads the indexed tables as before.
+    let jane = v6::CustomerRecord::get(db, &v1::jane())
+        .await
+        .expect("read v6")
+        .expect("jane");
+    assert_eq!(jane.email.as_deref(), Some("jane@example.com"));
+
+    // The same index name with another target: refused, nothing changes.
+    let p = refused(
+        db,
+        &v6_models(),
+        Models::new()
+            .table::<v6::CustomerRecord>()
+            .table::<v6::by_quantity::BasketByCustomer>(),
+    )
+    .await;
+    assert!(p.steps.is_empty(), "{p}");
+    assert_eq!(p.refused.len(), 1, "{p}");
+    let r = &p.refused[0];
+    assert_eq!(
+        (r.table.as_str(), r.column.as_deref()),
+        (format!("{c}.basket_by_customer").as_str(), Some("products"))
+    );
+    assert_eq!(
+        r.old,
+        format!(
+            "CREATE INDEX baskets_by_product ON {c}.basket_by_customer (keys(products)) USING 'sai'"
+        )
+    );
+    assert_eq!(
+        r.new,
+        format!(
+            "CREATE INDEX baskets_by_product ON {c}.basket_by_customer (values(products)) USING 'sai'"
+        )
+    );
+    assert!(
+        r.advice
+            .contains(&format!("DROP INDEX {c}.baskets_by_product")),
+        "{}",
+        r.advice
+    );
+    let e = migrator(
+        db,
+        Models::new().table::<v6::by_quantity::BasketByCustomer>(),
+    )
+    .validate()
+    .await
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("baskets_by_product"), "{e}");
+
+    // Back to the v1 models: the indexes are listed, never dropped.
+    let p = plan(&migrator(db, v1_models())).await;
+    assert!(p.is_empty(), "{p}");
+    let listed: Vec<String> = p.unmanaged.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        listed,
+        [
+            format!("index {c}.baskets_by_product on basket_by_customer (keys(products))"),
+            format!("index {c}.customers_email_idx on customers (email)"),
+        ]
+    );
+    t.drop_all().await;
+}
+
+/// A new table with indexes: created, then its indexes; a reserved word as the indexed
+/// column and a set's values both work in queries.
+#[tokio::test]
+async fn a_new_table_with_indexes() {
+    let t = support::test_db("migr_index_new").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    let models = || Models::new().table::<indexed::Note>();
+    step(
+        db,
+        &Models::new(),
+        models(),
+        &[
+            format!(
+                "CREATE TABLE IF NOT EXISTS {ks}.notes (id int, \"select\" text, tags set<text>, \
+                 PRIMARY KEY (id))"
+            ),
+            format!(
+                "CREATE INDEX IF NOT EXISTS notes_select_idx ON {ks}.notes (\"select\") USING 'sai'"
+            ),
+            format!(
+                "CREATE INDEX IF NOT EXISTS notes_tags_idx ON {ks}.notes (values(tags)) USING 'sai'"
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(
+        live_indexes(db, &ks, "notes").await,
+        [
+            ("notes_select_idx".into(), "\"select\"".into(), "sai".into()),
+            ("notes_tags_idx".into(), "values(tags)".into(), "sai".into()),
+        ]
+    );
+    for (id, chosen, tags) in [
+        (1, "a", &["red", "blue"][..]),
+        (2, "b", &["red"]),
+        (3, "a", &[]),
+    ] {
+        db.insert(&indexed::Note {
+            id,
+            chosen: chosen.into(),
+            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+        })
+        .await
+        .expect("note");
+    }
+    let ids = |cql: String, v: &'static str| async move {
+        let mut out: Vec<i32> = db
+            .session()
+            .query_iter(cql.as_str(), (v,))
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"))
+            .rows_stream::<(i32,)>()
+            .expect("rows")
+            .map_ok(|(id,)| id)
+            .try_collect()
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"));
+        out.sort();
+        out
+    };
+    assert_eq!(
+        ids(
+            format!("SELECT id FROM {ks}.notes WHERE \"select\" = ?"),
+            "a"
+        )
+        .await,
+        [1, 3]
+    );
+    assert_eq!(
+        ids(
+            format!("SELECT id FROM {ks}.notes WHERE tags CONTAINS ?"),
+            "red"
+        )
+        .await,
+        [1, 2]
+    );
+    assert_eq!(
+        ids(
+            format!("SELECT id FROM {ks}.notes WHERE tags CONTAINS ?"),
+            "blue"
+        )
+        .await,
+        [1]
+    );
+    t.drop_all().await;
+}
+
 /// `orders_by_customer` with a changed clustering order, a changed type, a removed column,
 /// and the removed column back with another type.
 mod changed {
@@ -974,6 +1322,7 @@ fn changes_are_covered(c: &Change) -> &'static str {
         Change::CreateTable { .. } => "walk v1, v5",
         Change::AddColumn { .. } => "walk v2, v3",
         Change::AlterOptions { .. } => "walk v5",
+        Change::CreateIndex { .. } => "indexes_added_to_tables_with_rows, a_new_table_with_indexes",
         Change::DropColumn { .. } => "walk, allowed drop",
         _ => "new",
     }

@@ -1,14 +1,15 @@
 //! Parsing of cassmodel's attributes into plain values, with spans for later errors.
 //!
 //! Field attributes: `#[partition_key]`, `#[clustering]`, `#[clustering(asc|desc)]`,
-//! `#[cass(name = "...", cql_type = "...", frozen, static)]`.
+//! `#[cass(name = "...", cql_type = "...", frozen, static, index)]` (`index` also as
+//! `index(keys|values|entries|full, name = "...")`).
 //! Struct attributes: `#[cass(table = "...", keyspace = "...", default_ttl = N,
 //! gc_grace_seconds = N, comment = "...", compaction = "...", crate = "...")]` on tables,
 //! `#[cass(name = "...", crate = "...")]` on user-defined types.
 
-use cassmodel_schema::{CqlType, ParseError};
+use cassmodel_schema::{CqlType, IndexTarget, ParseError};
 use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
+use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, LitInt, LitStr};
@@ -48,6 +49,18 @@ pub struct FieldAttrs {
     pub name: Option<Spanned<String>>,
     pub cql_type: Option<Spanned<CqlType>>,
     pub frozen: Option<Span>,
+    /// The `index` option.
+    pub index: Option<IndexAttr>,
+}
+
+/// `index`, `index(name = "...")`, `index(keys)`, ... on a field.
+pub struct IndexAttr {
+    /// The whole option, to point at for errors about the index as a whole.
+    pub tokens: TokenStream,
+    /// `name = "..."`.
+    pub name: Option<Spanned<String>>,
+    /// `keys`, `values`, `entries` or `full`.
+    pub target: Option<Spanned<IndexTarget>>,
 }
 
 #[derive(Default)]
@@ -199,7 +212,11 @@ fn bad_cql_type(text: &str, e: &ParseError) -> String {
 }
 
 const FIELD_OPTIONS: &str =
-    "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen` or `static`";
+    "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen`, `static` or `index`";
+/// Every form of the `index` option.
+const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))]`, or for a \
+    collection the part to index: `index(values)`, `index(keys)` or `index(entries)` (maps), \
+    `index(full)` (frozen collections)";
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
     `entity = EntityStruct` or `crate = \"path\"`";
@@ -292,6 +309,10 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                     set_once(cx, &mut out.frozen, at, at, "`frozen`");
                 } else if meta.path.is_ident("static") && kind == Kind::Table {
                     set_once(cx, &mut out.is_static, at, at, "`static`");
+                } else if meta.path.is_ident("index") && kind == Kind::Table {
+                    if let Some(index) = index_option(cx, &meta)? {
+                        set_once(cx, &mut out.index, index, at, "`index`");
+                    }
                 } else {
                     let opts = if kind == Kind::Table {
                         FIELD_OPTIONS
@@ -308,6 +329,75 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
         }
     }
     out
+}
+
+/// The `index` option: `index`, or `index(...)` with a target and/or a name. `None` (after
+/// an error) when it is not one of these forms.
+fn index_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<IndexAttr>> {
+    let path = &meta.path;
+    if meta.input.peek(syn::Token![=]) {
+        cx.error_at(
+            path.span(),
+            format_args!("`index` takes no `=`: write {INDEX_FORMS}"),
+        );
+        let _: syn::Expr = meta.value()?.parse()?;
+        return Ok(None);
+    }
+    let mut out = IndexAttr {
+        tokens: path.to_token_stream(),
+        name: None,
+        target: None,
+    };
+    if !meta.input.peek(syn::token::Paren) {
+        return Ok(Some(out));
+    }
+    let group: proc_macro2::Group = meta.input.fork().parse()?;
+    out.tokens = quote!(#path #group);
+    meta.parse_nested_meta(|inner| {
+        let at = inner.path.span();
+        let target = match path_name(&inner).as_str() {
+            "keys" => Some(IndexTarget::Keys),
+            "values" => Some(IndexTarget::Values),
+            "entries" => Some(IndexTarget::Entries),
+            "full" => Some(IndexTarget::Full),
+            _ => None,
+        };
+        if inner.path.is_ident("name") {
+            let (value, span) = string(&inner)?;
+            set_once(
+                cx,
+                &mut out.name,
+                Spanned { value, span },
+                at,
+                "the index `name`",
+            );
+        } else if let Some(value) = target {
+            match &out.target {
+                Some(first) => cx.error_at(
+                    at,
+                    format_args!(
+                        "give one part of the column to index, not `{}` and `{value}`: one index \
+                         per field, e.g. `index({})`",
+                        first.value, first.value
+                    ),
+                ),
+                None => out.target = Some(Spanned { value, span: at }),
+            }
+        } else {
+            cx.error_at(
+                at,
+                format_args!(
+                    "unknown index option `{}`: write {INDEX_FORMS}",
+                    path_name(&inner)
+                ),
+            );
+            if inner.input.peek(syn::Token![=]) {
+                let _: syn::Expr = inner.value()?.parse()?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Some(out))
 }
 
 fn key_attr(cx: &mut Ctxt, attr: &Attribute, out: &mut FieldAttrs) {

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 
 use cassmodel_schema::{
-    KeyViolation, MAX_SCHEMA_NAME_LEN, NameError, validate_column_name, validate_schema_name,
+    CqlType, IndexTarget, IndexViolation, KeyViolation, MAX_SCHEMA_NAME_LEN, NameError,
+    validate_column_name, validate_index_name, validate_schema_name,
 };
 
 use crate::ctxt::Ctxt;
-use crate::model::{Field, Role, Table, Udt};
+use crate::model::{Field, FieldIndex, Role, Table, Udt};
 use crate::types::{self, Shape};
 
 pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
@@ -23,6 +24,7 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
         static_column(cx, t, f);
     }
     counter_table(cx, t);
+    indexes(cx, t);
     unique_columns(cx, &t.fields);
     builder_method_names(cx, t);
 }
@@ -327,5 +329,157 @@ fn builder_method_names(cx: &mut Ctxt, t: &Table<'_>) {
                 seen.insert(m, f);
             }
         }
+    }
+}
+
+/// `#[cass(index)]`: a legal name, unique in the struct, and an index Cassandra accepts on
+/// the column (checked against Cassandra 5.0; each message quotes the server's reason).
+fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
+    let counter = t.fields.iter().find(|f| {
+        !f.role.is_key() && types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value))
+    });
+    let partition_keys = t
+        .fields
+        .iter()
+        .filter(|f| f.role == Role::PartitionKey)
+        .count();
+    let mut names: HashMap<&str, &Field<'_>> = HashMap::new();
+    for f in &t.fields {
+        let Some(ix) = &f.index else { continue };
+        let col = &f.column;
+        if ix.named
+            && let Err(server) = validate_index_name(&ix.name)
+        {
+            let fixed: String = ix
+                .name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let fixed = if fixed.is_empty() {
+                format!("{}_{col}_idx", t.name)
+            } else {
+                fixed
+            };
+            cx.error_at(
+                ix.name_span,
+                format_args!(
+                    "write e.g. `index(name = \"{fixed}\")`: an index name holds only ASCII \
+                     letters, digits and `_` (Cassandra: \"{server}\")"
+                ),
+            );
+        }
+        match names.get(ix.name.as_str()) {
+            Some(first) => {
+                let default = cassmodel_schema::default_index_name(&t.name, col);
+                let other = if default == ix.name {
+                    format!("{default}_2")
+                } else {
+                    default
+                };
+                cx.error_at(
+                    ix.name_span,
+                    format_args!(
+                        "give this index another name, e.g. `index(name = \"{other}\")`: the \
+                         index on `{}` is already named `{}`, and index names are unique in a \
+                         keyspace (Cassandra: \"Index '{}' already exists\")",
+                        first.column, ix.name, ix.name
+                    ),
+                )
+            }
+            None => {
+                names.insert(&ix.name, f);
+            }
+        }
+        if let Some(c) = counter {
+            cx.error(
+                &ix.tokens,
+                format_args!(
+                    "remove `index`: `{}` is a counter table (`{}` is a counter), and Cassandra \
+                     indexes no column of a counter table (\"Secondary indexes on counter tables \
+                     aren't supported\"); to search by `{col}`, keep it in a regular table too",
+                    t.name, c.column
+                ),
+            );
+            continue;
+        }
+        if f.role == Role::PartitionKey && partition_keys == 1 {
+            cx.error(
+                &ix.tokens,
+                format_args!(
+                    "remove `index`: `{col}` is the only partition-key column, so \
+                     `WHERE {col} = ?` already reads one partition without an index (Cassandra: \
+                     \"Cannot create secondary index on the only partition key column {col}\")"
+                ),
+            );
+            continue;
+        }
+        index_type(cx, f, ix);
+    }
+}
+
+/// The index target against the field's type, where the syntax tells the type.
+fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
+    let Some(ty) = types::syntactic_cql_type(
+        f.ty,
+        f.attrs.cql_type.as_ref().map(|c| &c.value),
+        f.attrs.frozen.is_some(),
+    ) else {
+        return;
+    };
+    let target = IndexTarget::resolve(ix.target.map(|(t, _)| t), &ty);
+    let Some(v) = ty.index_violation(target) else {
+        return;
+    };
+    let col = &f.column;
+    let server = v.server_message(col);
+    let frozen_collection = matches!(&ty, CqlType::Frozen(inner) if inner.is_collection());
+    let kind = match &ty {
+        CqlType::List(_) => "a list",
+        CqlType::Set(_) => "a set",
+        CqlType::Map(..) => "a map",
+        _ if frozen_collection => "a frozen collection",
+        _ => "not a collection",
+    };
+    let fix = match v {
+        IndexViolation::NotMap(t) => format!(
+            "write `#[cass(index)]` to index the elements (`values`): `{col}` is {kind}, and \
+             `{t}` is for maps"
+        ),
+        IndexViolation::NotCollection(t) => format!(
+            "write `#[cass(index)]`: `{col}` is {kind}, so the index is on its value; `{t}` is \
+             for collections"
+        ),
+        IndexViolation::FrozenCollection(t) => format!(
+            "write `#[cass(index)]` (for a frozen collection that is `index(full)`): `{col}` is \
+             frozen, so it is indexed as a whole and `{t}` cannot pick a part of it"
+        ),
+        IndexViolation::FullNotFrozen if ty.is_collection() => format!(
+            "write `#[cass(index)]` to index the elements of `{col}`, or make it \
+             `#[cass(frozen)]` to index it as a whole: `full` is for frozen collections, and \
+             `{col}` is {kind}"
+        ),
+        IndexViolation::FullNotFrozen => format!(
+            "write `#[cass(index)]`: `full` is for frozen collections, and `{col}` is {kind}"
+        ),
+        IndexViolation::NonFrozenUdt => format!(
+            "freeze the type to index it (`cql_type = \"{}\"`): Cassandra indexes a \
+             user-defined type only as a whole",
+            ty.clone().frozen()
+        ),
+        IndexViolation::Duration
+        | IndexViolation::CollectionWithDuration
+        | IndexViolation::TupleWithDuration => format!(
+            "remove `index`: Cassandra cannot index durations; to search by `{col}`, store the \
+             length as an integer (e.g. milliseconds)"
+        ),
+        IndexViolation::Blob => format!(
+            "remove `index`: SAI does not index `blob` values, and `{col}` is `{ty}`; store a \
+             searchable form (e.g. hex `text`) beside it to search by it"
+        ),
+    };
+    let message = format!("{fix} (Cassandra: \"{server}\")");
+    match ix.target {
+        Some((_, span)) => cx.error_at(span, message),
+        None => cx.error(&ix.tokens, message),
     }
 }

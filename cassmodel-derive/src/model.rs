@@ -1,6 +1,7 @@
 //! The description of a table or user-defined type built from the parsed struct.
 
-use proc_macro2::Span;
+use cassmodel_schema::{IndexTarget, default_index_name};
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Fields};
@@ -32,6 +33,22 @@ pub struct Field<'a> {
     pub column_span: Span,
     pub role: Role,
     pub attrs: FieldAttrs,
+    /// The secondary index on the column (`#[cass(index)]`), in tables.
+    pub index: Option<FieldIndex>,
+}
+
+/// The index a field declares, with its name resolved.
+pub struct FieldIndex {
+    /// The given name, or Cassandra's default `<table>_<column>_idx`.
+    pub name: String,
+    /// Whether `name = "..."` gave it.
+    pub named: bool,
+    /// Where to point for the name: the `name = "..."` value, or the whole option.
+    pub name_span: Span,
+    /// The target given (`keys`, ...) and where; `None`: the default for the column's type.
+    pub target: Option<(IndexTarget, Span)>,
+    /// The whole `index(...)` option.
+    pub tokens: TokenStream,
 }
 
 pub struct Table<'a> {
@@ -196,6 +213,7 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
             column_span,
             role,
             attrs,
+            index: None,
         });
     }
     out
@@ -212,11 +230,30 @@ impl<'a> Table<'a> {
     pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
         let attrs = attr::container(cx, &input.attrs, Kind::Table);
         let named = named_fields(cx, input, "CassTable")?;
-        let fields = fields(cx, named, Kind::Table);
+        let mut fields = fields(cx, named, Kind::Table);
         let (name, name_span) = match &attrs.table {
             Some(t) => (t.value.clone(), t.span),
             None => (snake_case(&input.ident.to_string()), input.ident.span()),
         };
+        for f in &mut fields {
+            let Some(ix) = &f.attrs.index else { continue };
+            let whole = ix
+                .tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map_or(f.column_span, |t| t.span());
+            f.index = Some(FieldIndex {
+                name: ix
+                    .name
+                    .as_ref()
+                    .map_or_else(|| default_index_name(&name, &f.column), |n| n.value.clone()),
+                named: ix.name.is_some(),
+                name_span: ix.name.as_ref().map_or(whole, |n| n.span),
+                target: ix.target.as_ref().map(|t| (t.value, t.span)),
+                tokens: ix.tokens.clone(),
+            });
+        }
         Some(Table {
             ident: &input.ident,
             vis: &input.vis,

@@ -93,6 +93,55 @@ pub fn is_counter(ty: &Type, cql_type: Option<&CqlType>) -> bool {
     }
 }
 
+/// The CQL type of a field as far as its syntax tells (the `cql_type` override, else the
+/// Rust type's shape, `frozen` applied), for rules that depend on the type; `None` when the
+/// syntax does not tell (a struct, an alias, ...). Elements that cannot be told are given as
+/// `int`: only the outer structure, `blob` and `duration` matter to the callers.
+pub fn syntactic_cql_type(ty: &Type, cql_type: Option<&CqlType>, frozen: bool) -> Option<CqlType> {
+    let t = match cql_type {
+        Some(t) => t.clone(),
+        None => rust_cql_type(ty)?,
+    };
+    Some(if frozen { t.frozen() } else { t })
+}
+
+fn rust_cql_type(ty: &Type) -> Option<CqlType> {
+    let element = |t: Option<&Type>| {
+        Box::new(
+            t.and_then(rust_cql_type)
+                .unwrap_or(CqlType::Native(NativeType::Int))
+                .frozen_for_nesting(),
+        )
+    };
+    let args = type_args(ty);
+    Some(match shape(ty) {
+        Shape::Option => return rust_cql_type(first_type_arg(ty)?),
+        Shape::List => CqlType::List(element(args.first().copied())),
+        Shape::Set => CqlType::Set(element(args.first().copied())),
+        Shape::Map => CqlType::Map(
+            element(args.first().copied()),
+            element(args.get(1).copied()),
+        ),
+        Shape::Counter => CqlType::Native(NativeType::Counter),
+        Shape::Duration => CqlType::Native(NativeType::Duration),
+        Shape::Other => {
+            let name = last_segment(ty)?.ident.to_string();
+            CqlType::Native(match name.as_str() {
+                "Vec" => NativeType::Blob, // `Vec<u8>`: any other `Vec` is a list
+                "String" => NativeType::Text,
+                "bool" => NativeType::Boolean,
+                "i8" => NativeType::Tinyint,
+                "i16" => NativeType::Smallint,
+                "i32" => NativeType::Int,
+                "i64" => NativeType::Bigint,
+                "f32" => NativeType::Float,
+                "f64" => NativeType::Double,
+                _ => return None,
+            })
+        }
+    })
+}
+
 /// Tokens that build `t` at run time through the runtime's re-export of the type model.
 pub fn cql_type_tokens(t: &CqlType, private: &TokenStream) -> TokenStream {
     let boxed = |t: &CqlType| {
@@ -178,5 +227,20 @@ mod tests {
         assert!(is_counter(&ty("Option<Counter>"), None));
         assert!(!is_counter(&ty("i64"), None));
         assert!(is_counter(&ty("i64"), Some(&"counter".parse().unwrap())));
+        let cql = |t: &str, frozen| syntactic_cql_type(&ty(t), None, frozen).map(|t| t.to_string());
+        assert_eq!(
+            cql("Option<Vec<String>>", false).as_deref(),
+            Some("list<text>")
+        );
+        assert_eq!(cql("Vec<u8>", false).as_deref(), Some("blob"));
+        assert_eq!(
+            cql("BTreeSet<Vec<u8>>", false).as_deref(),
+            Some("set<blob>")
+        );
+        assert_eq!(
+            cql("HashMap<Uuid, i32>", true).as_deref(),
+            Some("frozen<map<int, int>>")
+        );
+        assert_eq!(cql("Address", false), None);
     }
 }

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use cassmodel_schema::quote_ident;
 
-use crate::schema::{ColumnDef, ColumnKind, TableSchema, UdtSchema};
+use crate::schema::{ColumnDef, ColumnKind, IndexDef, TableSchema, UdtSchema};
 
 /// How a keyspace is replicated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,11 +164,55 @@ pub fn create_table(t: &TableSchema, keyspace: &str) -> String {
     )
 }
 
+/// The class name of storage-attached indexes in `CREATE INDEX ... USING`, as
+/// `system_schema.indexes` stores it in `options['class_name']`.
+pub const SAI_CLASS: &str = "sai";
+
+/// `CREATE INDEX IF NOT EXISTS name ON ks.table (target) USING 'sai'` for the index on
+/// `column` of `t`.
+///
+/// ```
+/// use cassmodel_runtime::{ColumnDef, ColumnKind, IndexTarget, TableOptions, TableSchema, ddl};
+/// let t = TableSchema::new("T", "customers", None, TableOptions::default(), vec![
+///     ColumnDef::new::<i32>("id", "id", ColumnKind::PartitionKey, None, false),
+///     ColumnDef::new::<Vec<String>>("tags", "tags", ColumnKind::Regular, None, false)
+///         .with_index("customers_tags_idx", None),
+/// ]);
+/// let (column, index) = t.indexes().next().unwrap();
+/// assert_eq!(index.target, IndexTarget::Values);
+/// assert_eq!(
+///     ddl::create_index(&t, column, index, "shop"),
+///     "CREATE INDEX IF NOT EXISTS customers_tags_idx ON shop.customers (values(tags)) USING 'sai'"
+/// );
+/// ```
+pub fn create_index(
+    t: &TableSchema,
+    column: &ColumnDef,
+    index: &IndexDef,
+    keyspace: &str,
+) -> String {
+    format!(
+        "CREATE INDEX IF NOT EXISTS {} ON {} ({}) USING {}",
+        quote_ident(index.name),
+        qualified(keyspace, t.name),
+        index.target.cql(column.name),
+        string_literal(SAI_CLASS)
+    )
+}
+
+/// The `CREATE INDEX` statements of every index of `t`, in field order.
+pub fn create_indexes(t: &TableSchema, keyspace: &str) -> Vec<String> {
+    t.indexes()
+        .map(|(c, i)| create_index(t, c, i, keyspace))
+        .collect()
+}
+
 /// Every statement that creates the table in `keyspace`: its user-defined types
-/// (dependencies first), then the table.
+/// (dependencies first), then the table, then its indexes.
 pub fn create_table_with_types(t: &TableSchema, keyspace: &str) -> Vec<String> {
     let mut out: Vec<String> = t.udts().iter().map(|u| create_type(u, keyspace)).collect();
     out.push(create_table(t, keyspace));
+    out.extend(create_indexes(t, keyspace));
     out
 }
 
@@ -236,6 +280,82 @@ mod tests {
              s text STATIC, v ascii, PRIMARY KEY ((a, \"order\"), c, d)) WITH CLUSTERING ORDER \
              BY (c ASC, d DESC) AND default_time_to_live = 60 AND comment = 'it''s' AND \
              compaction = {'class': 'LeveledCompactionStrategy'}"
+        );
+    }
+
+    #[test]
+    fn indexes_quote_names_and_targets() {
+        use cassmodel_schema::IndexTarget;
+        use std::collections::HashMap;
+        let t = TableSchema::new(
+            "T",
+            "Orders",
+            None,
+            TableOptions::default(),
+            vec![
+                col::<i32>("id", ColumnKind::PartitionKey),
+                col::<String>("select", ColumnKind::Regular).with_index("by_select", None),
+                col::<HashMap<String, i32>>("m", ColumnKind::Regular)
+                    .with_index("ByKey", Some(IndexTarget::Keys)),
+                col::<Vec<i32>>("l", ColumnKind::Regular)
+                    .with_index("l_idx", Some(IndexTarget::Column)),
+                col::<i32>("plain", ColumnKind::Regular),
+            ],
+        );
+        assert_eq!(
+            create_indexes(&t, "ks"),
+            [
+                "CREATE INDEX IF NOT EXISTS by_select ON ks.\"Orders\" (\"select\") USING 'sai'",
+                "CREATE INDEX IF NOT EXISTS \"ByKey\" ON ks.\"Orders\" (keys(m)) USING 'sai'",
+                "CREATE INDEX IF NOT EXISTS l_idx ON ks.\"Orders\" (values(l)) USING 'sai'",
+            ]
+        );
+        let all = create_table_with_types(&t, "ks");
+        assert_eq!(all.len(), 4);
+        assert!(all[0].starts_with("CREATE TABLE"));
+        assert_eq!(t.indexes().count(), 3);
+        let (c, i) = t.indexes().next().expect("an index");
+        assert_eq!(t.index_problem(c, i), None);
+    }
+
+    #[test]
+    fn index_problems_in_the_servers_words() {
+        use cassmodel_schema::IndexTarget;
+        let t = TableSchema::new(
+            "T",
+            "t",
+            None,
+            TableOptions::default(),
+            vec![
+                col::<i32>("k", ColumnKind::PartitionKey).with_index("k_idx", None),
+                col::<Vec<i32>>("l", ColumnKind::Regular)
+                    .with_index("l_idx", Some(IndexTarget::Keys)),
+            ],
+        );
+        let problems: Vec<Option<String>> =
+            t.indexes().map(|(c, i)| t.index_problem(c, i)).collect();
+        assert_eq!(
+            problems,
+            [
+                Some("Cannot create secondary index on the only partition key column k".into()),
+                Some("Cannot create index on keys of column l with non-map type".into()),
+            ]
+        );
+        let counters = TableSchema::new(
+            "C",
+            "c",
+            None,
+            TableOptions::default(),
+            vec![
+                col::<i32>("k", ColumnKind::PartitionKey),
+                col::<i32>("c", ColumnKind::Clustering(Order::Asc)).with_index("c_idx", None),
+                col::<scylla::value::Counter>("n", ColumnKind::Regular),
+            ],
+        );
+        let (c, i) = counters.indexes().next().expect("an index");
+        assert_eq!(
+            counters.index_problem(c, i).as_deref(),
+            Some("Secondary indexes on counter tables aren't supported")
         );
     }
 

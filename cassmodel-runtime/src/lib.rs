@@ -21,7 +21,7 @@ mod table;
 mod udt;
 
 pub use batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularStatement};
-pub use cassmodel_schema::{CqlType, NativeType};
+pub use cassmodel_schema::{CqlType, IndexTarget, NativeType};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
@@ -29,7 +29,7 @@ pub use exec::{Page, Projection};
 pub use insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
 pub use query::{Cmp, Op, Outcome, QueryOptions, RowStream, SetOp, Spec, kind, state};
-pub use schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
+pub use schema::{ColumnDef, ColumnKind, IndexDef, Order, TableOptions, TableSchema, UdtSchema};
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
 pub use table::Table;

@@ -3,7 +3,7 @@
 //! Generated code builds one [`TableSchema`] (or [`UdtSchema`]) per type, once, and the rest
 //! of the runtime (DDL, statements, row checks) works from it.
 
-use cassmodel_schema::CqlType;
+use cassmodel_schema::{CqlType, IndexTarget};
 
 use crate::mapping::CqlMapping;
 
@@ -69,7 +69,22 @@ pub struct ColumnDef {
     pub nullable: bool,
     /// The Rust type's name, for error messages.
     pub rust_type: &'static str,
+    /// The secondary index on this column (`#[cass(index)]`), if any.
+    pub index: Option<IndexDef>,
     udts: Vec<&'static UdtSchema>,
+}
+
+/// A storage-attached (SAI) secondary index on one column, declared with `#[cass(index)]`.
+///
+/// Created with `CREATE INDEX IF NOT EXISTS <name> ON <ks>.<table> (<target>) USING 'sai'`
+/// ([`ddl::create_index`](crate::ddl::create_index)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexDef {
+    /// The index name (unquoted); unique in its keyspace.
+    pub name: &'static str,
+    /// What it indexes, resolved for the column's type (never `Column` on a non-frozen
+    /// collection: see [`IndexTarget::resolve`]).
+    pub target: IndexTarget,
 }
 
 impl ColumnDef {
@@ -96,8 +111,18 @@ impl ColumnDef {
             kind,
             nullable: T::NULLABLE,
             rust_type: std::any::type_name::<T>(),
+            index: None,
             udts,
         }
+    }
+
+    /// The column with an SAI index named `name` on `target` (`None`: the default for its
+    /// type, [`IndexTarget::default_for`]: `values` for a non-frozen list, set or map, `full`
+    /// for a frozen collection, the column itself otherwise).
+    pub fn with_index(mut self, name: &'static str, target: Option<IndexTarget>) -> Self {
+        let target = IndexTarget::resolve(target, &self.cql_type);
+        self.index = Some(IndexDef { name, target });
+        self
     }
 
     /// User-defined types this column refers to, dependencies first.
@@ -206,6 +231,33 @@ impl TableSchema {
     /// User-defined types used by the table, each after its dependencies, without repeats.
     pub fn udts(&self) -> &[&'static UdtSchema] {
         &self.udts
+    }
+
+    /// The columns that have a secondary index, with it, in field order.
+    pub fn indexes(&self) -> impl Iterator<Item = (&ColumnDef, &IndexDef)> {
+        self.columns
+            .iter()
+            .filter_map(|c| c.index.as_ref().map(|i| (c, i)))
+    }
+
+    /// Why Cassandra would refuse the index on `column`, in the server's words: an index on
+    /// a counter table, on the only partition-key column, or a target its type does not
+    /// take ([`CqlType::index_violation`]). The derive refuses these at compile time where
+    /// the field's type tells; this check covers the rest (type aliases, hand-built schemas).
+    pub fn index_problem(&self, column: &ColumnDef, index: &IndexDef) -> Option<String> {
+        if self.is_counter_table() {
+            return Some("Secondary indexes on counter tables aren't supported".to_owned());
+        }
+        if column.kind == ColumnKind::PartitionKey && self.partition_key.len() == 1 {
+            return Some(format!(
+                "Cannot create secondary index on the only partition key column {}",
+                column.name
+            ));
+        }
+        column
+            .cql_type
+            .index_violation(index.target)
+            .map(|v| v.server_message(column.name))
     }
 
     /// Whether this is a counter table (its non-key columns are counters).

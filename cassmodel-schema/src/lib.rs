@@ -2,8 +2,8 @@
 //!
 //! The derive macro uses it at compile time (to check that a `cql_type = "..."` override
 //! parses and may be a key column, and that names are legal); the runtime uses the same
-//! code to render DDL and, later, to read `system_schema` back. One parser, one list of
-//! reserved words, one set of key rules.
+//! code to render DDL and to read `system_schema` back. One parser, one list of
+//! reserved words, one set of key rules, one set of index rules (copied from the server).
 //!
 //! ```
 //! use cassmodel_schema::CqlType;
@@ -13,10 +13,12 @@
 //! ```
 
 mod ident;
+mod index;
 mod types;
 
 pub use ident::{
     MAX_SCHEMA_NAME_LEN, NameError, is_reserved_word, quote_ident, validate_column_name,
     validate_schema_name,
 };
+pub use index::{IndexTarget, IndexViolation, default_index_name, validate_index_name};
 pub use types::{CqlType, KeyViolation, NativeType, ParseError};

@@ -53,7 +53,27 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         None => quote!(#p::Option::None),
     };
     let frozen = f.attrs.frozen.is_some();
-    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen))
+    let index = f.index.as_ref().map(|ix| {
+        let name = &ix.name;
+        let target = match ix.target {
+            Some((t, _)) => {
+                let v = syn::Ident::new(
+                    match t {
+                        cassmodel_schema::IndexTarget::Column => "Column",
+                        cassmodel_schema::IndexTarget::Keys => "Keys",
+                        cassmodel_schema::IndexTarget::Values => "Values",
+                        cassmodel_schema::IndexTarget::Entries => "Entries",
+                        cassmodel_schema::IndexTarget::Full => "Full",
+                    },
+                    proc_macro2::Span::call_site(),
+                );
+                quote!(#p::Option::Some(#krate::IndexTarget::#v))
+            }
+            None => quote!(#p::Option::None),
+        };
+        quote!(.with_index(#name, #target))
+    });
+    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #index)
 }
 
 /// `read` functions for `RowReader::next` / `UdtReader::field`, one per field.

@@ -114,6 +114,30 @@ pub struct LiveIndex {
     pub options: BTreeMap<String, String>,
 }
 
+impl LiveIndex {
+    /// What it indexes, as stored in its `target` option (`email`, `values(tags)`,
+    /// `keys(m)`, `entries(m)`, `full(f)`, with the column quoted like CQL quotes it).
+    pub fn target(&self) -> &str {
+        self.options.get("target").map_or("", String::as_str)
+    }
+
+    /// Its class: the `class_name` option of a custom index (`sai` for `USING 'sai'`), or
+    /// the kind (`COMPOSITES`, `KEYS`) of a built-in secondary index.
+    pub fn class(&self) -> &str {
+        self.options.get("class_name").unwrap_or(&self.kind)
+    }
+
+    /// Whether it is a storage-attached index (SAI): its class is `sai`,
+    /// `StorageAttachedIndex` or `org.apache.cassandra.index.sai.StorageAttachedIndex`, as
+    /// `USING` may name it.
+    pub fn is_sai(&self) -> bool {
+        let short = self.class().rsplit('.').next().unwrap_or_default();
+        self.kind == "CUSTOM"
+            && (short.eq_ignore_ascii_case("sai")
+                || short.eq_ignore_ascii_case("StorageAttachedIndex"))
+    }
+}
+
 /// A column dropped from a table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DroppedColumn {
@@ -197,6 +221,16 @@ impl LiveSchema {
     /// The table `keyspace.table`, if it exists.
     pub fn table(&self, keyspace: &str, table: &str) -> Option<&LiveTable> {
         self.keyspaces.get(keyspace)?.tables.get(table)
+    }
+
+    /// The index named `name` in `keyspace` (index names are unique per keyspace), with its
+    /// table.
+    pub fn index(&self, keyspace: &str, name: &str) -> Option<(&LiveTable, &LiveIndex)> {
+        self.keyspaces
+            .get(keyspace)?
+            .tables
+            .values()
+            .find_map(|t| t.indexes.iter().find(|i| i.name == name).map(|i| (t, i)))
     }
 
     /// The type `keyspace.name`, if it exists.

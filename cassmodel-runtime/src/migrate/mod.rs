@@ -13,13 +13,15 @@
 //! What a plan does:
 //!
 //! - creates missing keyspaces (with the configured [`Replication`]), user-defined types
-//!   (dependencies first) and tables, each `IF NOT EXISTS`;
+//!   (dependencies first), tables and the SAI indexes the models declare (`#[cass(index)]`,
+//!   each after its table and columns), each `IF NOT EXISTS`;
 //! - adds new regular and static columns (`ALTER TABLE ... ADD IF NOT EXISTS`) and new UDT
 //!   fields (`ALTER TYPE ... ADD IF NOT EXISTS`), and changes the table options the model sets
 //!   (`ALTER TABLE ... WITH`);
 //! - **refuses** what Cassandra cannot change in place (partition key, clustering columns or
 //!   order, a column's type, removing a UDT field, re-adding a dropped column with another
-//!   type), with a [`Refusal`] that says what to do instead;
+//!   type, an index whose name or target is taken by another index), with a [`Refusal`] that
+//!   says what to do instead;
 //! - **drops nothing**: tables, columns, types and indexes the models do not have are listed
 //!   as [`Unmanaged`]; a column is dropped only after [`Migrator::allow_drop`] names it.
 //!
@@ -189,7 +191,10 @@ impl Models {
             };
             let key = (ks.to_owned(), t.name.to_owned());
             match tables.get(&key) {
-                Some(other) if ddl::create_table(other, ks) != ddl::create_table(t, ks) => {
+                Some(other)
+                    if ddl::create_table_with_types(other, ks)
+                        != ddl::create_table_with_types(t, ks) =>
+                {
                     problems.push(format!(
                         "table `{ks}.{}` is described by two structs that differ, `{}` and \
                          `{}`: keep one of them in the models",
@@ -199,6 +204,23 @@ impl Models {
                 Some(_) => {}
                 None => {
                     tables.insert(key, t);
+                }
+            }
+        }
+        // Index names are unique per keyspace.
+        let mut index_names: BTreeMap<(&str, &str), &'static TableSchema> = BTreeMap::new();
+        for ((ks, _), &t) in &tables {
+            for (_, i) in t.indexes() {
+                match index_names.get(&(ks.as_str(), i.name)) {
+                    Some(other) => problems.push(format!(
+                        "index `{ks}.{}` is declared on two tables, `{}` (struct `{}`) and `{}` \
+                         (struct `{}`): index names are unique per keyspace, so rename one with \
+                         #[cass(index(name = \"...\"))]",
+                        i.name, other.name, other.rust_name, t.name, t.rust_name
+                    )),
+                    None => {
+                        index_names.insert((ks.as_str(), i.name), t);
+                    }
                 }
             }
         }
@@ -454,9 +476,9 @@ impl Migrator {
     }
 
     /// Compares the models with the cluster and reports every mismatch in one error (missing
-    /// keyspaces, types, fields, tables and columns; different key columns, key order,
-    /// clustering order and types). Columns and tables the models do not have are fine, and
-    /// table options are not compared. Run it at start-up, before the first query.
+    /// keyspaces, types, fields, tables, columns and indexes; different key columns, key
+    /// order, clustering order, types and index definitions). Columns, tables and indexes the
+    /// models do not have are fine, and table options are not compared. Run it at start-up, before the first query.
     pub async fn validate(&self) -> Result<(), MigrationError> {
         let plan = self.plan().await?;
         let mismatches = plan.mismatches();

@@ -7,10 +7,10 @@ use std::fmt;
 use cassmodel_schema::{CqlType, quote_ident};
 
 use super::error::Mismatch;
-use super::live::{LiveSchema, LiveTable};
+use super::live::{LiveIndex, LiveSchema, LiveTable};
 use super::{Settings, Target};
 use crate::ddl::{self, qualified, string_literal};
-use crate::schema::{ColumnDef, ColumnKind, TableOptions, TableSchema, UdtSchema};
+use crate::schema::{ColumnDef, ColumnKind, IndexDef, TableOptions, TableSchema, UdtSchema};
 
 /// What one step changes; used to tell whether a step is already applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,19 @@ pub enum Change {
         /// The options the model sets.
         options: TableOptions,
     },
+    /// `CREATE INDEX ... USING 'sai'`.
+    CreateIndex {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The index.
+        index: String,
+        /// The indexed column.
+        column: String,
+        /// What it indexes, as CQL and as `system_schema.indexes` stores it (`values(tags)`).
+        target: String,
+    },
     /// `ALTER TABLE ... DROP` (only with an explicit opt-in).
     DropColumn {
         /// The keyspace.
@@ -87,6 +100,7 @@ impl Change {
             | Change::CreateTable { keyspace, .. }
             | Change::AddColumn { keyspace, .. }
             | Change::AlterOptions { keyspace, .. }
+            | Change::CreateIndex { keyspace, .. }
             | Change::DropColumn { keyspace, .. } => keyspace,
         }
     }
@@ -120,6 +134,15 @@ impl Change {
             } => live
                 .table(keyspace, table)
                 .is_some_and(|t| option_changes(options, t).is_empty()),
+            Change::CreateIndex {
+                keyspace,
+                table,
+                index,
+                target,
+                ..
+            } => live
+                .index(keyspace, index)
+                .is_some_and(|(t, i)| t.name == *table && matches_target(i, target)),
             Change::DropColumn {
                 keyspace,
                 table,
@@ -205,7 +228,7 @@ pub enum Unmanaged {
         /// The type.
         name: String,
     },
-    /// A secondary index on a managed table (the models do not declare indexes).
+    /// A secondary index on a managed table that the table's model does not declare.
     Index {
         /// The keyspace.
         keyspace: String,
@@ -318,6 +341,18 @@ impl MigrationPlan {
                     "the column",
                     format!("no such column (the models have `{definition}`)"),
                 ),
+                Change::CreateIndex {
+                    keyspace,
+                    table,
+                    index,
+                    column,
+                    ..
+                } => (
+                    format!("{keyspace}.{table}"),
+                    Some(column.clone()),
+                    "the index",
+                    format!("no index `{index}` (the models have `{}`)", s.cql),
+                ),
                 Change::AlterOptions { .. } | Change::DropColumn { .. } => continue,
             };
             out.push(Mismatch {
@@ -423,15 +458,18 @@ pub(crate) fn plan_target(
     }
     for (ks, t) in &target.tables {
         match live.table(ks, t.name) {
-            None => p.steps.push(Step {
-                cql: ddl::create_table(t, ks),
-                description: format!("create table {ks}.{}", t.name),
-                change: Change::CreateTable {
-                    keyspace: ks.clone(),
-                    table: t.name.to_owned(),
-                },
-            }),
-            Some(l) => plan_table(ks, t, l, settings, &mut p),
+            None => {
+                p.steps.push(Step {
+                    cql: ddl::create_table(t, ks),
+                    description: format!("create table {ks}.{}", t.name),
+                    change: Change::CreateTable {
+                        keyspace: ks.clone(),
+                        table: t.name.to_owned(),
+                    },
+                });
+                plan_indexes(ks, t, live, &mut p);
+            }
+            Some(l) => plan_table(ks, t, l, live, settings, &mut p),
         }
     }
     for ks in target.keyspaces() {
@@ -573,6 +611,7 @@ fn plan_table(
     ks: &str,
     t: &TableSchema,
     l: &LiveTable,
+    live: &LiveSchema,
     settings: &Settings,
     p: &mut MigrationPlan,
 ) {
@@ -731,6 +770,9 @@ fn plan_table(
         });
     }
 
+    // After the columns they index are added.
+    plan_indexes(ks, t, live, p);
+
     for lc in &l.columns {
         if lc.kind.is_key() || t.column_index(&lc.name).is_some() {
             continue;
@@ -759,12 +801,128 @@ fn plan_table(
         }
     }
     for i in &l.indexes {
+        if t.indexes().any(|(_, d)| d.name == i.name) {
+            continue; // declared: created, matched or refused above
+        }
         p.unmanaged.push(Unmanaged::Index {
             keyspace: ks.to_owned(),
             table: t.name.to_owned(),
             index: i.name.clone(),
-            target: i.options.get("target").cloned().unwrap_or_default(),
+            target: i.target().to_owned(),
         });
+    }
+}
+
+/// Whether live index `i` is an SAI index on `target` (CQL text, as stored).
+fn matches_target(i: &LiveIndex, target: &str) -> bool {
+    i.is_sai() && i.target() == target
+}
+
+/// A live index as the statement that would create it.
+fn live_index_definition(ks: &str, table: &str, i: &LiveIndex) -> String {
+    let using = match i.options.get("class_name") {
+        Some(class) => format!(" USING {}", string_literal(class)),
+        None => String::new(),
+    };
+    format!(
+        "CREATE INDEX {} ON {} ({}){using}",
+        quote_ident(&i.name),
+        qualified(ks, table),
+        i.target()
+    )
+}
+
+/// The model's index as the statement that creates it, without `IF NOT EXISTS` (to compare
+/// with [`live_index_definition`]).
+fn model_index_definition(ks: &str, t: &TableSchema, c: &ColumnDef, i: &IndexDef) -> String {
+    ddl::create_index(t, c, i, ks).replacen(" IF NOT EXISTS", "", 1)
+}
+
+/// The declared indexes of `t` that the cluster lacks, in field order; refusals for those
+/// Cassandra would refuse or silently skip (`IF NOT EXISTS` on a name or target taken by
+/// another index).
+fn plan_indexes(ks: &str, t: &TableSchema, live: &LiveSchema, p: &mut MigrationPlan) {
+    let object = format!("{ks}.{}", t.name);
+    let live_table = live.table(ks, t.name);
+    for (c, i) in t.indexes() {
+        let target = i.target.cql(c.name);
+        let new = model_index_definition(ks, t, c, i);
+        let rename = format!(
+            "give the model's index another name: #[cass(index(name = \"...\"))] on field `{}`",
+            c.field
+        );
+        if let Some(problem) = t.index_problem(c, i) {
+            p.refused.push(Refusal {
+                table: object.clone(),
+                column: Some(c.name.to_owned()),
+                old: "no such index".into(),
+                new,
+                problem: format!("Cassandra refuses this index: {problem}"),
+                advice: format!(
+                    "change or remove the `index` option of field `{}` (the crate docs list \
+                     which target each column type takes)",
+                    c.field
+                ),
+            });
+            continue;
+        }
+        match live.index(ks, i.name) {
+            Some((lt, li)) if lt.name == t.name && matches_target(li, &target) => {}
+            Some((lt, li)) => p.refused.push(Refusal {
+                table: object.clone(),
+                column: Some(c.name.to_owned()),
+                old: live_index_definition(ks, &lt.name, li),
+                new,
+                problem: format!(
+                    "keyspace `{ks}` already has an index named `{}` with another definition \
+                     (Cassandra cannot change an index; `CREATE INDEX IF NOT EXISTS` would keep \
+                     the old one)",
+                    i.name
+                ),
+                advice: format!(
+                    "drop the old index by hand (`DROP INDEX {}`) once nothing uses it, then \
+                     apply again; or {rename}",
+                    qualified(ks, &li.name)
+                ),
+            }),
+            None => {
+                let same = live_table
+                    .and_then(|l| l.indexes.iter().find(|li| matches_target(li, &target)));
+                if let Some(other) = same {
+                    p.refused.push(Refusal {
+                        table: object.clone(),
+                        column: Some(c.name.to_owned()),
+                        old: live_index_definition(ks, t.name, other),
+                        new,
+                        problem: format!(
+                            "the table already has an SAI index on `{target}` under another \
+                             name; Cassandra keeps one per target, so `CREATE INDEX IF NOT \
+                             EXISTS` would create nothing"
+                        ),
+                        advice: format!(
+                            "name the model's index after it: #[cass(index(name = \"{}\"))] on \
+                             field `{}`; or drop `{}` by hand (`DROP INDEX {}`) and apply again",
+                            other.name,
+                            c.field,
+                            other.name,
+                            qualified(ks, &other.name)
+                        ),
+                    });
+                } else {
+                    p.steps.push(Step {
+                        cql: ddl::create_index(t, c, i, ks),
+                        description: format!("create index {} on {object} ({target})", i.name),
+                        change: Change::CreateIndex {
+                            keyspace: ks.to_owned(),
+                            table: t.name.to_owned(),
+                            index: i.name.to_owned(),
+                            column: c.name.to_owned(),
+                            target,
+                        },
+                    });
+                }
+            }
+        }
     }
 }
 

@@ -477,3 +477,302 @@ fn schema_cql_is_offline_ddl() {
         "{text}"
     );
 }
+
+/// `orders` with an index on `total` (default target) and, if `tags`, a new `tags set<text>`
+/// column with an index on its values.
+fn orders_with_indexes(tags: bool) -> &'static TableSchema {
+    let mut extra = Vec::new();
+    if tags {
+        extra.push(
+            col("tags", "set<text>", ColumnKind::Regular).with_index("orders_tags_idx", None),
+        );
+    }
+    let t = orders(Order::Desc, "double", extra, TableOptions::default());
+    let mut columns = t.columns.clone();
+    columns[2] = columns[2].clone().with_index("orders_total_idx", None);
+    leak(TableSchema::new(
+        "Orders",
+        "orders",
+        Some("shop"),
+        TableOptions::default(),
+        columns,
+    ))
+}
+
+fn sai(name: &str, target: &str) -> LiveIndex {
+    LiveIndex {
+        name: name.into(),
+        kind: "CUSTOM".into(),
+        options: BTreeMap::from([
+            ("class_name".into(), "sai".into()),
+            ("target".into(), target.into()),
+        ]),
+    }
+}
+
+fn with_live_index(live: &mut LiveSchema, table: &str, index: LiveIndex) {
+    let t = live
+        .keyspaces
+        .get_mut("shop")
+        .and_then(|k| k.tables.get_mut(table));
+    match t {
+        Some(t) => t.indexes.push(index),
+        None => panic!("no table shop.{table}"),
+    }
+}
+
+#[test]
+fn a_new_table_is_created_then_its_indexes() {
+    let m = migrator(&[orders_with_indexes(true), customers()]).replication(Replication::Simple(1));
+    let plan = plan(&m, &LiveSchema::default());
+    let statements = plan.statements();
+    assert_eq!(statements.len(), 7, "{plan}");
+    assert!(statements[4].starts_with("CREATE TABLE IF NOT EXISTS shop.orders ("));
+    assert_eq!(
+        &statements[5..],
+        [
+            "CREATE INDEX IF NOT EXISTS orders_total_idx ON shop.orders (total) USING 'sai'",
+            "CREATE INDEX IF NOT EXISTS orders_tags_idx ON shop.orders (values(tags)) USING 'sai'",
+        ]
+    );
+    assert_eq!(
+        plan.steps[6].description,
+        "create index orders_tags_idx on shop.orders (values(tags))"
+    );
+    // The offline DDL has them too.
+    let text = m.schema_cql().expect("schema");
+    assert!(
+        text.ends_with(
+            "CREATE INDEX IF NOT EXISTS orders_tags_idx ON shop.orders (values(tags)) USING 'sai';\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn indexes_on_an_existing_table_come_after_its_new_columns() {
+    let mut live = live();
+    let m = migrator(&[orders_with_indexes(true), customers()]);
+    let plan = self::plan(&m, &live);
+    assert_eq!(
+        plan.statements(),
+        [
+            "ALTER TABLE shop.orders ADD IF NOT EXISTS tags set<text>",
+            "CREATE INDEX IF NOT EXISTS orders_total_idx ON shop.orders (total) USING 'sai'",
+            "CREATE INDEX IF NOT EXISTS orders_tags_idx ON shop.orders (values(tags)) USING 'sai'",
+        ]
+    );
+    assert!(
+        plan.refused.is_empty() && plan.unmanaged.is_empty(),
+        "{plan}"
+    );
+    // `validate` reports the missing indexes.
+    let missing: Vec<String> = plan.mismatches().iter().map(ToString::to_string).collect();
+    assert_eq!(missing.len(), 3);
+    assert!(
+        missing[1].contains(
+            "the models expect the index, the cluster has no index `orders_total_idx` (the \
+             models have `CREATE INDEX IF NOT EXISTS orders_total_idx ON shop.orders (total) \
+             USING 'sai'`)"
+        ),
+        "{}",
+        missing[1]
+    );
+    // Once the cluster has one, its step is done (and no longer planned).
+    assert!(!plan.steps[1].change.is_done(&live));
+    with_live_index(&mut live, "orders", sai("orders_total_idx", "total"));
+    assert!(plan.steps[1].change.is_done(&live));
+    assert!(!plan.steps[2].change.is_done(&live));
+    assert_eq!(self::plan(&m, &live).steps.len(), 2);
+}
+
+#[test]
+fn a_matching_live_index_gives_an_empty_plan() {
+    let mut live = live();
+    with_live_index(&mut live, "orders", sai("orders_total_idx", "total"));
+    let plan = self::plan(&migrator(&[orders_with_indexes(false), customers()]), &live);
+    assert!(plan.is_empty(), "{plan}");
+    assert!(plan.unmanaged.is_empty(), "{plan}");
+    assert!(plan.mismatches().is_empty());
+    // The class may be spelled out, as `USING 'StorageAttachedIndex'` stores it.
+    let mut live = self::live();
+    let mut full_name = sai("orders_total_idx", "total");
+    full_name.options.insert(
+        "class_name".into(),
+        "org.apache.cassandra.index.sai.StorageAttachedIndex".into(),
+    );
+    with_live_index(&mut live, "orders", full_name);
+    let plan = self::plan(&migrator(&[orders_with_indexes(false), customers()]), &live);
+    assert!(plan.is_empty() && plan.unmanaged.is_empty(), "{plan}");
+}
+
+#[test]
+fn an_index_name_taken_by_another_definition_is_refused() {
+    let models = [orders_with_indexes(false), customers()];
+    let legacy = LiveIndex {
+        name: "orders_total_idx".into(),
+        kind: "COMPOSITES".into(),
+        options: BTreeMap::from([("target".into(), "total".into())]),
+    };
+    // Another target, another class (a legacy 2i), another table of the keyspace.
+    let cases = [
+        (
+            "orders",
+            sai("orders_total_idx", "address"),
+            "CREATE INDEX orders_total_idx ON shop.orders (address) USING 'sai'",
+        ),
+        (
+            "orders",
+            legacy,
+            "CREATE INDEX orders_total_idx ON shop.orders (total)",
+        ),
+    ];
+    for (table, index, old) in cases {
+        let mut live = live();
+        with_live_index(&mut live, table, index);
+        let plan = self::plan(&migrator(&models), &live);
+        assert!(plan.steps.is_empty(), "{plan}");
+        assert_eq!(plan.refused.len(), 1, "{plan}");
+        let r = &plan.refused[0];
+        assert_eq!(r.table, "shop.orders");
+        assert_eq!(r.column.as_deref(), Some("total"));
+        assert_eq!(r.old, old);
+        assert_eq!(
+            r.new,
+            "CREATE INDEX orders_total_idx ON shop.orders (total) USING 'sai'"
+        );
+        assert!(
+            r.problem
+                .contains("already has an index named `orders_total_idx` with another definition"),
+            "{}",
+            r.problem
+        );
+        assert!(
+            r.advice.contains("DROP INDEX shop.orders_total_idx")
+                && r.advice
+                    .contains("#[cass(index(name = \"...\"))] on field `total`"),
+            "{}",
+            r.advice
+        );
+        // Not listed as unmanaged too: the refusal names it.
+        assert!(plan.unmanaged.is_empty(), "{plan}");
+        // `validate` reports it.
+        assert_eq!(plan.mismatches().len(), 1);
+    }
+    // The name used by an index of another table.
+    let mut live = live();
+    let shop = live.keyspaces.get_mut("shop").expect("shop");
+    shop.tables.insert(
+        "legacy".into(),
+        LiveTable {
+            name: "legacy".into(),
+            indexes: vec![sai("orders_total_idx", "x")],
+            ..LiveTable::default()
+        },
+    );
+    let plan = self::plan(&migrator(&models), &live);
+    assert_eq!(plan.refused.len(), 1, "{plan}");
+    assert_eq!(
+        plan.refused[0].old,
+        "CREATE INDEX orders_total_idx ON shop.legacy (x) USING 'sai'"
+    );
+}
+
+#[test]
+fn an_existing_index_on_the_same_target_is_refused_with_its_name() {
+    let mut live = live();
+    with_live_index(&mut live, "orders", sai("by_total", "total"));
+    let plan = self::plan(&migrator(&[orders_with_indexes(false), customers()]), &live);
+    assert!(plan.steps.is_empty(), "{plan}");
+    assert_eq!(plan.refused.len(), 1, "{plan}");
+    let r = &plan.refused[0];
+    assert_eq!(
+        r.old,
+        "CREATE INDEX by_total ON shop.orders (total) USING 'sai'"
+    );
+    assert!(
+        r.problem.contains("already has an SAI index on `total`"),
+        "{}",
+        r.problem
+    );
+    assert!(
+        r.advice
+            .contains("#[cass(index(name = \"by_total\"))] on field `total`"),
+        "{}",
+        r.advice
+    );
+    // It is not declared, so it is also listed as on the cluster only.
+    assert_eq!(
+        plan.unmanaged
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["index shop.by_total on orders (total)"]
+    );
+}
+
+#[test]
+fn undeclared_live_indexes_are_listed_beside_declared_ones() {
+    let mut live = live();
+    with_live_index(&mut live, "orders", sai("orders_total_idx", "total"));
+    with_live_index(&mut live, "orders", sai("orders_address_idx", "address"));
+    let plan = self::plan(&migrator(&[orders_with_indexes(false), customers()]), &live);
+    assert!(plan.is_empty(), "{plan}");
+    assert_eq!(
+        plan.unmanaged
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["index shop.orders_address_idx on orders (address)"]
+    );
+}
+
+#[test]
+fn an_index_cassandra_refuses_is_refused_before_it_runs() {
+    // What the derive cannot see (e.g. behind a type alias): `keys` on a set.
+    let t = orders(
+        Order::Desc,
+        "double",
+        vec![
+            col("tags", "set<text>", ColumnKind::Regular)
+                .with_index("orders_tags_idx", Some(cassmodel_schema::IndexTarget::Keys)),
+        ],
+        TableOptions::default(),
+    );
+    let plan = self::plan(&migrator(&[t, customers()]), &live());
+    assert_eq!(
+        plan.statements(),
+        ["ALTER TABLE shop.orders ADD IF NOT EXISTS tags set<text>"]
+    );
+    assert_eq!(plan.refused.len(), 1, "{plan}");
+    assert_eq!(
+        plan.refused[0].problem,
+        "Cassandra refuses this index: Cannot create index on keys of column tags with non-map type"
+    );
+}
+
+#[test]
+fn one_index_name_on_two_tables_of_a_keyspace_is_a_models_error() {
+    let a = orders_with_indexes(false);
+    let b = leak(TableSchema::new(
+        "Other",
+        "other",
+        Some("shop"),
+        TableOptions::default(),
+        vec![
+            col("id", "int", ColumnKind::PartitionKey),
+            col("v", "int", ColumnKind::Regular).with_index("orders_total_idx", None),
+        ],
+    ));
+    let e = migrator(&[a, b])
+        .plan_against(&LiveSchema::default())
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "index `shop.orders_total_idx` is declared on two tables, `orders` (struct `Orders`) \
+             and `other` (struct `Other`)"
+        ),
+        "{e}"
+    );
+}
