@@ -213,8 +213,9 @@ impl Db {
             .await
     }
 
-    /// Creates `T`'s user-defined types (dependencies first) and then its table, each
-    /// `IF NOT EXISTS`. The driver waits for schema agreement after each statement.
+    /// Creates `T`'s user-defined types (dependencies first), then its table, then its
+    /// indexes (`#[cass(index)]`), each `IF NOT EXISTS`. The driver waits for schema
+    /// agreement after each statement.
     pub async fn create_table<T: Table>(&self) -> Result<()> {
         let ks = self.keyspace_of::<T>()?;
         for cql in ddl::create_table_with_types(T::schema(), ks) {
