@@ -31,7 +31,8 @@
 //! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (wall time of
 //! one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 32),
 //! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, e.g.
-//! `point read, 32`; for profiling).
+//! `point read, 32`; for profiling), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run
+//! the raw driver code, so the ratios show the method's own noise and bias).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -104,11 +105,15 @@ struct Bench {
     raw_partition: PreparedStatement,
     point_keys: Vec<(Uuid, Timeuuid)>,
     partition_user: Uuid,
+    /// A/A calibration: both sides run the raw driver code, so the reported ratios show the
+    /// method's own noise and bias on this machine.
+    calibrate: bool,
 }
 
 impl Bench {
     /// One operation; returns the number of rows read (checked by the caller).
     async fn op(&self, side: Side, workload: Workload, i: usize) -> usize {
+        let side = if self.calibrate { Side::Raw } else { side };
         match (side, workload) {
             (Side::Cassmodel, Workload::Point) => {
                 let (u, p) = &self.point_keys[i % self.point_keys.len()];
@@ -354,6 +359,7 @@ async fn main() {
     let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 700));
     let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 32).max(2);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
+    let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
 
     let points = cassmodel_node::cluster_or_local_node()
         .await
@@ -456,7 +462,11 @@ async fn main() {
         raw_partition,
         point_keys,
         partition_user,
+        calibrate,
     };
+    if calibrate {
+        println!("QUERY_OVERHEAD_CALIBRATE: both sides run the raw driver code (an A/A run)");
+    }
 
     // Warm-up: each side runs each variant for `slice`, warming the node's JIT and caches
     // on both statements.

@@ -999,7 +999,10 @@ async fn concurrent_applies_agree() {
     // every step of the plan was run by at least one of them.
     for (name, r) in [("first", &r1), ("second", &r2)] {
         for s in r.applied.iter().chain(&r.already_applied) {
-            assert!(steps.contains(s), "{name} reports a step outside the plan: {s:?}");
+            assert!(
+                steps.contains(s),
+                "{name} reports a step outside the plan: {s:?}"
+            );
         }
     }
     for s in &steps {

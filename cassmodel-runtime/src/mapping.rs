@@ -194,6 +194,7 @@ impl CqlMapping for uuid::Uuid {
         }
     }
 
+    #[inline]
     fn __write<'b>(
         &self,
         typ: &ColumnType<'_>,
@@ -206,6 +207,7 @@ impl CqlMapping for uuid::Uuid {
         }
     }
 
+    #[inline]
     fn __read<'f, 'm>(
         typ: &'m ColumnType<'m>,
         v: Option<FrameSlice<'f>>,
@@ -220,6 +222,7 @@ impl CqlMapping for uuid::Uuid {
 #[diagnostic::do_not_recommend]
 impl KeyColumn for uuid::Uuid {}
 
+#[inline]
 fn is_timeuuid(typ: &ColumnType<'_>) -> bool {
     matches!(
         typ,
