@@ -252,6 +252,11 @@ fn unknown_option(
             path_name(meta)
         ),
     );
+    skip_value(meta)
+}
+
+/// Skips an option's `= value`, if it has one, so that parsing goes on after an error.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
         let _: syn::Expr = meta.value()?.parse()?;
     }
@@ -340,7 +345,7 @@ fn index_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option
             path.span(),
             format_args!("`index` takes no `=`: write {INDEX_FORMS}"),
         );
-        let _: syn::Expr = meta.value()?.parse()?;
+        skip_value(meta)?;
         return Ok(None);
     }
     let mut out = IndexAttr {
@@ -391,9 +396,7 @@ fn index_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option
                     path_name(&inner)
                 ),
             );
-            if inner.input.peek(syn::Token![=]) {
-                let _: syn::Expr = inner.value()?.parse()?;
-            }
+            skip_value(&inner)?;
         }
         Ok(())
     })?;

@@ -53,7 +53,7 @@ pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {
     for f in &u.fields {
         frozen_or_cql_type(cx, f);
         column_name(cx, f);
-        if types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value)) {
+        if f.is_counter() {
             cx.error(
                 f.ty,
                 format_args!(
@@ -259,15 +259,13 @@ fn static_column(cx: &mut Ctxt, t: &Table<'_>, f: &Field<'_>) {
 
 /// A table with a counter column holds only counters beside its primary key.
 fn counter_table(cx: &mut Ctxt, t: &Table<'_>) {
-    let is_counter =
-        |f: &Field<'_>| types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value));
-    let Some(first) = t.fields.iter().find(|f| !f.role.is_key() && is_counter(f)) else {
+    let Some(first) = t.counter_column() else {
         return;
     };
     for f in t
         .fields
         .iter()
-        .filter(|f| !f.role.is_key() && !is_counter(f))
+        .filter(|f| !f.role.is_key() && !f.is_counter())
     {
         cx.error(
             f.ident,
@@ -335,9 +333,7 @@ fn builder_method_names(cx: &mut Ctxt, t: &Table<'_>) {
 /// `#[cass(index)]`: a legal name, unique in the struct, and an index Cassandra accepts on
 /// the column (checked against Cassandra 5.0; each message quotes the server's reason).
 fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
-    let counter = t.fields.iter().find(|f| {
-        !f.role.is_key() && types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value))
-    });
+    let counter = t.counter_column();
     let partition_keys = t
         .fields
         .iter()

@@ -8,6 +8,7 @@ use syn::{Data, DeriveInput, Fields};
 
 use crate::attr::{self, ContainerAttrs, FieldAttrs, Kind, Order};
 use crate::ctxt::Ctxt;
+use crate::types;
 
 /// The role of a column in its table.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -35,6 +36,13 @@ pub struct Field<'a> {
     pub attrs: FieldAttrs,
     /// The secondary index on the column (`#[cass(index)]`), in tables.
     pub index: Option<FieldIndex>,
+}
+
+impl Field<'_> {
+    /// Whether the field is a counter column (by its type or its `cql_type` override).
+    pub fn is_counter(&self) -> bool {
+        types::is_counter(self.ty, self.attrs.cql_type.as_ref().map(|c| &c.value))
+    }
 }
 
 /// The index a field declares, with its name resolved.
@@ -263,6 +271,13 @@ impl<'a> Table<'a> {
             attrs,
             fields,
         })
+    }
+
+    /// The first non-key counter column: `Some` makes this a counter table.
+    pub fn counter_column(&self) -> Option<&Field<'a>> {
+        self.fields
+            .iter()
+            .find(|f| !f.role.is_key() && f.is_counter())
     }
 
     /// Where to point for an error about the struct as a whole.

@@ -30,14 +30,7 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
 
 /// The first generic type argument of the last segment: `T` in `Option<T>`.
 pub fn first_type_arg(ty: &Type) -> Option<&Type> {
-    let seg = last_segment(ty)?;
-    let PathArguments::AngleBracketed(args) = &seg.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })
+    type_args(ty).into_iter().next()
 }
 
 /// Every generic type argument of the last segment: `K, V` in `HashMap<K, V>`.

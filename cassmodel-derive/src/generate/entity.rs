@@ -13,7 +13,7 @@ use crate::model::Entity;
 
 pub fn generate(e: &Entity<'_>) -> TokenStream {
     let krate = &e.krate;
-    let p = quote!(#krate::__private);
+    let p = super::private(krate);
     let ident = e.ident;
     let names: Vec<String> = e
         .tables

@@ -57,16 +57,8 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         let name = &ix.name;
         let target = match ix.target {
             Some((t, _)) => {
-                let v = syn::Ident::new(
-                    match t {
-                        cassmodel_schema::IndexTarget::Column => "Column",
-                        cassmodel_schema::IndexTarget::Keys => "Keys",
-                        cassmodel_schema::IndexTarget::Values => "Values",
-                        cassmodel_schema::IndexTarget::Entries => "Entries",
-                        cassmodel_schema::IndexTarget::Full => "Full",
-                    },
-                    proc_macro2::Span::call_site(),
-                );
+                // `IndexTarget` is a fieldless enum with derived `Debug`: the variant's name.
+                let v = syn::Ident::new(&format!("{t:?}"), proc_macro2::Span::call_site());
                 quote!(#p::Option::Some(#krate::IndexTarget::#v))
             }
             None => quote!(#p::Option::None),

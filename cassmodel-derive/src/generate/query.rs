@@ -103,7 +103,7 @@ pub struct Generated {
 
 pub fn generate(t: &Table<'_>) -> Generated {
     let krate = &t.krate;
-    let p = quote!(#krate::__private);
+    let p = super::private(krate);
     let ident = t.ident;
     let vis = t.vis;
     let q = format_ident!("{}Query", ident);
@@ -111,14 +111,6 @@ pub fn generate(t: &Table<'_>) -> Generated {
     let st = quote!(#krate::state);
     let kd = quote!(#krate::kind);
 
-    let index = |f: &Field<'_>| {
-        let i = t
-            .fields
-            .iter()
-            .position(|g| std::ptr::eq(g, f))
-            .unwrap_or(0) as u16;
-        quote!(#i)
-    };
     let pk: Vec<&Field<'_>> = t
         .fields
         .iter()
@@ -130,6 +122,19 @@ pub fn generate(t: &Table<'_>) -> Generated {
         .filter(|f| matches!(f.role, Role::Clustering(_)))
         .collect();
     let key: Vec<&Field<'_>> = pk.iter().chain(&ck).copied().collect();
+    // The column index of each key field, in `key`'s order (partition key, then clustering).
+    let key_index: Vec<u16> = {
+        let of_role = |pred: fn(Role) -> bool| {
+            t.fields
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| pred(f.role))
+                .map(|(i, _)| i as u16)
+        };
+        of_role(|r| r == Role::PartitionKey)
+            .chain(of_role(|r| matches!(r, Role::Clustering(_))))
+            .collect()
+    };
     let (np, nk) = (pk.len(), key.len());
     let key_order = list(&key);
     let pk_list = list(&pk);
@@ -156,7 +161,7 @@ pub fn generate(t: &Table<'_>) -> Generated {
         let col = &f.column;
         let name = f.ident;
         let ty = f.ty;
-        let idx = index(f);
+        let idx = key_index[i];
         let eq = format_ident!("__Eq_{}", name);
         let message = match i {
             0 => format!(
@@ -278,11 +283,16 @@ pub fn generate(t: &Table<'_>) -> Generated {
     }
 
     // Regular and static columns: filtering only after an explicit opt-in; SET in updates.
-    for f in t.fields.iter().filter(|f| !f.role.is_key()) {
+    for (idx, f) in t
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !f.role.is_key())
+    {
+        let idx = idx as u16;
         let col = &f.column;
         let name = f.ident;
         let ty = f.ty;
-        let idx = index(f);
         let filter = format_ident!("__Filter_{}", name);
         if is_live_collection(f) {
             // Cassandra refuses `=` on a non-frozen collection, even with ALLOW FILTERING.

@@ -43,10 +43,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         let m = super::mapping(krate, f);
         quote!(#i => #m::__is_none(&self.#id),)
     });
-    let counter_table = t
-        .fields
-        .iter()
-        .any(|f| !f.role.is_key() && super::write::is_counter(f));
+    let counter_table = t.counter_column().is_some();
     let insertable = (!counter_table).then(|| quote!(impl #krate::Insertable for #ident {}));
     let from_entities: Vec<TokenStream> =
         t.attrs.entities.iter().map(|e| from_entity(t, e)).collect();
@@ -151,6 +148,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
 /// per key column, in key order: shorthands for the builder.
 fn key_methods(t: &Table<'_>) -> TokenStream {
     let krate = &t.krate;
+    let p = private(krate);
     let ident = t.ident;
     let pk: Vec<&Field<'_>> = t
         .fields
@@ -185,7 +183,7 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             let ty = f.ty;
             quote!(#krate::BindAs::<#ty>::__bound(#arg))
         });
-        quote!(#krate::__private::Bounds([#(#values),*]))
+        quote!(#p::Bounds([#(#values),*]))
     };
     let names = |fs: &[&Field<'_>]| {
         fs.iter()

@@ -74,10 +74,6 @@ pub fn collection<'a>(f: &Field<'a>) -> Option<Collection<'a>> {
     }
 }
 
-pub fn is_counter(f: &Field<'_>) -> bool {
-    types::is_counter(f.ty, f.attrs.cql_type.as_ref().map(|c| &c.value))
-}
-
 /// The builder methods a column's write side adds (for the name-collision check).
 pub fn write_methods(f: &Field<'_>) -> Vec<String> {
     let n = f.ident.to_string();
@@ -86,7 +82,7 @@ pub fn write_methods(f: &Field<'_>) -> Vec<String> {
         return out;
     }
     out.push(format!("if_{n}"));
-    if is_counter(f) {
+    if f.is_counter() {
         out.extend([format!("increment_{n}"), format!("decrement_{n}")]);
     }
     match collection(f) {
@@ -124,14 +120,14 @@ fn refused_setter(krate: &syn::Path, f: &Field<'_>, bound: &Ident) -> TokenStrea
 
 pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
     let krate = cx.krate;
-    let p = quote!(#krate::__private);
+    let p = super::private(krate);
     let st = quote!(#krate::state);
     let kd = quote!(#krate::kind);
     let q = cx.q;
     let ident = t.ident;
     let table = cx.table;
     let (np, nk) = (cx.np, cx.nk);
-    let counter_table = t.fields.iter().any(|f| !f.role.is_key() && is_counter(f));
+    let counter_table = t.counter_column().is_some();
 
     let mut traits = Vec::new();
     let mut impls = Vec::new();
@@ -181,15 +177,11 @@ pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
         impls.push(imp(&static_key, quote!(#st::Key<#nk>)));
     }
 
-    for f in &t.fields {
+    for (idx, f) in t.fields.iter().enumerate() {
+        let idx = idx as u16;
         let name = f.ident;
         let col = &f.column;
         let ty = f.ty;
-        let idx = t
-            .fields
-            .iter()
-            .position(|g| std::ptr::eq(g, f))
-            .unwrap_or(0) as u16;
         let span = f.ident.span();
         let set = format_ident!("set_{}", name);
         if f.role.is_key() {
@@ -227,7 +219,7 @@ pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
         let one = |v: TokenStream| quote!([::core::option::Option::Some(#v), ::core::option::Option::None]);
         let two = |a: TokenStream, b: TokenStream| quote!([::core::option::Option::Some(#a), ::core::option::Option::Some(#b)]);
         let vt = value_type(f);
-        if is_counter(f) {
+        if f.is_counter() {
             let no_set = format_ident!("__NoSetCounter_{}", name);
             traits.push(marker(
                 &no_set,
