@@ -18,7 +18,7 @@ use cassmodel::{CqlType, Op, SetOp, Spec, TableSchema, cql};
 /// WHERE clauses the builder accepts: `=`/`IN` prefixes (all `=`, or `IN` at one position),
 /// each optionally followed by a range on the next clustering column.
 fn where_shapes(t: &TableSchema) -> Vec<Vec<(u16, Op)>> {
-    let key: Vec<u16> = t.primary_key().map(|i| i as u16).collect();
+    let key: Vec<u16> = t.primary_key().iter().map(|&i| i as u16).collect();
     let np = t.partition_key.len();
     let mut out = Vec::new();
     for n in 0..=key.len() {
@@ -186,7 +186,7 @@ fn statements(t: &TableSchema, ks: &str) -> Vec<String> {
 /// Shapes the API does not let one write, each of which the server must refuse.
 fn refused(t: &TableSchema, ks: &str) -> Vec<String> {
     let all = t.all_columns();
-    let key: Vec<u16> = t.primary_key().map(|i| i as u16).collect();
+    let key: Vec<u16> = t.primary_key().iter().map(|&i| i as u16).collect();
     let np = t.partition_key.len();
     let select = |r: Vec<(u16, Op)>| {
         cql::select(

@@ -22,7 +22,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 
-use crate::db::{CacheKey, Db};
+use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::insert::{InsertValues, Insertable};
 use crate::query::{Op, QueryOptions, QueryState, Spec};
@@ -37,10 +37,14 @@ pub trait BatchEntry: SerializeRow + Send + Sync {
     fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d>;
     /// The table written.
     fn table(&self) -> (TypeId, &'static str);
-    /// Whether the statement is a lightweight transaction.
-    fn is_lwt(&self) -> bool;
-    /// Whether it may be retried.
-    fn is_idempotent(&self) -> bool;
+    /// Whether the statement is a lightweight transaction (a plain write is not).
+    fn is_lwt(&self) -> bool {
+        false
+    }
+    /// Whether it may be retried (a plain write may).
+    fn is_idempotent(&self) -> bool {
+        true
+    }
 }
 
 /// A typed statement that can go in a logged or unlogged batch: an insert, or an update or
@@ -128,8 +132,7 @@ impl<'a> Batch<'a, Regular> {
 
     /// Adds the delete of the row with the primary key of `row` (the batch owns it).
     pub fn delete_row<T: Insertable>(mut self, row: T) -> Self {
-        let key = T::schema().primary_key().collect();
-        self.entries.push(Box::new(DeleteRowEntry { row, key }));
+        self.entries.push(Box::new(DeleteRowEntry { row }));
         self
     }
 
@@ -228,11 +231,7 @@ impl<'a, C> Batch<'a, C> {
         if !lwt {
             return Ok(true);
         }
-        let crate::exec::Applied(applied) = res
-            .into_rows_result()?
-            .first_row::<crate::exec::Applied>()
-            .map_err(|e| Error::Driver(Box::new(e)))?;
-        Ok(applied)
+        crate::exec::applied(res)
     }
 
     /// A batch with a lightweight transaction must stay in one partition of one table.
@@ -301,36 +300,19 @@ impl<T: Insertable> SerializeRow for InsertEntry<'_, T> {
 
 impl<T: Insertable> BatchEntry for InsertEntry<'_, T> {
     fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
-        Box::pin(async move {
-            let key = CacheKey::Insert {
-                table: TypeId::of::<T>(),
-                ttl: false,
-                timestamp: false,
-                if_not_exists: false,
-            };
-            db.prepared(key, true, |_| {
-                Ok(crate::cql::insert(T::schema(), db.keyspace_of::<T>()?))
-            })
-            .await
-        })
+        Box::pin(crate::insert::insert_statement::<T>(
+            db, false, false, false,
+        ))
     }
 
     fn table(&self) -> (TypeId, &'static str) {
         (TypeId::of::<T>(), T::schema().name)
     }
-
-    fn is_lwt(&self) -> bool {
-        false
-    }
-
-    fn is_idempotent(&self) -> bool {
-        true
-    }
 }
 
+/// A delete by the whole primary key of `row`.
 struct DeleteRowEntry<T> {
     row: T,
-    key: Vec<usize>,
 }
 
 impl<T: Table> SerializeRow for DeleteRowEntry<T> {
@@ -339,18 +321,22 @@ impl<T: Table> SerializeRow for DeleteRowEntry<T> {
         ctx: &RowSerializationContext<'_>,
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
-        Columns::new(&self.row, &self.key).serialize(ctx, writer)
+        Columns::new(&self.row, T::schema().primary_key()).serialize(ctx, writer)
     }
 
     fn is_empty(&self) -> bool {
-        self.key.is_empty()
+        T::schema().primary_key().is_empty()
     }
 }
 
 impl<T: Table> BatchEntry for DeleteRowEntry<T> {
     fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
         let spec = Spec {
-            restrictions: self.key.iter().map(|&i| (i as u16, Op::Eq)).collect(),
+            restrictions: T::schema()
+                .primary_key()
+                .iter()
+                .map(|&i| (i as u16, Op::Eq))
+                .collect(),
             ..Spec::default()
         };
         Box::pin(crate::exec::prepare::<T, T>(db, spec, "delete"))
@@ -358,14 +344,6 @@ impl<T: Table> BatchEntry for DeleteRowEntry<T> {
 
     fn table(&self) -> (TypeId, &'static str) {
         (TypeId::of::<T>(), T::schema().name)
-    }
-
-    fn is_lwt(&self) -> bool {
-        false
-    }
-
-    fn is_idempotent(&self) -> bool {
-        true
     }
 }
 

@@ -278,7 +278,7 @@ impl Db {
     /// columns and then the clustering columns, in declared order; generated `get` methods
     /// call this with typed arguments.
     pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
-        let n = T::schema().partition_key.len() + T::schema().clustering.len();
+        let n = T::schema().primary_key().len();
         crate::exec::first_by_key_prefix::<T>(self, n, key, &Default::default()).await
     }
 

@@ -76,7 +76,7 @@ pub fn create_type(udt: &UdtSchema, keyspace: &str) -> String {
     let fields: Vec<String> = udt
         .fields
         .iter()
-        .map(|f| format!("{} {}", quote_ident(f.name), f.cql_type))
+        .map(|f| definition(f.name, &f.cql_type, false))
         .collect();
     format!(
         "CREATE TYPE IF NOT EXISTS {} ({})",
@@ -87,43 +87,63 @@ pub fn create_type(udt: &UdtSchema, keyspace: &str) -> String {
 
 /// The `PRIMARY KEY (...)` clause: `((a, b), c, d)` for a composite partition key.
 pub fn primary_key_clause(t: &TableSchema) -> String {
-    let names = |idx: &[usize]| -> Vec<String> {
-        idx.iter()
-            .map(|&i| quote_ident(t.columns[i].name).into_owned())
-            .collect()
-    };
-    let pk = names(&t.partition_key);
+    let name = |&i: &usize| t.columns[i].name;
+    key_clause(
+        t.partition_key.iter().map(name),
+        t.clustering.iter().map(name),
+    )
+}
+
+/// `PRIMARY KEY (...)` from the partition-key and clustering column names, in key order
+/// (for a model's table and for a live one alike).
+pub fn key_clause<'a>(
+    partition: impl IntoIterator<Item = &'a str>,
+    clustering: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let pk: Vec<String> = partition
+        .into_iter()
+        .map(|n| quote_ident(n).into_owned())
+        .collect();
     let partition = if pk.len() == 1 {
         pk[0].clone()
     } else {
         format!("({})", pk.join(", "))
     };
     let mut parts = vec![partition];
-    parts.extend(names(&t.clustering));
+    parts.extend(clustering.into_iter().map(|n| quote_ident(n).into_owned()));
     format!("PRIMARY KEY ({})", parts.join(", "))
 }
 
 /// `CLUSTERING ORDER BY (c ASC, d DESC)`, in key order.
 pub fn clustering_order(t: &TableSchema) -> String {
-    let cols: Vec<String> = t
-        .clustering
-        .iter()
-        .map(|&i| {
-            let o = t.order_of(i).map_or("ASC", |o| o.cql());
-            format!("{} {o}", quote_ident(t.columns[i].name))
-        })
+    order_clause(t.clustering.iter().map(|&i| {
+        (
+            t.columns[i].name,
+            t.order_of(i).unwrap_or(crate::schema::Order::Asc),
+        )
+    }))
+}
+
+/// `CLUSTERING ORDER BY (...)` from `(column, order)` pairs in key order.
+pub fn order_clause<'a>(
+    columns: impl IntoIterator<Item = (&'a str, crate::schema::Order)>,
+) -> String {
+    let cols: Vec<String> = columns
+        .into_iter()
+        .map(|(n, o)| format!("{} {}", quote_ident(n), o.cql()))
         .collect();
     format!("CLUSTERING ORDER BY ({})", cols.join(", "))
 }
 
 /// `name type [STATIC]`: a column as CREATE TABLE and ALTER TABLE ADD write it.
 pub fn column_definition(c: &ColumnDef) -> String {
-    let stat = if c.kind == ColumnKind::Static {
-        " STATIC"
-    } else {
-        ""
-    };
-    format!("{} {}{stat}", quote_ident(c.name), c.cql_type)
+    definition(c.name, &c.cql_type, c.kind == ColumnKind::Static)
+}
+
+/// `name type [STATIC]` from its parts: a column (model or live) or a UDT field.
+pub fn definition(name: &str, cql_type: impl std::fmt::Display, is_static: bool) -> String {
+    let stat = if is_static { " STATIC" } else { "" };
+    format!("{} {cql_type}{stat}", quote_ident(name))
 }
 
 /// The `WITH ...` options of a table (clustering order first), or an empty string.
@@ -192,7 +212,20 @@ pub fn create_index(
     keyspace: &str,
 ) -> String {
     format!(
-        "CREATE INDEX IF NOT EXISTS {} ON {} ({}) USING {}",
+        "CREATE INDEX IF NOT EXISTS {}",
+        index_definition(t, column, index, keyspace)
+    )
+}
+
+/// `name ON ks.table (target) USING 'sai'`: an index as `CREATE INDEX` defines it.
+pub fn index_definition(
+    t: &TableSchema,
+    column: &ColumnDef,
+    index: &IndexDef,
+    keyspace: &str,
+) -> String {
+    format!(
+        "{} ON {} ({}) USING {}",
         quote_ident(index.name),
         qualified(keyspace, t.name),
         index.target.cql(column.name),

@@ -104,7 +104,7 @@ impl Stmt {
         self.custom.as_ref().unwrap_or(&self.cached)
     }
 
-    fn cql(&self) -> &str {
+    pub(crate) fn cql(&self) -> &str {
         self.get().get_statement()
     }
 }
@@ -176,8 +176,9 @@ async fn key_prefix_statement<T: Table>(db: &Db, n: usize, options: &QueryOption
             let spec = Spec {
                 restrictions: schema
                     .primary_key()
+                    .iter()
                     .take(n)
-                    .map(|i| (i as u16, Op::Eq))
+                    .map(|&i| (i as u16, Op::Eq))
                     .collect(),
                 ..Spec::default()
             };
@@ -230,7 +231,7 @@ pub async fn select_first<T: Table, R: Projection<T>>(
     mut q: QueryState<'_>,
 ) -> Result<Option<R>> {
     // A read by the whole primary key returns at most one row: no LIMIT needed.
-    let key_len = T::schema().primary_key().count();
+    let key_len = T::schema().primary_key().len();
     let by_full_key = q.spec.restrictions.len() == key_len
         && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
     if !q.spec.limit && !by_full_key {
@@ -302,7 +303,7 @@ pub async fn execute_lwt<T: Table>(
     let lwt = spec.is_lwt();
     if lwt {
         refuse_bad_lwt(T::schema().name, &spec)?;
-        if what == "delete" && spec.restrictions.len() != T::schema().primary_key().count() {
+        if what == "delete" && spec.restrictions.len() != T::schema().primary_key().len() {
             return Err(Error::Invalid(format!(
                 "table `{}`: a conditional delete (IF ...) names the whole primary key",
                 T::schema().name
@@ -330,11 +331,7 @@ pub(crate) async fn lwt_outcome<T: Table>(
     key: impl SerializeRow,
     options: &QueryOptions,
 ) -> Result<Outcome<T>> {
-    let Applied(applied) = res
-        .into_rows_result()?
-        .first_row::<Applied>()
-        .map_err(|e| Error::Driver(Box::new(e)))?;
-    if applied {
+    if applied(res)? {
         return Ok(Outcome::done());
     }
     let serial = QueryOptions {
@@ -365,9 +362,18 @@ pub(crate) fn refuse_bad_lwt(table: &str, spec: &Spec) -> Result<()> {
     Ok(())
 }
 
+/// Whether a lightweight transaction (or a batch with one) applied: its `[applied]` column.
+pub(crate) fn applied(res: QueryResult) -> Result<bool> {
+    let Applied(applied) = res
+        .into_rows_result()?
+        .first_row::<Applied>()
+        .map_err(|e| Error::Driver(Box::new(e)))?;
+    Ok(applied)
+}
+
 /// The `[applied]` column of a lightweight transaction's result (the first column; the
 /// others, which vary, are not read).
-pub(crate) struct Applied(pub(crate) bool);
+struct Applied(bool);
 
 impl<'f, 'm> DeserializeRow<'f, 'm> for Applied {
     fn type_check(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {

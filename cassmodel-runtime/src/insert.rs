@@ -3,11 +3,13 @@
 
 use std::any::TypeId;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::RowWriter;
+use scylla::statement::prepared::PreparedStatement;
 
 use crate::db::{CacheKey, Db};
 use crate::error::{Error, Result};
@@ -135,23 +137,13 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
     async fn run(self, db: &Db) -> Result<Outcome<T>> {
         let schema = T::schema();
         let if_not_exists = L::IF_NOT_EXISTS;
-        let key = CacheKey::Insert {
-            table: TypeId::of::<T>(),
-            ttl: self.ttl.is_some(),
-            timestamp: self.timestamp.is_some(),
+        let ps = insert_statement::<T>(
+            db,
+            self.ttl.is_some(),
+            self.timestamp.is_some(),
             if_not_exists,
-        };
-        let ps = db
-            .prepared(key, !if_not_exists, |_| {
-                Ok(crate::cql::insert_with(
-                    schema,
-                    db.keyspace_of::<T>()?,
-                    if_not_exists,
-                    self.ttl.is_some(),
-                    self.timestamp.is_some(),
-                ))
-            })
-            .await?;
+        )
+        .await?;
         let st = crate::exec::Stmt::with(ps, &self.options);
         let values = InsertValues {
             row: self.row,
@@ -163,16 +155,16 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
             .session()
             .execute_unpaged(st.get(), &values)
             .await
-            .map_err(|e| Error::execute(st.get().get_statement(), e))?;
+            .map_err(|e| Error::execute(st.cql(), e))?;
         if !if_not_exists {
             return Ok(Outcome::done());
         }
-        let key: Vec<usize> = schema.primary_key().collect();
+        let key = schema.primary_key();
         lwt_outcome::<T>(
             db,
             res,
             key.len(),
-            Columns::new(self.row, &key),
+            Columns::new(self.row, key),
             &self.options,
         )
         .await
@@ -201,6 +193,32 @@ pub(crate) struct InsertValues<'r, T> {
     unset_nulls: bool,
     ttl: Option<i32>,
     timestamp: Option<i64>,
+}
+
+/// The prepared INSERT of a whole row of `T` with these options (once per `Db` and shape);
+/// idempotent unless it is `IF NOT EXISTS`. Used by [`Insert`] and by batches.
+pub(crate) async fn insert_statement<T: Table>(
+    db: &Db,
+    ttl: bool,
+    timestamp: bool,
+    if_not_exists: bool,
+) -> Result<Arc<PreparedStatement>> {
+    let key = CacheKey::Insert {
+        table: TypeId::of::<T>(),
+        ttl,
+        timestamp,
+        if_not_exists,
+    };
+    db.prepared(key, !if_not_exists, |_| {
+        Ok(crate::cql::insert_with(
+            T::schema(),
+            db.keyspace_of::<T>()?,
+            if_not_exists,
+            ttl,
+            timestamp,
+        ))
+    })
+    .await
 }
 
 impl<'r, T> InsertValues<'r, T> {

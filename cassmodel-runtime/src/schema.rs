@@ -164,6 +164,7 @@ pub struct TableSchema {
     pub options: TableOptions,
     udts: Vec<&'static UdtSchema>,
     all: Vec<usize>,
+    key: Vec<usize>,
 }
 
 impl TableSchema {
@@ -187,6 +188,7 @@ impl TableSchema {
         let clustering = indices(|k| matches!(k, ColumnKind::Clustering(_)));
         let udts = dedup_udts(columns.iter().flat_map(|c| c.udts.iter().copied()));
         let n = columns.len();
+        let key = partition_key.iter().chain(&clustering).copied().collect();
         TableSchema {
             rust_name,
             name,
@@ -197,6 +199,7 @@ impl TableSchema {
             options,
             udts,
             all: (0..n).collect(),
+            key,
         }
     }
 
@@ -216,8 +219,8 @@ impl TableSchema {
     }
 
     /// Indices of the full primary key: partition key, then clustering columns.
-    pub fn primary_key(&self) -> impl Iterator<Item = usize> + '_ {
-        self.partition_key.iter().chain(&self.clustering).copied()
+    pub fn primary_key(&self) -> &[usize] {
+        &self.key
     }
 
     /// The clustering order of clustering column `index`.

@@ -314,10 +314,8 @@ async fn execute(
         Command::Apply => {
             let plan = m.plan().await?;
             write!(out, "{plan}").map_err(io)?;
-            if !plan.refused.is_empty() {
-                return Err(MigrationError::Refused(plan.refused));
-            }
-            let report = m.apply().await?;
+            // Runs the plan just printed (refusing everything if it refuses something).
+            let report = m.apply_and_check(&plan).await?;
             writeln!(
                 out,
                 "-- applied {} statement(s), {} already applied by someone else; the cluster \

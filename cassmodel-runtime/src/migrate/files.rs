@@ -35,7 +35,7 @@ fn number_of(name: &str) -> Option<u32> {
 }
 
 /// The `NNNN_*.cql` files in `dir`, sorted by number (none if `dir` does not exist).
-pub(crate) fn existing(dir: &Path) -> Result<Vec<(u32, PathBuf)>, MigrationError> {
+fn existing(dir: &Path) -> Result<Vec<(u32, PathBuf)>, MigrationError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -79,8 +79,13 @@ fn slug(description: &str) -> String {
 /// assert_eq!((n, name.as_str()), (1, "0001_add_column_loyalty_points_to_customer_customers.cql"));
 /// ```
 pub fn next_file_name(dir: &Path, description: &str) -> Result<(u32, String), MigrationError> {
-    let n = existing(dir)?.last().map_or(1, |(n, _)| n + 1);
-    Ok((n, format!("{n:04}_{}.cql", slug(description))))
+    Ok(file_name_after(&existing(dir)?, description))
+}
+
+/// The next file's number and name after the `existing` files (sorted by number).
+fn file_name_after(existing: &[(u32, PathBuf)], description: &str) -> (u32, String) {
+    let n = existing.last().map_or(1, |(n, _)| n + 1);
+    (n, format!("{n:04}_{}.cql", slug(description)))
 }
 
 const HEADER: &str = "\
@@ -116,9 +121,10 @@ pub(crate) fn generate(
         None if plan.steps.len() == 1 => first.description.clone(),
         None => format!("{} and {} more", first.description, plan.steps.len() - 1),
     };
-    let (number, name) = next_file_name(dir, &description)?;
+    let files = existing(dir)?;
+    let (number, name) = file_name_after(&files, &description);
     let contents = render(&name, plan);
-    if let Some((_, newest)) = existing(dir)?.last() {
+    if let Some((_, newest)) = files.last() {
         let old = std::fs::read_to_string(newest).map_err(io(newest))?;
         if body(&old) == body(&contents) {
             return Ok(None); // already generated, not applied yet

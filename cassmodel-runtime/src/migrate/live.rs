@@ -131,7 +131,7 @@ impl LiveIndex {
     /// `StorageAttachedIndex` or `org.apache.cassandra.index.sai.StorageAttachedIndex`, as
     /// `USING` may name it.
     pub fn is_sai(&self) -> bool {
-        let short = self.class().rsplit('.').next().unwrap_or_default();
+        let short = class_short_name(self.class());
         self.kind == "CUSTOM"
             && (short.eq_ignore_ascii_case("sai")
                 || short.eq_ignore_ascii_case("StorageAttachedIndex"))
@@ -392,4 +392,10 @@ async fn read_keyspace(
         }
     }
     Ok(Some(k))
+}
+
+/// The last part of a Java class name: `LeveledCompactionStrategy` for both
+/// `LeveledCompactionStrategy` and `org.apache.cassandra.db.compaction.LeveledCompactionStrategy`.
+pub(crate) fn class_short_name(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
 }

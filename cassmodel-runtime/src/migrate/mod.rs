@@ -439,10 +439,8 @@ impl Migrator {
     /// The plan: what [`apply`](Self::apply) would run, what it refuses, what it leaves alone.
     /// Computing it changes nothing.
     pub async fn plan(&self) -> Result<MigrationPlan, MigrationError> {
-        let target = self.target()?;
-        let keyspaces: Vec<&str> = target.keyspaces().into_iter().collect();
-        let live = LiveSchema::read(self.db()?.session(), &keyspaces).await?;
-        Ok(plan::plan_target(&target, &live, &self.settings))
+        let live = self.live_schema().await?;
+        self.plan_against(&live)
     }
 
     /// The plan against `live`, without touching the cluster: the pure function behind
@@ -457,9 +455,19 @@ impl Migrator {
     /// Safe to run again after an interruption, and from two processes at once.
     pub async fn apply(&self) -> Result<ApplyReport, MigrationError> {
         let plan = self.plan().await?;
-        let report = self.apply_plan(&plan).await?;
+        self.apply_and_check(&plan).await
+    }
+
+    /// [`apply_plan`](Self::apply_plan), then the check that the cluster matches the models:
+    /// the second half of [`apply`](Self::apply), for a caller that already has the plan
+    /// (the CLI prints it first, and then runs exactly what it printed).
+    pub(crate) async fn apply_and_check(
+        &self,
+        plan: &MigrationPlan,
+    ) -> Result<ApplyReport, MigrationError> {
+        let report = self.apply_plan(plan).await?;
         let after = self.plan().await?;
-        if !after.steps.is_empty() || !after.refused.is_empty() {
+        if !after.is_empty() {
             return Err(MigrationError::Incomplete(after.to_string()));
         }
         Ok(report)
@@ -511,10 +519,7 @@ impl Migrator {
         for r in &plan.refused {
             out.push_str(&format!("-- {}\n", r.to_string().replace('\n', "\n-- ")));
         }
-        for s in &plan.steps {
-            out.push_str(&s.cql);
-            out.push_str(";\n");
-        }
+        out.push_str(&plan.cql());
         Ok(out)
     }
 }

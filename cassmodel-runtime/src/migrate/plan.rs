@@ -7,10 +7,10 @@ use std::fmt;
 use cassmodel_schema::{CqlType, quote_ident};
 
 use super::error::Mismatch;
-use super::live::{LiveIndex, LiveSchema, LiveTable};
+use super::live::{LiveIndex, LiveSchema, LiveTable, class_short_name};
 use super::{Settings, Target};
 use crate::ddl::{self, qualified, string_literal};
-use crate::schema::{ColumnDef, ColumnKind, IndexDef, TableOptions, TableSchema, UdtSchema};
+use crate::schema::{ColumnDef, ColumnKind, IndexDef, Order, TableOptions, TableSchema, UdtSchema};
 
 /// What one step changes; used to tell whether a step is already applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -525,7 +525,7 @@ fn plan_udt(ks: &str, u: &UdtSchema, live: &LiveSchema, p: &mut MigrationPlan) {
     };
     let object = format!("{ks}.{}", u.name);
     for f in &u.fields {
-        let definition = format!("{} {}", quote_ident(f.name), f.cql_type);
+        let definition = ddl::definition(f.name, &f.cql_type, false);
         match l.field(f.name) {
             None => p.steps.push(Step {
                 cql: format!(
@@ -543,7 +543,7 @@ fn plan_udt(ks: &str, u: &UdtSchema, live: &LiveSchema, p: &mut MigrationPlan) {
             Some((t, text)) if !same_type(t, &f.cql_type) => p.refused.push(Refusal {
                 table: object.clone(),
                 column: Some(f.name.to_owned()),
-                old: format!("{} {text}", quote_ident(f.name)),
+                old: ddl::definition(f.name, text, false),
                 new: definition,
                 problem: "the field's type differs; Cassandra cannot change the type of a \
                           user-defined type's field"
@@ -579,32 +579,21 @@ fn plan_udt(ks: &str, u: &UdtSchema, live: &LiveSchema, p: &mut MigrationPlan) {
 
 /// `PRIMARY KEY (...)` of a live table.
 fn live_key_clause(l: &LiveTable) -> String {
-    let pk: Vec<String> = l
-        .partition_key()
-        .map(|c| quote_ident(&c.name).into_owned())
-        .collect();
-    let partition = if pk.len() == 1 {
-        pk[0].clone()
-    } else {
-        format!("({})", pk.join(", "))
-    };
-    let mut parts = vec![partition];
-    parts.extend(l.clustering().map(|c| quote_ident(&c.name).into_owned()));
-    format!("PRIMARY KEY ({})", parts.join(", "))
+    ddl::key_clause(
+        l.partition_key().map(|c| c.name.as_str()),
+        l.clustering().map(|c| c.name.as_str()),
+    )
 }
 
+/// `CLUSTERING ORDER BY (...)` of a live table.
 fn live_order_clause(l: &LiveTable) -> String {
-    let cols: Vec<String> = l
-        .clustering()
-        .map(|c| {
-            let o = match c.kind {
-                ColumnKind::Clustering(o) => o.cql(),
-                _ => "ASC",
-            };
-            format!("{} {o}", quote_ident(&c.name))
-        })
-        .collect();
-    format!("CLUSTERING ORDER BY ({})", cols.join(", "))
+    ddl::order_clause(l.clustering().map(|c| {
+        let o = match c.kind {
+            ColumnKind::Clustering(o) => o,
+            _ => Order::Asc,
+        };
+        (c.name.as_str(), o)
+    }))
 }
 
 fn plan_table(
@@ -686,7 +675,7 @@ fn plan_table(
                     p.refused.push(Refusal {
                         table: object.clone(),
                         column: Some(c.name.to_owned()),
-                        old: format!("{} {} (dropped)", quote_ident(c.name), d.type_text),
+                        old: format!("{} (dropped)", ddl::definition(c.name, &d.type_text, false)),
                         new: ddl::column_definition(c),
                         problem: "the column was dropped with another type; Cassandra refuses \
                                   to re-add a dropped column with an incompatible type"
@@ -835,7 +824,7 @@ fn live_index_definition(ks: &str, table: &str, i: &LiveIndex) -> String {
 /// The model's index as the statement that creates it, without `IF NOT EXISTS` (to compare
 /// with [`live_index_definition`]).
 fn model_index_definition(ks: &str, t: &TableSchema, c: &ColumnDef, i: &IndexDef) -> String {
-    ddl::create_index(t, c, i, ks).replacen(" IF NOT EXISTS", "", 1)
+    format!("CREATE INDEX {}", ddl::index_definition(t, c, i, ks))
 }
 
 /// The declared indexes of `t` that the cluster lacks, in field order; refusals for those
@@ -927,18 +916,7 @@ fn plan_indexes(ks: &str, t: &TableSchema, live: &LiveSchema, p: &mut MigrationP
 }
 
 fn live_definition(c: &super::live::LiveColumn) -> String {
-    let stat = if c.kind == ColumnKind::Static {
-        " STATIC"
-    } else {
-        ""
-    };
-    format!("{} {}{stat}", quote_ident(&c.name), c.type_text)
-}
-
-/// The last part of a compaction class name: `LeveledCompactionStrategy` for both
-/// `LeveledCompactionStrategy` and `org.apache.cassandra.db.compaction.LeveledCompactionStrategy`.
-fn class_short_name(class: &str) -> &str {
-    class.rsplit('.').next().unwrap_or(class)
+    ddl::definition(&c.name, &c.type_text, c.kind == ColumnKind::Static)
 }
 
 /// `option = value` for every option the model sets that the table does not have.
