@@ -6,6 +6,10 @@
 //!   and the demo. A node this command started is stopped at the end.
 //! - `demo`: the seed-model demo (`cargo run --example demo`).
 //! - `node <start|stop|reset|status|logs>`: the local node.
+//! - `compile-bench`: what `#[derive(CassTable)]` costs a user's build, against the scylla
+//!   driver's own derives (see `compile_bench.rs` and BENCHMARKS.md).
+
+mod compile_bench;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
@@ -227,6 +231,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+        Some("compile-bench") => compile_bench::main(&args[1..]),
         Some("node") => {
             let ok = run(
                 "cassmodel-node",
@@ -246,7 +251,8 @@ fn main() -> ExitCode {
                  commands:\n  \
                  test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n  \
                  demo    start or reuse the local node and run the seed-model demo\n  \
-                 node    start | stop | reset | status | logs: the local Cassandra node"
+                 node    start | stop | reset | status | logs: the local Cassandra node\n  \
+                 compile-bench   compile time of 50 derived tables against scylla's own derives"
             );
             ExitCode::from(2)
         }
