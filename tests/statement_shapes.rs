@@ -13,7 +13,8 @@
 mod models;
 mod support;
 
-use cassmodel::{CqlType, Op, SetOp, Spec, TableSchema, cql};
+use cassmodel::__private::{Op, SetOp, Spec};
+use cassmodel::{CqlType, TableSchema, cql};
 
 /// WHERE clauses the builder accepts: `=`/`IN` prefixes (all `=`, or `IN` at one position),
 /// each optionally followed by a range on the next clustering column.

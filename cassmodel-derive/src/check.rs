@@ -301,10 +301,10 @@ fn unique_columns(cx: &mut Ctxt, fields: &[Field<'_>]) {
 /// Each column gets query-builder methods named after its field (`user_id`, `user_id_in`,
 /// `set_user_id`, ...); they must not collide with each other or with the builder's own.
 fn builder_method_names(cx: &mut Ctxt, t: &Table<'_>) {
-    use crate::generate::query::{BUILDER_METHODS, column_methods};
+    use crate::model::BUILDER_METHODS;
     let mut seen: HashMap<String, &Field<'_>> = HashMap::new();
     for f in &t.fields {
-        for m in column_methods(f) {
+        for m in f.builder_methods() {
             if BUILDER_METHODS.contains(&m.as_str()) {
                 cx.error(
                     f.ident,

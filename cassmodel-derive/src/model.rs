@@ -25,9 +25,20 @@ impl Role {
     }
 }
 
+/// The non-frozen collection a column holds, with its element types: what its update
+/// methods (`append_`, `put_`, ...) take.
+#[derive(Clone, Copy)]
+pub enum Collection<'a> {
+    List(&'a syn::Type),
+    Set,
+    Map(&'a syn::Type, &'a syn::Type),
+}
+
 pub struct Field<'a> {
     pub ident: &'a syn::Ident,
     pub ty: &'a syn::Type,
+    /// Its position among the struct's fields (the column index at run time).
+    pub position: u16,
     /// The CQL column (or UDT field) name.
     pub column: String,
     /// Where to point when the name is wrong: the `name = "..."` value or the field.
@@ -36,12 +47,100 @@ pub struct Field<'a> {
     pub attrs: FieldAttrs,
     /// The secondary index on the column (`#[cass(index)]`), in tables.
     pub index: Option<FieldIndex>,
+    /// The field's type without an outer `Option`.
+    pub value_ty: &'a syn::Type,
+    /// The non-frozen collection it holds, as far as its type or `cql_type` tells.
+    pub collection: Option<Collection<'a>>,
+    /// Whether it is a counter (by its type or its `cql_type`).
+    pub counter: bool,
 }
 
 impl Field<'_> {
     /// Whether the field is a counter column (by its type or its `cql_type` override).
     pub fn is_counter(&self) -> bool {
-        types::is_counter(self.ty, self.attrs.cql_type.as_ref().map(|c| &c.value))
+        self.counter
+    }
+
+    /// Every method the field gives a table's query builder, for the collision check. The
+    /// generators name them the same way (`tests` in `generate` hold them to this list).
+    pub fn builder_methods(&self) -> Vec<String> {
+        let n = self.ident.to_string();
+        let with = |suffixes: &[&str]| {
+            suffixes
+                .iter()
+                .map(|s| format!("{n}_{s}"))
+                .collect::<Vec<_>>()
+        };
+        let mut out = vec![n.clone(), format!("order_by_{n}"), format!("set_{n}")];
+        if self.role.is_key() {
+            out.extend(with(&["in", "gt", "ge", "lt", "le"]));
+            return out;
+        }
+        out.push(format!("if_{n}"));
+        if self.counter {
+            out.extend([format!("increment_{n}"), format!("decrement_{n}")]);
+        }
+        out.extend(match self.collection {
+            Some(Collection::List(_)) => vec![
+                format!("append_{n}"),
+                format!("prepend_{n}"),
+                format!("remove_{n}"),
+                format!("set_{n}_at"),
+            ],
+            Some(Collection::Set) => vec![format!("add_{n}"), format!("remove_{n}")],
+            Some(Collection::Map(..)) => vec![
+                format!("put_{n}"),
+                format!("merge_{n}"),
+                format!("remove_{n}_keys"),
+            ],
+            None => Vec::new(),
+        });
+        out
+    }
+}
+
+/// Method names every builder has whatever the columns; a column method may not reuse one.
+pub const BUILDER_METHODS: &[&str] = &[
+    "consistency",
+    "serial_consistency",
+    "timeout",
+    "tracing",
+    "idempotent",
+    "limit",
+    "per_partition_limit",
+    "reversed",
+    "page_size",
+    "read_as",
+    "fetch_all",
+    "fetch_first",
+    "fetch_stream",
+    "fetch_page",
+    "execute",
+    "using_ttl",
+    "using_timestamp",
+    "if_exists",
+];
+
+/// The collection of a field (after an outer `Option`), unless it is frozen or its
+/// `cql_type` says it is not a collection.
+fn collection<'a>(value_ty: &'a syn::Type, attrs: &FieldAttrs) -> Option<Collection<'a>> {
+    if attrs.frozen.is_some()
+        || attrs
+            .cql_type
+            .as_ref()
+            .is_some_and(|t| !t.value.is_collection())
+    {
+        return None;
+    }
+    let args = types::type_args(value_ty);
+    match types::shape(value_ty) {
+        types::Shape::List => args.first().map(|e| Collection::List(e)),
+        types::Shape::Set => Some(Collection::Set),
+        types::Shape::Map => match args[..] {
+            [k, v, ..] => Some(Collection::Map(k, v)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -67,6 +166,12 @@ pub struct Table<'a> {
     pub attrs: ContainerAttrs,
     pub fields: Vec<Field<'a>>,
     pub krate: syn::Path,
+    /// The generated builder's name: `PostQuery` for `Post`.
+    pub builder: syn::Ident,
+    /// Positions (into `fields`) of the partition-key columns, in key order.
+    pub partition_key: Vec<usize>,
+    /// Positions of the clustering columns, in key order.
+    pub clustering: Vec<usize>,
 }
 
 pub struct Udt<'a> {
@@ -194,7 +299,7 @@ fn named_fields<'a>(
 
 fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Field<'a>> {
     let mut out = Vec::new();
-    for f in &named.named {
+    for (position, f) in named.named.iter().enumerate() {
         let Some(ident) = &f.ident else { continue };
         let attrs = attr::field(cx, &f.attrs, kind);
         let role = if attrs.partition_key.is_some() {
@@ -214,12 +319,20 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
                 (s, ident.span())
             }
         };
+        let value_ty = match types::shape(&f.ty) {
+            types::Shape::Option => types::first_type_arg(&f.ty).unwrap_or(&f.ty),
+            _ => &f.ty,
+        };
         out.push(Field {
             ident,
             ty: &f.ty,
+            position: u16::try_from(position).unwrap_or(u16::MAX),
             column,
             column_span,
             role,
+            value_ty,
+            collection: collection(value_ty, &attrs),
+            counter: types::is_counter(&f.ty, attrs.cql_type.as_ref().map(|c| &c.value)),
             attrs,
             index: None,
         });
@@ -262,6 +375,16 @@ impl<'a> Table<'a> {
                 tokens: ix.tokens.clone(),
             });
         }
+        let positions = |pred: fn(Role) -> bool| {
+            fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| pred(f.role))
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        let partition_key = positions(|r| r == Role::PartitionKey);
+        let clustering = positions(|r| matches!(r, Role::Clustering(_)));
         Some(Table {
             ident: &input.ident,
             vis: &input.vis,
@@ -269,8 +392,31 @@ impl<'a> Table<'a> {
             name_span,
             krate: krate(&attrs),
             attrs,
+            builder: quote::format_ident!("{}Query", input.ident),
             fields,
+            partition_key,
+            clustering,
         })
+    }
+
+    /// The partition-key columns, in key order.
+    pub fn partition_key(&self) -> Vec<&Field<'a>> {
+        self.partition_key
+            .iter()
+            .map(|&i| &self.fields[i])
+            .collect()
+    }
+
+    /// The clustering columns, in key order.
+    pub fn clustering(&self) -> Vec<&Field<'a>> {
+        self.clustering.iter().map(|&i| &self.fields[i]).collect()
+    }
+
+    /// The primary key: partition key, then clustering columns.
+    pub fn primary_key(&self) -> Vec<&Field<'a>> {
+        let mut key = self.partition_key();
+        key.extend(self.clustering());
+        key
     }
 
     /// The first non-key counter column: `Some` makes this a counter table.
@@ -278,6 +424,11 @@ impl<'a> Table<'a> {
         self.fields
             .iter()
             .find(|f| !f.role.is_key() && f.is_counter())
+    }
+
+    /// Whether the table has a static column.
+    pub fn has_static(&self) -> bool {
+        self.fields.iter().any(|f| f.role == Role::Static)
     }
 
     /// Where to point for an error about the struct as a whole.

@@ -25,7 +25,7 @@ use scylla::statement::prepared::PreparedStatement;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::insert::{InsertValues, Insertable};
-use crate::query::{Op, QueryOptions, QueryState, Spec};
+use crate::query::{Op, QueryFuture, QueryOptions, QueryState, Spec, Statement};
 use crate::table::{Columns, Table};
 
 type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
@@ -187,7 +187,15 @@ impl<'a, C> Batch<'a, C> {
 
     /// Sends the batch. Returns whether it applied: always `true` without a lightweight
     /// transaction; with one, `false` when its condition did not hold (then nothing applied).
-    pub async fn execute(self, db: &Db) -> Result<bool> {
+    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, bool>
+    where
+        'a: 'd,
+        C: 'd,
+    {
+        QueryFuture::new(self.run(db))
+    }
+
+    async fn run(self, db: &Db) -> Result<bool> {
         if self.entries.is_empty() {
             return Ok(true);
         }
@@ -339,7 +347,7 @@ impl<T: Table> BatchEntry for DeleteRowEntry<T> {
                 .collect(),
             ..Spec::default()
         };
-        Box::pin(crate::exec::prepare::<T, T>(db, spec, "delete"))
+        Box::pin(crate::exec::prepare::<T, T>(db, spec, Statement::Delete))
     }
 
     fn table(&self) -> (TypeId, &'static str) {
@@ -350,15 +358,14 @@ impl<T: Table> BatchEntry for DeleteRowEntry<T> {
 /// An update or delete from a table's query builder.
 struct QueryEntry<'a, T> {
     state: QueryState<'a>,
-    what: &'static str,
+    what: Statement,
     _table: PhantomData<fn() -> T>,
 }
 
-/// A builder's update or delete as a batch entry (called by generated code).
-#[doc(hidden)]
-pub fn query_entry<'a, T: Table>(
+/// A builder's update or delete as a batch entry.
+pub(crate) fn query_entry<'a, T: Table>(
     state: QueryState<'a>,
-    what: &'static str,
+    what: Statement,
 ) -> Box<dyn BatchEntry + 'a> {
     Box::new(QueryEntry::<T> {
         state,
@@ -417,6 +424,13 @@ impl<T: Table> BatchEntry for QueryEntry<'_, T> {
 pub trait FromEntity<E> {
     /// The row of this table for `entity`.
     fn from_entity(entity: &E) -> Self;
+}
+
+/// The body of a generated entity's `save` and `delete`: runs `batch`, which has no
+/// lightweight transaction.
+#[doc(hidden)]
+pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()> {
+    QueryFuture::new(async move { batch.run(db).await.map(drop) })
 }
 
 /// Whether `list` holds `name` (usable in constants: the compile-time link check of entities).

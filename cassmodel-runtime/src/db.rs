@@ -51,7 +51,7 @@ pub(crate) enum CacheKey {
     Query {
         table: TypeId,
         row: TypeId,
-        what: &'static str,
+        what: crate::query::Statement,
         spec: crate::query::Spec,
     },
     /// Whole rows of a table by `=` on its first `n` primary-key columns (`get`, `partition`).
@@ -271,7 +271,7 @@ impl Db {
         &'d self,
         row: &'d T,
     ) -> crate::query::QueryFuture<'d, ()> {
-        Box::pin(crate::Insert::new(row).execute(self))
+        crate::Insert::new(row).execute(self)
     }
 
     /// The row with the given full primary key, if it exists. `key` binds the partition-key

@@ -12,6 +12,7 @@ use scylla::serialize::SerializationError;
 /// Each variant names the table and the column, so a schema drift is found from the message
 /// alone.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RowError {
     /// The result has a different number of columns than the struct has fields.
     #[error(

@@ -1,6 +1,7 @@
 //! Running queries: the generic code behind every generated terminal method.
 
 use std::any::TypeId;
+use std::future::Future;
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
@@ -16,7 +17,9 @@ use scylla::statement::prepared::PreparedStatement;
 
 use crate::db::{CacheKey, Db};
 use crate::error::{Error, Result, RowError};
-use crate::query::{Bounds, Op, Outcome, QueryOptions, QueryState, RowStream, Spec};
+use crate::query::{
+    Bound, BoundRow, Op, Outcome, QueryFuture, QueryOptions, QueryState, RowStream, Spec, Statement,
+};
 use crate::table::Table;
 
 /// The rows a read returns: the whole table struct, or a projection of some of its columns
@@ -41,6 +44,7 @@ impl<T: Table> Projection<T> for T {
 
 /// One page of rows and the state to resume from.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Page<R> {
     /// The rows of this page.
     pub rows: Vec<R>,
@@ -53,7 +57,7 @@ pub struct Page<R> {
 pub(crate) async fn prepare<T: Table, R: Projection<T>>(
     db: &Db,
     spec: Spec,
-    what: &'static str,
+    what: Statement,
 ) -> Result<Arc<PreparedStatement>> {
     let idempotent = spec.is_idempotent();
     let key = CacheKey::Query {
@@ -69,9 +73,9 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         let schema = T::schema();
         let ks = db.keyspace_of::<T>()?;
         Ok(match what {
-            "delete" => crate::cql::delete(schema, ks, spec),
-            "update" => crate::cql::update(schema, ks, spec),
-            _ => crate::cql::select(schema, ks, R::columns(), spec),
+            Statement::Delete => crate::cql::delete(schema, ks, spec),
+            Statement::Update => crate::cql::update(schema, ks, spec),
+            Statement::Select => crate::cql::select(schema, ks, R::columns(), spec),
         })
     })
     .await
@@ -94,7 +98,7 @@ impl Stmt {
     async fn prepare<T: Table, R: Projection<T>>(
         db: &Db,
         spec: Spec,
-        what: &'static str,
+        what: Statement,
         options: &QueryOptions,
     ) -> Result<Self> {
         Ok(Self::with(prepare::<T, R>(db, spec, what).await?, options))
@@ -217,16 +221,45 @@ pub(crate) async fn all_by_key_prefix<T: Table>(
     rows_all(db, st, values, true).await
 }
 
+/// The body of a generated `T::get(db, key...)`: the row whose primary key is `key` (the
+/// partition-key columns, then the clustering columns, in declared order), if it exists.
+/// Unboxed: this is the hot path of point reads. Not an `async fn`: the declared `+ Send`
+/// lets a user's crate take the future as `Send` without looking into it.
+#[allow(clippy::manual_async_fn)]
+pub fn get_by_key<'d, T: Table, const N: usize>(
+    db: &'d Db,
+    key: [Bound<'d>; N],
+) -> impl Future<Output = Result<Option<T>>> + Send + 'd {
+    async move { first_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await }
+}
+
+/// The body of a generated `T::partition(db, key...)`: every row of the partition `key`.
+#[allow(clippy::manual_async_fn)]
+pub fn partition<'d, T: Table, const N: usize>(
+    db: &'d Db,
+    key: [Bound<'d>; N],
+) -> impl Future<Output = Result<Vec<T>>> + Send + 'd {
+    async move { all_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await }
+}
+
+/// The body of a generated `T::scan_full_table(db, splits)`.
+pub fn scan<T: Table>(db: &Db, splits: u32) -> QueryFuture<'_, RowStream<T>> {
+    QueryFuture::new(scan_full_table::<T, T>(db, splits))
+}
+
 /// Runs a SELECT and collects every row (paging through all of them).
-pub async fn select_all<T: Table, R: Projection<T>>(db: &Db, q: QueryState<'_>) -> Result<Vec<R>> {
+pub(crate) async fn select_all<T: Table, R: Projection<T>>(
+    db: &Db,
+    q: QueryState<'_>,
+) -> Result<Vec<R>> {
     let paged = !unpageable::<T>(&q.spec);
-    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     rows_all(db, st, q.values, paged).await
 }
 
 /// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
 /// the whole primary key).
-pub async fn select_first<T: Table, R: Projection<T>>(
+pub(crate) async fn select_first<T: Table, R: Projection<T>>(
     db: &Db,
     mut q: QueryState<'_>,
 ) -> Result<Option<R>> {
@@ -235,20 +268,21 @@ pub async fn select_first<T: Table, R: Projection<T>>(
     let by_full_key = q.spec.restrictions.len() == key_len
         && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
     if !q.spec.limit && !by_full_key {
-        q = q.limit(1);
+        q.spec.limit = true;
+        q.values.limit = Some(1);
     }
-    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     first_row(db, st, q.values).await
 }
 
 /// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
 /// large the partition.
-pub async fn select_stream<T: Table, R: Projection<T>>(
+pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
 ) -> Result<RowStream<R>> {
     refuse_unpageable::<T>(&q.spec)?;
-    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     let pager = db
         .session()
         .execute_iter(st.get().clone(), q.values)
@@ -260,13 +294,13 @@ pub async fn select_stream<T: Table, R: Projection<T>>(
 }
 
 /// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
-pub async fn select_page<T: Table, R: Projection<T>>(
+pub(crate) async fn select_page<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
     from: PagingState,
 ) -> Result<Page<R>> {
     refuse_unpageable::<T>(&q.spec)?;
-    let st = Stmt::prepare::<T, R>(db, q.spec, "select", &q.options).await?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     let (res, next) = db
         .session()
         .execute_single_page(st.get(), q.values, from)
@@ -283,17 +317,12 @@ pub async fn select_page<T: Table, R: Projection<T>>(
     Ok(Page { rows, next })
 }
 
-/// Runs a DELETE or UPDATE without a condition (`what` = `"delete"` / `"update"`).
-pub async fn execute<T: Table>(db: &Db, q: QueryState<'_>, what: &'static str) -> Result<()> {
-    execute_lwt::<T>(db, q, what).await.map(drop)
-}
-
 /// Runs a DELETE or UPDATE. For a lightweight transaction whose condition fails, the outcome
 /// carries the current row, read with SERIAL consistency.
-pub async fn execute_lwt<T: Table>(
+pub(crate) async fn execute<T: Table>(
     db: &Db,
     q: QueryState<'_>,
-    what: &'static str,
+    what: Statement,
 ) -> Result<Outcome<T>> {
     let QueryState {
         spec,
@@ -303,7 +332,7 @@ pub async fn execute_lwt<T: Table>(
     let lwt = spec.is_lwt();
     if lwt {
         refuse_bad_lwt(T::schema().name, &spec)?;
-        if what == "delete" && spec.restrictions.len() != T::schema().primary_key().len() {
+        if what == Statement::Delete && spec.restrictions.len() != T::schema().primary_key().len() {
             return Err(Error::Invalid(format!(
                 "table `{}`: a conditional delete (IF ...) names the whole primary key",
                 T::schema().name
@@ -320,7 +349,7 @@ pub async fn execute_lwt<T: Table>(
     if !lwt {
         return Ok(Outcome::done());
     }
-    lwt_outcome::<T>(db, res, key_len, Bounds(&values.where_[..]), &options).await
+    lwt_outcome::<T>(db, res, key_len, BoundRow(&values.where_[..]), &options).await
 }
 
 /// A lightweight transaction's `[applied]`, and the current row when it did not apply.
@@ -406,7 +435,7 @@ impl<'f, 'm> DeserializeRow<'f, 'm> for Applied {
 /// A full-table scan, split into `splits` token ranges read one after the other (each
 /// paged): every row of every partition, in token order. Costs a read of the whole table
 /// on every replica set: only for batch jobs.
-pub async fn scan_full_table<T: Table, R: Projection<T>>(
+pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
     db: &Db,
     splits: u32,
 ) -> Result<RowStream<R>> {

@@ -14,7 +14,7 @@ use scylla::statement::prepared::PreparedStatement;
 use crate::db::{CacheKey, Db};
 use crate::error::{Error, Result};
 use crate::exec::lwt_outcome;
-use crate::query::{Outcome, QueryOptions};
+use crate::query::{Outcome, QueryFuture, QueryOptions};
 use crate::table::{Columns, Table, write_error};
 
 /// A table whose rows can be inserted: every table but a counter table. Implemented by
@@ -171,18 +171,24 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
     }
 }
 
-impl<T: Insertable> Insert<'_, T, Plain> {
+impl<'r, T: Insertable> Insert<'r, T, Plain> {
     /// Runs the insert.
-    pub async fn execute(self, db: &Db) -> Result<()> {
-        self.run(db).await.map(drop)
+    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, ()>
+    where
+        'r: 'd,
+    {
+        QueryFuture::new(async move { self.run(db).await.map(drop) })
     }
 }
 
-impl<T: Insertable> Insert<'_, T, IfNotExists> {
+impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
     /// Runs the lightweight transaction: the outcome says whether it applied and carries the
     /// existing row when it did not.
-    pub async fn execute(self, db: &Db) -> Result<Outcome<T>> {
-        self.run(db).await
+    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, Outcome<T>>
+    where
+        'r: 'd,
+    {
+        QueryFuture::new(self.run(db))
     }
 }
 

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+#[doc(hidden)]
 pub mod cql;
 mod db;
 pub mod ddl;
@@ -15,7 +16,7 @@ mod exec;
 mod insert;
 mod mapping;
 pub mod migrate;
-pub mod query;
+mod query;
 mod schema;
 mod table;
 mod udt;
@@ -28,7 +29,7 @@ pub use error::{Error, Result, RowError};
 pub use exec::{Page, Projection};
 pub use insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
-pub use query::{Cmp, Op, Outcome, QueryOptions, RowStream, SetOp, Spec, kind, state};
+pub use query::{Cmp, Outcome, QueryFuture, QueryOptions, RowStream, kind, state};
 pub use schema::{ColumnDef, ColumnKind, IndexDef, Order, TableOptions, TableSchema, UdtSchema};
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
@@ -49,22 +50,21 @@ pub use scylla;
 
 #[doc(hidden)]
 pub mod __private {
-    //! Used by code that `#[derive(CassTable)]` / `#[derive(CassUdt)]` generate. Not a
-    //! public API: anything here may change in any release.
-    pub use crate::batch::{BatchEntry, contains_str, query_entry};
-    pub use crate::exec::{
-        execute, execute_lwt, scan_full_table, select_all, select_first, select_page, select_stream,
-    };
+    //! What the code `#[derive(CassTable)]`, `#[derive(CassUdt)]`, `#[derive(CassProjection)]`
+    //! and `#[derive(CassEntity)]` generate calls, and the internals the project's own tests
+    //! look at. **Not a public API**: anything here may change in any release.
+
+    pub use crate::batch::{BatchEntry, contains_str, run_entity_batch};
+    pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
-    pub use crate::query::state::{AfterEq, AfterLower, AfterUpper};
-    pub use crate::query::{Bound, Bounds, Op, QueryFuture, QueryState, SetOp, bound_list};
-    pub use crate::table::check_columns;
-    pub use crate::table::{RowReader, TypeCheckFn, check_row, no_such_column, serialize_by_name};
+    pub use crate::query::state::{AfterEq, AfterRange};
+    pub use crate::query::{Bound, Op, Query, SetOp, Spec, Statement};
+    pub use crate::table::{
+        RowReader, TypeCheckFn, check_columns, check_row, no_such_column, serialize_by_name,
+    };
     pub use crate::udt::{UdtReader, no_such_field, serialize_udt, type_check_udt};
-    pub use futures::Stream;
     pub use inventory;
-    pub use std::marker::PhantomData;
 
     /// The column indices (into `T`'s columns) of a projection's fields, by field name.
     pub fn projection_columns<T: crate::Table>(fields: &[&str]) -> Vec<usize> {

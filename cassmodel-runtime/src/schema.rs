@@ -56,6 +56,7 @@ impl ColumnKind {
 
 /// One column of a table, or one field of a user-defined type.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ColumnDef {
     /// The CQL name (unquoted).
     pub name: &'static str,
@@ -79,12 +80,51 @@ pub struct ColumnDef {
 /// Created with `CREATE INDEX IF NOT EXISTS <name> ON <ks>.<table> (<target>) USING 'sai'`
 /// ([`ddl::create_index`](crate::ddl::create_index)).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct IndexDef {
     /// The index name (unquoted); unique in its keyspace.
     pub name: &'static str,
     /// What it indexes, resolved for the column's type (never `Column` on a non-frozen
     /// collection: see [`IndexTarget::resolve`]).
     pub target: IndexTarget,
+}
+
+impl IndexDef {
+    /// An index named `name` on `target`.
+    pub fn new(name: &'static str, target: IndexTarget) -> Self {
+        IndexDef { name, target }
+    }
+}
+
+impl TableOptions {
+    /// No options: the cluster's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `default_time_to_live` in seconds.
+    pub fn with_default_ttl(mut self, seconds: u32) -> Self {
+        self.default_ttl = Some(seconds);
+        self
+    }
+
+    /// `comment`.
+    pub fn with_comment(mut self, comment: &'static str) -> Self {
+        self.comment = Some(comment);
+        self
+    }
+
+    /// `compaction = {'class': ...}`.
+    pub fn with_compaction(mut self, class: &'static str) -> Self {
+        self.compaction = Some(class);
+        self
+    }
+
+    /// `gc_grace_seconds`.
+    pub fn with_gc_grace_seconds(mut self, seconds: u32) -> Self {
+        self.gc_grace_seconds = Some(seconds);
+        self
+    }
 }
 
 impl ColumnDef {
@@ -133,6 +173,7 @@ impl ColumnDef {
 
 /// Table options (`WITH ...`) beyond the clustering order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TableOptions {
     /// `default_time_to_live` in seconds.
     pub default_ttl: Option<u32>,
@@ -146,6 +187,7 @@ pub struct TableOptions {
 
 /// Everything cassmodel knows about a table, built once per `#[derive(CassTable)]` type.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct TableSchema {
     /// The Rust struct's name.
     pub rust_name: &'static str,
@@ -271,6 +313,7 @@ impl TableSchema {
 
 /// A user-defined type, built once per `#[derive(CassUdt)]` type.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct UdtSchema {
     /// The Rust struct's name.
     pub rust_name: &'static str,

@@ -41,9 +41,8 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
             pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
 
             #[doc = #save_doc]
-            pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()> {
-                let batch = self.save_in(#krate::Batch::logged());
-                #p::Box::pin(async move { batch.execute(db).await.map(drop) })
+            pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
+                #p::run_entity_batch(db, self.save_in(#krate::Batch::logged()))
             }
 
             /// Adds the inserts of [`save`](Self::save) to `batch`.
@@ -52,9 +51,8 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
             }
 
             #[doc = #delete_doc]
-            pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()> {
-                let batch = self.delete_in(#krate::Batch::logged());
-                #p::Box::pin(async move { batch.execute(db).await.map(drop) })
+            pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
+                #p::run_entity_batch(db, self.delete_in(#krate::Batch::logged()))
             }
 
             /// Adds the deletes of [`delete`](Self::delete) to `batch`.

@@ -1,8 +1,22 @@
-//! Code generation. Generated code is wrapped in `const _: () = { ... };`, names everything
-//! through the runtime's hidden `__private` module (or the `crate = "..."` path), and keeps
-//! per-field code to one line that calls generic runtime functions.
+//! Code generation: data plus thin typed calls into the runtime.
+//!
+//! Generated code is wrapped in `const _: () = { ... };` (the builder struct of a table sits
+//! beside the user's struct so that it can be named), names everything through the runtime's
+//! hidden `__private` module (or the `crate = "..."` path), and holds no logic that does not
+//! name a column: options, limits, terminals, execution and batching are generic runtime code,
+//! type-checked once in `cassmodel-runtime`, and generated methods are one-line calls into it.
+//!
+//! - [`table`]: `#[derive(CassTable)]`: the `Table` impl, the row codec, registration, and the
+//!   entry points (`select()`, `get`, ...); it puts together [`keys`], [`query`], [`write`].
+//! - [`keys`]: the per-table marker traits about the primary key, shared by reads and writes.
+//! - [`query`]: the read side of the builder (restrictions, ordering, reads).
+//! - [`write`]: the write side (setters, conditions, `execute`, batches).
+//! - [`fallback`]: what is expanded when the input has errors.
+//! - [`udt`], [`projection`], [`entity`]: the other derives.
 
 pub mod entity;
+pub mod fallback;
+pub mod keys;
 pub mod projection;
 pub mod query;
 pub mod table;
@@ -11,9 +25,11 @@ pub mod write;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
 
-use crate::model::{Field, Role};
+use crate::attr::Order;
+use crate::model::{Field, Role, Table};
 use crate::types;
 
 /// `::cassmodel::__private`, or the configured crate's.
@@ -28,6 +44,77 @@ pub fn mapping(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>)
 }
 
+/// What every generator of a table needs: the paths and names, resolved once.
+pub struct Cx<'t> {
+    pub t: &'t Table<'t>,
+    pub krate: &'t syn::Path,
+    /// The runtime's hidden module.
+    pub p: TokenStream,
+    /// `::cassmodel::state`
+    pub st: TokenStream,
+    /// `::cassmodel::kind`
+    pub kd: TokenStream,
+    /// The builder struct, `PostQuery`.
+    pub q: &'t Ident,
+    /// The user's struct, `Post`.
+    pub ident: &'t Ident,
+    /// The table's CQL name, for messages.
+    pub table: &'t str,
+}
+
+impl<'t> Cx<'t> {
+    pub fn new(t: &'t Table<'t>) -> Self {
+        let krate = &t.krate;
+        Cx {
+            t,
+            krate,
+            p: private(krate),
+            st: quote!(#krate::state),
+            kd: quote!(#krate::kind),
+            q: &t.builder,
+            ident: t.ident,
+            table: &t.name,
+        }
+    }
+
+    /// `BindAs::<Ty>::__bound(value)`: a method argument as a bound value.
+    pub fn bound(&self, ty: &syn::Type, arg: &Ident) -> TokenStream {
+        let krate = self.krate;
+        quote!(#krate::BindAs::<#ty>::__bound(#arg))
+    }
+
+    /// `value: &'a (impl BindAs<Ty> + ?Sized)`: a method parameter for a value of `ty`.
+    pub fn param(&self, arg: &Ident, ty: &syn::Type) -> TokenStream {
+        let krate = self.krate;
+        quote!(#arg: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
+    }
+}
+
+/// Column names as a readable list: `a, b, c`.
+pub fn list(fields: &[&Field<'_>]) -> String {
+    fields
+        .iter()
+        .map(|f| f.column.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A `#[diagnostic::on_unimplemented]` marker trait: implemented for the states in which a
+/// method may be called; its message is what a user sees otherwise.
+pub fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #name {}
+    }
+}
+
+/// `impl Trait for State {}`
+pub fn imp(name: &Ident, state: TokenStream) -> TokenStream {
+    quote!(impl #name for #state {})
+}
+
 /// The `ColumnDef` of one field.
 pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     let p = private(krate);
@@ -36,10 +123,8 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     let field = f.ident.to_string();
     let kind = match f.role {
         Role::PartitionKey => quote!(#krate::ColumnKind::PartitionKey),
-        Role::Clustering(crate::attr::Order::Asc) => {
-            quote!(#krate::ColumnKind::Clustering(#krate::Order::Asc))
-        }
-        Role::Clustering(crate::attr::Order::Desc) => {
+        Role::Clustering(Order::Asc) => quote!(#krate::ColumnKind::Clustering(#krate::Order::Asc)),
+        Role::Clustering(Order::Desc) => {
             quote!(#krate::ColumnKind::Clustering(#krate::Order::Desc))
         }
         Role::Static => quote!(#krate::ColumnKind::Static),
@@ -58,7 +143,7 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         let target = match ix.target {
             Some((t, _)) => {
                 // `IndexTarget` is a fieldless enum with derived `Debug`: the variant's name.
-                let v = syn::Ident::new(&format!("{t:?}"), proc_macro2::Span::call_site());
+                let v = Ident::new(&format!("{t:?}"), proc_macro2::Span::call_site());
                 quote!(#p::Option::Some(#krate::IndexTarget::#v))
             }
             None => quote!(#p::Option::None),
@@ -80,11 +165,12 @@ pub fn readers(krate: &syn::Path, fields: &[Field<'_>]) -> Vec<TokenStream> {
 }
 
 /// Compile-time checks on the field types, spanned on each type so that the trait's
-/// `on_unimplemented` message points at the field: every type has a CQL mapping, and key
-/// types (without a `frozen`/`cql_type` override) may be key columns.
+/// `on_unimplemented` message points at the field: key types (without a `frozen`/`cql_type`
+/// override) may be key columns. Every other field type is checked by its use in the
+/// `ColumnDef` (`CqlMapping`).
 pub fn type_assertions(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
     let p = private(krate);
-    let checks = fields.iter().map(|f| {
+    let checks = fields.iter().filter_map(|f| {
         let ty = f.ty;
         let key = f.role.is_key()
             && f.attrs.frozen.is_none()
@@ -92,7 +178,7 @@ pub fn type_assertions(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
             && types::shape(ty) == types::Shape::Other;
         key.then(|| quote_spanned!(ty.span()=> #p::assert_key_column::<#ty>();))
     });
-    quote!(const _: () = { #(#checks)* };)
+    quote!(#(#checks)*)
 }
 
 /// `[<A as CqlMapping>::__type_check, ...]`

@@ -1,18 +1,78 @@
-//! `#[derive(CassTable)]` output.
+//! `#[derive(CassTable)]` output: the builder struct beside the user's struct, and in a
+//! `const _` block the `Table` impl (schema data and the per-field codec), the driver's row
+//! traits, registration for migrations, the entry points (`select()`, `get`, ...) and the
+//! builder's methods from [`keys`](super::keys), [`query`](super::query) and
+//! [`write`](super::write).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{column_def, private, readers, type_assertions, type_checks, write_arms};
-use crate::model::{Field, Role, Table};
+use super::{
+    Cx, column_def, keys, list, query, readers, type_assertions, type_checks, write, write_arms,
+};
+use crate::model::{Field, Table};
+use crate::types;
 
 pub fn generate(t: &Table<'_>) -> TokenStream {
-    let krate = &t.krate;
-    let p = private(krate);
-    let ident = t.ident;
-    let rust_name = ident.to_string();
-    let name = &t.name;
+    let cx = Cx::new(t);
+    let (krate, p, ident) = (cx.krate, &cx.p, cx.ident);
+    let assertions = type_assertions(krate, &t.fields);
+    let table_impl = table_impl(&cx);
+    let rows = row_traits(&cx);
+    let entry_points = entry_points(&cx);
+    let keys = keys::generate(&cx);
+    let reads = query::generate(&cx);
+    let writes = write::generate(&cx);
+    let insertable = t
+        .counter_column()
+        .is_none()
+        .then(|| quote!(impl #krate::Insertable for #ident {}));
+    let from_entities = t.attrs.entities.iter().map(|e| from_entity(t, e));
+    let builder = builder_struct(&cx);
+    quote! {
+        #builder
+
+        const _: () = {
+            const _: () = { #assertions };
+
+            // Registers the table for `cassmodel::migrate::registered_tables()`.
+            #p::inventory::submit! {
+                #p::TableEntry(<#ident as #krate::Table>::schema)
+            }
+
+            #table_impl
+            #rows
+            #insertable
+            #(#from_entities)*
+            #entry_points
+            #keys
+            #reads
+            #writes
+        };
+    }
+}
+
+/// `PostQuery<'a, S, K, R>`: the typed builder, a wrapper of the runtime's generic query.
+fn builder_struct(cx: &Cx<'_>) -> TokenStream {
+    let (q, ident, p, st, kd, table) = (cx.q, cx.ident, &cx.p, &cx.st, &cx.kd, cx.table);
+    let vis = cx.t.vis;
+    let doc = format!(
+        "Typed query on [`{ident}`] (table `{table}`), from `{ident}::select()`, `delete()` or \
+         `update()`. `S` tracks which key columns are restricted, `K` what the query does, `R` \
+         the row type read."
+    );
+    quote! {
+        #[doc = #doc]
+        #[must_use = "a query does nothing until `fetch_all`, `fetch_first`, `fetch_stream`, `fetch_page` or `execute` runs it"]
+        #vis struct #q<'a, S = #st::Key<0>, K = #kd::Select, R = #ident>(#p::Query<'a, #ident, S, K, R>);
+    }
+}
+
+/// `impl Table`: the schema, built once, and the per-field writes of inserts.
+fn table_impl(cx: &Cx<'_>) -> TokenStream {
+    let (t, krate, p, ident) = (cx.t, cx.krate, &cx.p, cx.ident);
+    let (rust_name, name) = (ident.to_string(), &t.name);
     let keyspace = match &t.attrs.keyspace {
         Some(k) => {
             let k = &k.value;
@@ -20,155 +80,162 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         }
         None => quote!(#p::Option::None),
     };
-    let opt_u32 = |v: Option<u32>| match v {
-        Some(n) => quote!(#p::Option::Some(#n)),
-        None => quote!(#p::Option::None),
-    };
-    let opt_str = |v: Option<&String>| match v {
-        Some(s) => quote!(#p::Option::Some(#s)),
-        None => quote!(#p::Option::None),
-    };
-    let default_ttl = opt_u32(t.attrs.default_ttl);
-    let gc_grace = opt_u32(t.attrs.gc_grace_seconds);
-    let comment = opt_str(t.attrs.comment.as_ref());
-    let compaction = opt_str(t.attrs.compaction.as_ref().map(|c| &c.value));
+    // Only the options the struct sets.
+    let a = &t.attrs;
+    let options = [
+        a.default_ttl.map(|n| quote!(.with_default_ttl(#n))),
+        a.comment.as_ref().map(|c| quote!(.with_comment(#c))),
+        a.compaction.as_ref().map(|c| {
+            let c = &c.value;
+            quote!(.with_compaction(#c))
+        }),
+        a.gc_grace_seconds
+            .map(|n| quote!(.with_gc_grace_seconds(#n))),
+    ];
     let columns = t.fields.iter().map(|f| column_def(krate, f));
-    let assertions = type_assertions(krate, &t.fields);
-    let checks = type_checks(krate, &t.fields);
     let arms = write_arms(krate, &t.fields);
-    let field_idents = t.fields.iter().map(|f| f.ident);
-    let reads = readers(krate, &t.fields);
     let none_arms = t.fields.iter().enumerate().map(|(i, f)| {
         let id = f.ident;
         let m = super::mapping(krate, f);
         quote!(#i => #m::__is_none(&self.#id),)
     });
-    let counter_table = t.counter_column().is_some();
-    let insertable = (!counter_table).then(|| quote!(impl #krate::Insertable for #ident {}));
-    let from_entities: Vec<TokenStream> =
-        t.attrs.entities.iter().map(|e| from_entity(t, e)).collect();
-    let methods = key_methods(t);
-    let query = super::query::generate(t);
-    let query_item = query.item;
-    let query_body = query.body;
-
     quote! {
-        #query_item
-
-        const _: () = {
-            #assertions
-
-            #query_body
-
-            // Registers the table for `cassmodel::migrate::registered_tables()`.
-            #p::inventory::submit! {
-                #p::TableEntry(<#ident as #krate::Table>::schema)
+        impl #krate::Table for #ident {
+            fn schema() -> &'static #krate::TableSchema {
+                static SCHEMA: #p::OnceLock<#krate::TableSchema> = #p::OnceLock::new();
+                SCHEMA.get_or_init(|| {
+                    #krate::TableSchema::new(
+                        #rust_name,
+                        #name,
+                        #keyspace,
+                        #krate::TableOptions::new() #(#options)*,
+                        #p::Vec::from([#(#columns),*]),
+                    )
+                })
             }
 
-            impl #krate::Table for #ident {
-                fn schema() -> &'static #krate::TableSchema {
-                    static SCHEMA: #p::OnceLock<#krate::TableSchema> = #p::OnceLock::new();
-                    SCHEMA.get_or_init(|| {
-                        #krate::TableSchema::new(
-                            #rust_name,
-                            #name,
-                            #keyspace,
-                            #krate::TableOptions {
-                                default_ttl: #default_ttl,
-                                comment: #comment,
-                                compaction: #compaction,
-                                gc_grace_seconds: #gc_grace,
-                            },
-                            #p::Vec::from([#(#columns),*]),
-                        )
-                    })
-                }
-
-                fn column_is_none(&self, index: ::core::primitive::usize) -> ::core::primitive::bool {
-                    match index {
-                        #(#none_arms)*
-                        _ => false,
-                    }
-                }
-
-                fn write_column<'__b>(
-                    &self,
-                    index: ::core::primitive::usize,
-                    typ: &#p::ColumnType<'_>,
-                    writer: #p::CellWriter<'__b>,
-                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
-                    match index {
-                        #(#arms)*
-                        _ => #p::Result::Err(#p::no_such_column(
-                            <Self as #krate::Table>::schema(),
-                            index,
-                        )),
-                    }
+            fn column_is_none(&self, index: ::core::primitive::usize) -> ::core::primitive::bool {
+                match index {
+                    #(#none_arms)*
+                    _ => false,
                 }
             }
 
-            impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
-                fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
-                    #p::check_row::<Self>(specs, &#checks)
-                }
-
-                fn deserialize(
-                    row: #p::ColumnIterator<'__f, '__m>,
-                ) -> #p::Result<Self, #p::DeserializationError> {
-                    let mut __row = #p::RowReader::new::<Self>(row);
-                    #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
-                }
-            }
-
-            /// Binds the fields to the bind markers of the same names.
-            impl #p::SerializeRow for #ident {
-                fn serialize(
-                    &self,
-                    ctx: &#p::RowSerializationContext<'_>,
-                    writer: &mut #p::RowWriter,
-                ) -> #p::Result<(), #p::SerializationError> {
-                    #p::serialize_by_name(self, ctx, writer)
-                }
-
-                fn is_empty(&self) -> ::core::primitive::bool {
-                    false
+            fn write_column<'__b>(
+                &self,
+                index: ::core::primitive::usize,
+                typ: &#p::ColumnType<'_>,
+                writer: #p::CellWriter<'__b>,
+            ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                match index {
+                    #(#arms)*
+                    _ => #p::Result::Err(#p::no_such_column(<Self as #krate::Table>::schema(), index)),
                 }
             }
-
-            #insertable
-
-            #(#from_entities)*
-
-            #methods
-        };
+        }
     }
 }
 
-/// `get` (full primary key) and `partition` (partition key) methods with one typed argument
-/// per key column, in key order: shorthands for the builder.
-fn key_methods(t: &Table<'_>) -> TokenStream {
-    let krate = &t.krate;
-    let p = private(krate);
-    let ident = t.ident;
-    let pk: Vec<&Field<'_>> = t
-        .fields
-        .iter()
-        .filter(|f| f.role == Role::PartitionKey)
-        .collect();
-    let ck: Vec<&Field<'_>> = t
-        .fields
-        .iter()
-        .filter(|f| matches!(f.role, Role::Clustering(_)))
-        .collect();
-    // Concrete parameter types (`&str` for a `String` column): a generic argument would be
-    // captured by the returned `impl Future`, and a wrong argument type would then be reported
-    // three times instead of once.
+/// The driver's `DeserializeRow` (by position, names checked once per result) and
+/// `SerializeRow` (by bind-marker name), so the struct also works with hand-written CQL.
+fn row_traits(cx: &Cx<'_>) -> TokenStream {
+    let (t, krate, p, ident) = (cx.t, cx.krate, &cx.p, cx.ident);
+    let checks = type_checks(krate, &t.fields);
+    let field_idents = t.fields.iter().map(|f| f.ident);
+    let reads = readers(krate, &t.fields);
+    quote! {
+        impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
+            fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
+                #p::check_row::<Self>(specs, &#checks)
+            }
+
+            fn deserialize(
+                row: #p::ColumnIterator<'__f, '__m>,
+            ) -> #p::Result<Self, #p::DeserializationError> {
+                let mut __row = #p::RowReader::new::<Self>(row);
+                #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
+            }
+        }
+
+        /// Binds the fields to the bind markers of the same names.
+        impl #p::SerializeRow for #ident {
+            fn serialize(
+                &self,
+                ctx: &#p::RowSerializationContext<'_>,
+                writer: &mut #p::RowWriter,
+            ) -> #p::Result<(), #p::SerializationError> {
+                #p::serialize_by_name(self, ctx, writer)
+            }
+
+            fn is_empty(&self) -> ::core::primitive::bool {
+                false
+            }
+        }
+    }
+}
+
+/// `select()`, `select_allow_filtering()`, `delete()`, `update()`, `scan_full_table(..)`, and
+/// the shorthands `get` (full primary key) and `partition` (partition key).
+fn entry_points(cx: &Cx<'_>) -> TokenStream {
+    let (t, krate, p, st, kd, q, ident, table) = (
+        cx.t, cx.krate, &cx.p, &cx.st, &cx.kd, cx.q, cx.ident, cx.table,
+    );
+    let key_order = list(&t.primary_key());
+    let select_doc = format!(
+        "Starts a read of `{table}`: restrict the key columns in order ({key_order}), then run \
+         it with `fetch_all`, `fetch_first`, `fetch_stream` or `fetch_page`."
+    );
+    let shorthands = key_shorthands(cx);
+    quote! {
+        impl #ident {
+            #[doc = #select_doc]
+            pub fn select<'a>() -> #q<'a> {
+                #q(#p::Query::new())
+            }
+
+            /// Starts a read that may restrict any column, with `ALLOW FILTERING`: Cassandra
+            /// reads and discards every row that does not match, across the whole table unless
+            /// the partition key is given. Only for small tables or one-off jobs.
+            pub fn select_allow_filtering<'a>() -> #q<'a, #st::Filtering> {
+                #q(#p::Query::allow_filtering())
+            }
+
+            /// Starts a delete: give the partition key, then optionally a clustering prefix and a
+            /// range (a range delete), then `execute`.
+            pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete> {
+                #q(#p::Query::new())
+            }
+
+            /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
+            /// then `execute`.
+            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> {
+                #q(#p::Query::new())
+            }
+
+            /// Reads every row of the table, token range by token range (`splits` ranges, one
+            /// after the other, each paged): a full scan of every node, for batch jobs only.
+            pub fn scan_full_table(
+                db: &#krate::Db,
+                splits: ::core::primitive::u32,
+            ) -> #krate::QueryFuture<'_, #krate::RowStream<Self>> {
+                #p::scan::<Self>(db, splits)
+            }
+
+            #shorthands
+        }
+    }
+}
+
+/// `get` and, for tables with clustering columns, `partition`: one argument per key column,
+/// of the column's own type (`&str` for a `String`), so a wrong argument is one E0308.
+fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
+    let (krate, p) = (cx.krate, &cx.p);
+    let (pk, all) = (cx.t.partition_key(), cx.t.primary_key());
     let params = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
         fs.iter()
             .map(|f| {
-                let arg = f.ident;
-                let ty = f.ty;
-                if crate::types::is_string(ty) {
+                let (arg, ty) = (f.ident, f.ty);
+                if types::is_string(ty) {
                     quote!(#arg: &'d ::core::primitive::str)
                 } else {
                     quote!(#arg: &'d #ty)
@@ -176,14 +243,8 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             })
             .collect()
     };
-    // The key arguments as one row of bound values: an array, no allocation per call.
-    let bounds = |fs: &[&Field<'_>]| -> TokenStream {
-        let values = fs.iter().map(|f| {
-            let arg = f.ident;
-            let ty = f.ty;
-            quote!(#krate::BindAs::<#ty>::__bound(#arg))
-        });
-        quote!(#p::Bounds([#(#values),*]))
+    let bounds = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
+        fs.iter().map(|f| cx.bound(f.ty, f.ident)).collect()
     };
     let names = |fs: &[&Field<'_>]| {
         fs.iter()
@@ -191,43 +252,37 @@ fn key_methods(t: &Table<'_>) -> TokenStream {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let all: Vec<&Field<'_>> = pk.iter().chain(&ck).copied().collect();
-    let (get_params, get_values) = (params(&all), bounds(&all));
-    let (part_params, part_values) = (params(&pk), bounds(&pk));
+    let (get_params, get_values, n) = (params(&all), bounds(&all), all.len());
     let get_doc = format!(
-        "The row with primary key ({}), if it exists: the same as `select()` with every key column, then `fetch_first`.",
+        "The row with primary key ({}), if it exists: the same as `select()` with every key \
+         column, then `fetch_first`.",
         names(&all)
     );
-    let part_doc = format!(
-        "Every row of the partition ({}), in clustering order: the same as `select()` with the \
-         partition key, then `fetch_all`. For large partitions use `select()...fetch_stream(..)`.",
-        names(&pk)
-    );
-    let partition = (!ck.is_empty()).then(|| {
+    let fut = |out: TokenStream| quote!(impl ::core::future::Future<Output = #krate::Result<#out>> + ::core::marker::Send + 'd);
+    let get_out = fut(quote!(::core::option::Option<Self>));
+    let partition = (!cx.t.clustering.is_empty()).then(|| {
+        let (part_params, part_values, np) = (params(&pk), bounds(&pk), pk.len());
+        let doc = format!(
+            "Every row of the partition ({}), in clustering order: the same as `select()` with \
+             the partition key, then `fetch_all`. For large partitions use \
+             `select()...fetch_stream(..)`.",
+            names(&pk)
+        );
+        let out = fut(quote!(::std::vec::Vec<Self>));
         quote! {
-            #[doc = #part_doc]
-            pub fn partition<'d>(
-                db: &'d #krate::Db,
-                #(#part_params),*
-            ) -> impl ::core::future::Future<Output = #krate::Result<::std::vec::Vec<Self>>>
-                   + ::core::marker::Send + 'd {
-                db.partition::<Self>(#part_values)
+            #[doc = #doc]
+            pub fn partition<'d>(db: &'d #krate::Db, #(#part_params),*) -> #out {
+                #p::partition::<Self, #np>(db, [#(#part_values),*])
             }
         }
     });
     quote! {
-        impl #ident {
-            #[doc = #get_doc]
-            pub fn get<'d>(
-                db: &'d #krate::Db,
-                #(#get_params),*
-            ) -> impl ::core::future::Future<Output = #krate::Result<::core::option::Option<Self>>>
-                   + ::core::marker::Send + 'd {
-                db.get_by_key::<Self>(#get_values)
-            }
-
-            #partition
+        #[doc = #get_doc]
+        pub fn get<'d>(db: &'d #krate::Db, #(#get_params),*) -> #get_out {
+            #p::get_by_key::<Self, #n>(db, [#(#get_values),*])
         }
+
+        #partition
     }
 }
 

@@ -28,7 +28,7 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
 
     quote! {
         const _: () = {
-            #assertions
+            const _: () = { #assertions };
 
             // Registers the type for `cassmodel::migrate::registered_udts()`.
             #p::inventory::submit! {

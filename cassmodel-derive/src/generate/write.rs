@@ -1,395 +1,54 @@
-//! The write half of a table's query builder: `update()` setters (plain, collections,
-//! counters), lightweight-transaction conditions, TTL and write time, and the terminal
-//! `execute` of updates and deletes, each bound by Cassandra's rules:
+//! The write side of a table's query builder: `update()` setters (plain, collections,
+//! counters), lightweight-transaction conditions, TTL and write time, `execute` of updates and
+//! deletes, and batches, each bound by Cassandra's rules:
 //!
 //! - key columns cannot be set; counters are only incremented or decremented;
 //! - an update that sets a regular column names the whole primary key; one that sets only
-//!   static columns names the partition key (or the whole key);
+//!   static columns names the partition key (or the whole key); a delete names the partition
+//!   key, a conditional one the whole key;
 //! - a counter table takes no TTL, no write time and no condition.
+//!
+//! `execute` exists once per statement kind, each bound by the key marker that kind needs, so
+//! that the error names what the statement lacks.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Ident, Type};
+use syn::Ident;
 
-use super::query::{imp, marker};
-use crate::model::{Field, Role, Table};
-use crate::types::{self, Shape};
+use super::{Cx, keys, list, marker};
+use crate::model::{Collection, Field, Role};
 
-/// What the write generator needs from the query generator.
-pub struct Ctx<'t> {
-    pub krate: &'t syn::Path,
-    pub q: &'t Ident,
-    pub table: &'t str,
-    /// The states in which the whole partition key is given.
-    pub np: usize,
-    pub nk: usize,
-    pub key_order: &'t str,
-    pub pk_list: &'t str,
-    pub full_key: &'t Ident,
-    pub partition_given: &'t Ident,
-}
-
-pub struct Generated {
-    pub traits: Vec<TokenStream>,
-    pub impls: Vec<TokenStream>,
-    pub items: TokenStream,
-}
-
-/// The collection a field holds, with its element types, if its type says so.
-pub enum Collection<'a> {
-    List(&'a Type),
-    Set,
-    Map(&'a Type, &'a Type),
-}
-
-/// The field's type without an outer `Option`.
-pub fn value_type<'a>(f: &Field<'a>) -> &'a Type {
-    match types::shape(f.ty) {
-        Shape::Option => types::first_type_arg(f.ty).unwrap_or(f.ty),
-        _ => f.ty,
-    }
-}
-
-pub fn collection<'a>(f: &Field<'a>) -> Option<Collection<'a>> {
-    if f.attrs.frozen.is_some()
-        || f.attrs
-            .cql_type
-            .as_ref()
-            .is_some_and(|t| !t.value.is_collection())
-    {
-        return None;
-    }
-    let ty = value_type(f);
-    match types::shape(ty) {
-        Shape::List => types::first_type_arg(ty).map(Collection::List),
-        Shape::Set => Some(Collection::Set),
-        Shape::Map => {
-            let mut args = types::type_args(ty).into_iter();
-            match (args.next(), args.next()) {
-                (Some(k), Some(v)) => Some(Collection::Map(k, v)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The builder methods a column's write side adds (for the name-collision check).
-pub fn write_methods(f: &Field<'_>) -> Vec<String> {
-    let n = f.ident.to_string();
-    let mut out = vec![format!("set_{n}")];
-    if f.role.is_key() {
-        return out;
-    }
-    out.push(format!("if_{n}"));
-    if f.is_counter() {
-        out.extend([format!("increment_{n}"), format!("decrement_{n}")]);
-    }
-    match collection(f) {
-        Some(Collection::List(_)) => out.extend([
-            format!("append_{n}"),
-            format!("prepend_{n}"),
-            format!("remove_{n}"),
-            format!("set_{n}_at"),
-        ]),
-        Some(Collection::Set) => out.extend([format!("add_{n}"), format!("remove_{n}")]),
-        Some(Collection::Map(..)) => out.extend([
-            format!("put_{n}"),
-            format!("merge_{n}"),
-            format!("remove_{n}_keys"),
-        ]),
-        None => {}
-    }
-    out
-}
-
-/// A `set_<column>` that exists only to fail with `bound`'s message (key columns, counters).
-fn refused_setter(krate: &syn::Path, f: &Field<'_>, bound: &Ident) -> TokenStream {
-    let (set, ty) = (format_ident!("set_{}", f.ident), f.ty);
-    quote_spanned! {f.ident.span()=>
-        #[doc(hidden)]
-        pub fn #set(self, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)) -> Self
-        where
-            S: #bound,
-        {
-            let _ = value;
-            self
-        }
-    }
-}
-
-pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
-    let krate = cx.krate;
-    let p = super::private(krate);
-    let st = quote!(#krate::state);
-    let kd = quote!(#krate::kind);
-    let q = cx.q;
-    let ident = t.ident;
-    let table = cx.table;
-    let (np, nk) = (cx.np, cx.nk);
-    let counter_table = t.counter_column().is_some();
-
-    let mut traits = Vec::new();
-    let mut impls = Vec::new();
+/// The builder's write side.
+pub fn generate(cx: &Cx<'_>) -> TokenStream {
+    let counter = cx.t.counter_column().is_some();
+    let markers = markers(cx);
+    let mut items = Vec::new();
     let mut setters = Vec::new();
     let mut conditions = Vec::new();
-
-    let no_lwt = format_ident!("__NoLwtOnCounter");
-    let no_ttl = format_ident!("__NoTtlOnCounter");
-    let static_key = format_ident!("__StaticKey");
-    let nothing_set = format_ident!("__NothingSet");
-    traits.push(marker(
-        &no_lwt,
-        &format!(
-            "`{table}` is a counter table: counters take no condition (lightweight transaction)"
-        ),
-        "condition on a counter table",
-        "Cassandra refuses IF on counter updates; a counter only moves by increments",
-    ));
-    traits.push(marker(
-        &no_ttl,
-        &format!("`{table}` is a counter table: counters take no TTL and no custom write time"),
-        "TTL or write time on a counter table",
-        "Cassandra refuses USING TTL and USING TIMESTAMP on counter updates",
-    ));
-    traits.push(marker(
-        &static_key,
-        &format!(
-            "`{table}`: an update of static columns names the partition key ({}), or the whole \
-             primary key ({})",
-            cx.pk_list, cx.key_order
-        ),
-        "key incomplete",
-        "a static column holds one value per partition, so the partition key identifies it",
-    ));
-    traits.push(marker(
-        &nothing_set,
-        &format!("`{table}`: this update sets nothing: give at least one `set_<column>(..)`"),
-        "nothing to update",
-        "an UPDATE needs a SET clause; to remove a row, use `delete()`",
-    ));
-    if !counter_table {
-        impls.push(quote!(impl<X> #no_lwt for X {}));
-        impls.push(quote!(impl<X> #no_ttl for X {}));
-    }
-    impls.push(imp(&static_key, quote!(#st::Key<#np>)));
-    if nk != np {
-        impls.push(imp(&static_key, quote!(#st::Key<#nk>)));
-    }
-
-    for (idx, f) in t.fields.iter().enumerate() {
-        let idx = idx as u16;
-        let name = f.ident;
-        let col = &f.column;
-        let ty = f.ty;
-        let span = f.ident.span();
-        let set = format_ident!("set_{}", name);
-        if f.role.is_key() {
-            let no_set = format_ident!("__NoSet_{}", name);
-            traits.push(marker(
-                &no_set,
-                &format!("`{table}`: `{col}` is part of the primary key and cannot be updated"),
-                "primary-key column",
-                "a row's key is its identity: to move a row, insert it under the new key and delete the old one",
-            ));
-            setters.push(refused_setter(krate, f, &no_set));
-            continue;
+    for f in &cx.t.fields {
+        let (item, methods) = setters_of(cx, f);
+        items.push(item);
+        setters.push(methods);
+        if !f.role.is_key() {
+            conditions.push(condition(cx, f));
         }
-        // The kind after a change of this column: static columns keep a static-only update.
-        let (next, bound) = if f.role == Role::Static {
-            (
-                quote!(#q<'a, S, <#kd::Update<W, L> as #p::AfterStaticSet>::Next, R>),
-                quote!(where #kd::Update<W, L>: #p::AfterStaticSet),
-            )
-        } else {
-            (quote!(#q<'a, S, #kd::Update<2, L>, R>), quote!())
-        };
-        let set_op = |op: TokenStream,
-                      values: TokenStream,
-                      doc: String,
-                      method: Ident,
-                      params: TokenStream| {
-            quote_spanned! {span=>
-                #[doc = #doc]
-                pub fn #method(self, #params) -> #next #bound {
-                    #q { inner: self.inner.set(#idx, #p::SetOp::#op, #values), _state: #p::PhantomData }
-                }
-            }
-        };
-        let one = |v: TokenStream| quote!([::core::option::Option::Some(#v), ::core::option::Option::None]);
-        let two = |a: TokenStream, b: TokenStream| quote!([::core::option::Option::Some(#a), ::core::option::Option::Some(#b)]);
-        let vt = value_type(f);
-        if f.is_counter() {
-            let no_set = format_ident!("__NoSetCounter_{}", name);
-            traits.push(marker(
-                &no_set,
-                &format!(
-                    "`{table}`: `{col}` is a counter: it can only be incremented or decremented, \
-                     not set"
-                ),
-                "set on a counter",
-                &format!("use `.increment_{name}(n)` or `.decrement_{name}(n)`"),
-            ));
-            setters.push(refused_setter(krate, f, &no_set));
-            let n = quote!(#p::Bound::Counter(n));
-            setters.push(set_op(
-                quote!(Increment),
-                one(n.clone()),
-                format!("`{col} = {col} + n` (not idempotent: a retry may count twice)"),
-                format_ident!("increment_{}", name),
-                quote!(n: ::core::primitive::i64),
-            ));
-            setters.push(set_op(
-                quote!(Decrement),
-                one(n),
-                format!("`{col} = {col} - n` (not idempotent: a retry may count twice)"),
-                format_ident!("decrement_{}", name),
-                quote!(n: ::core::primitive::i64),
-            ));
-        } else {
-            let v = quote!(#krate::BindAs::<#ty>::__bound(value));
-            setters.push(set_op(
-                quote!(Assign),
-                one(v),
-                format!("`SET {col} = ?`"),
-                set.clone(),
-                quote!(value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized)),
-            ));
-        }
-        let whole = quote!(#krate::BindAs::<#vt>::__bound(value));
-        let whole_param = quote!(value: &'a (impl #krate::BindAs<#vt> + ?::core::marker::Sized));
-        // The collection operations of this column: (change, values, doc, method, params).
-        let elem_param =
-            |t: &Type| quote!(value: &'a (impl #krate::BindAs<#t> + ?::core::marker::Sized));
-        let ops: Vec<(TokenStream, TokenStream, String, String, TokenStream)> = match collection(f)
-        {
-            Some(Collection::List(elem)) => {
-                let at = two(
-                    quote!(#p::Bound::Index(index)),
-                    quote!(#krate::BindAs::<#elem>::__bound(value)),
-                );
-                let at_params = elem_param(elem);
-                vec![
-                    (
-                        quote!(Append),
-                        one(whole.clone()),
-                        format!("`{col} = {col} + ?`: appends the elements (not idempotent)"),
-                        format!("append_{name}"),
-                        whole_param.clone(),
-                    ),
-                    (
-                        quote!(Prepend),
-                        one(whole.clone()),
-                        format!("`{col} = ? + {col}`: prepends the elements (not idempotent)"),
-                        format!("prepend_{name}"),
-                        whole_param.clone(),
-                    ),
-                    (
-                        quote!(Remove),
-                        one(whole.clone()),
-                        format!("`{col} = {col} - ?`: removes every occurrence of the elements"),
-                        format!("remove_{name}"),
-                        whole_param.clone(),
-                    ),
-                    (
-                        quote!(AtKey),
-                        at,
-                        format!("`{col}[index] = ?`: replaces one element (the index must exist)"),
-                        format!("set_{name}_at"),
-                        quote!(index: ::core::primitive::i32, #at_params),
-                    ),
-                ]
-            }
-            Some(Collection::Set) => vec![
-                (
-                    quote!(Append),
-                    one(whole.clone()),
-                    format!("`{col} = {col} + ?`: adds the elements"),
-                    format!("add_{name}"),
-                    whole_param.clone(),
-                ),
-                (
-                    quote!(Remove),
-                    one(whole.clone()),
-                    format!("`{col} = {col} - ?`: removes the elements"),
-                    format!("remove_{name}"),
-                    whole_param.clone(),
-                ),
-            ],
-            Some(Collection::Map(k, v)) => {
-                let put = two(
-                    quote!(#krate::BindAs::<#k>::__bound(key)),
-                    quote!(#krate::BindAs::<#v>::__bound(value)),
-                );
-                let value_param = elem_param(v);
-                vec![
-                    (
-                        quote!(AtKey),
-                        put,
-                        format!("`{col}[key] = value`: puts one entry"),
-                        format!("put_{name}"),
-                        quote!(key: &'a (impl #krate::BindAs<#k> + ?::core::marker::Sized), #value_param),
-                    ),
-                    (
-                        quote!(Append),
-                        one(whole.clone()),
-                        format!("`{col} = {col} + ?`: puts every entry of the map"),
-                        format!("merge_{name}"),
-                        whole_param.clone(),
-                    ),
-                    (
-                        quote!(Remove),
-                        one(quote!(#p::bound_list(keys))),
-                        format!("`{col} = {col} - ?`: removes the entries with these keys"),
-                        format!("remove_{name}_keys"),
-                        quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
-                    ),
-                ]
-            }
-            None => Vec::new(),
-        };
-        for (op, values, doc, method, params) in ops {
-            setters.push(set_op(op, values, doc, format_ident!("{}", method), params));
-        }
-        let if_col = format_ident!("if_{}", name);
-        let doc = format!(
-            "`IF {col} <cmp> ?`: a lightweight transaction that applies only if the condition holds"
-        );
-        conditions.push(quote_spanned! {span=>
-            #[doc = #doc]
-            pub fn #if_col(self, cmp: #krate::Cmp, value: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
-                -> #q<'a, S, <K as #p::WriteKind>::Conditional, R>
-            where
-                S: #no_lwt,
-            {
-                #q {
-                    inner: self.inner.condition(#idx, #p::Op::from(cmp), #krate::BindAs::<#ty>::__bound(value)),
-                    _state: #p::PhantomData,
-                }
-            }
-        });
     }
+    let (q, p, kd) = (cx.q, &cx.p, &cx.kd);
+    let no_ttl = counter.then(|| quote!(where S: __NoTtlOnCounter));
+    let no_lwt = counter.then(|| quote!(where S: __NoLwtOnCounter));
+    let executes = executes(cx);
+    let batches = batch_entries(cx);
+    quote! {
+        #markers
+        #(#items)*
 
-    let full_key = cx.full_key;
-    let partition_given = cx.partition_given;
-    // Statements of a counter table go in counter batches, all others in logged/unlogged ones.
-    let class = if counter_table {
-        quote!(#krate::CounterStatement)
-    } else {
-        quote!(#krate::RegularStatement)
-    };
-    let outcome = quote!(#p::QueryFuture<'d, #krate::Outcome<#ident>>);
-    let items = quote! {
         #[allow(private_bounds, private_interfaces)]
         impl<'a, S, const W: ::core::primitive::u8, const L: ::core::primitive::bool, R> #q<'a, S, #kd::Update<W, L>, R> {
             #(#setters)*
 
             /// `USING TTL seconds`: the written cells expire after that long.
-            pub fn using_ttl(self, seconds: ::core::primitive::i32) -> Self
-            where
-                S: #no_ttl,
-            {
-                self.__map(|q| q.ttl(seconds))
+            pub fn using_ttl(self, seconds: ::core::primitive::i32) -> Self #no_ttl {
+                Self(self.0.using_ttl(seconds))
             }
         }
 
@@ -398,132 +57,411 @@ pub fn generate(t: &Table<'_>, cx: &Ctx<'_>) -> Generated {
             #(#conditions)*
 
             /// `IF EXISTS`: a lightweight transaction that applies only if the row exists.
-            pub fn if_exists(self) -> #q<'a, S, <K as #p::WriteKind>::Conditional, R>
-            where
-                S: #no_lwt,
-            {
-                #q { inner: self.inner.if_exists(), _state: #p::PhantomData }
+            pub fn if_exists(self) -> #q<'a, S, <K as #p::WriteKind>::Conditional, R> #no_lwt {
+                #q(self.0.if_exists())
             }
 
             /// `USING TIMESTAMP micros`: the write time, in microseconds since the epoch.
-            pub fn using_timestamp(self, micros: ::core::primitive::i64) -> Self
-            where
-                S: #no_ttl,
-            {
-                self.__map(|q| q.timestamp(micros))
+            pub fn using_timestamp(self, micros: ::core::primitive::i64) -> Self #no_ttl {
+                Self(self.0.using_timestamp(micros))
             }
         }
 
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, R> #q<'a, S, #kd::Update<2>, R> {
-            /// Runs the update.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
-            where
-                S: #full_key,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "update"))
+        #executes
+        #batches
+    }
+}
+
+/// The statement kinds `execute` runs from, each with the key marker it needs: a delete the
+/// partition key, an update of regular columns or any condition the whole key, an update of
+/// static columns the partition key.
+fn kinds(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream, syn::Ident, bool, &'static str)> {
+    let kd = &cx.kd;
+    let l = quote!(const L: ::core::primitive::bool,);
+    let (full, given) = (keys::full_key(), keys::partition_given());
+    let mut out = vec![
+        (
+            quote!(),
+            quote!(#kd::Update<2>),
+            full.clone(),
+            false,
+            "Runs the update.",
+        ),
+        (
+            quote!(),
+            quote!(#kd::Update<2, true>),
+            full.clone(),
+            true,
+            LWT_DOC,
+        ),
+        (
+            l,
+            quote!(#kd::Update<0, L>),
+            format_ident!("__NothingSet"),
+            false,
+            "An update must set something first.",
+        ),
+        (
+            quote!(),
+            quote!(#kd::Delete),
+            given,
+            false,
+            "Runs the delete.",
+        ),
+        (quote!(), quote!(#kd::Delete<true>), full, true, LWT_DOC),
+    ];
+    if cx.t.has_static() {
+        let sk = format_ident!("__StaticKey");
+        out.push((
+            quote!(),
+            quote!(#kd::Update<1>),
+            sk.clone(),
+            false,
+            "Runs the update of static columns.",
+        ));
+        out.push((quote!(), quote!(#kd::Update<1, true>), sk, true, LWT_DOC));
+    }
+    out
+}
+
+const LWT_DOC: &str = "Runs the lightweight transaction: the outcome says whether it applied \
+    and carries the current row when it did not.";
+
+/// `execute` of each statement kind.
+fn executes(cx: &Cx<'_>) -> TokenStream {
+    let (q, krate, ident) = (cx.q, cx.krate, cx.ident);
+    let blocks = kinds(cx)
+        .into_iter()
+        .map(|(generics, kind, bound, lwt, doc)| {
+            let (out, run) = if lwt {
+                (quote!(#krate::Outcome<#ident>), quote!(execute_lwt))
+            } else {
+                (quote!(()), quote!(execute))
+            };
+            quote! {
+                #[allow(private_bounds, private_interfaces)]
+                impl<'a, S, #generics R> #q<'a, S, #kind, R> {
+                    #[doc = #doc]
+                    pub fn execute<'d>(self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, #out>
+                    where
+                        S: #bound,
+                        'a: 'd,
+                    {
+                        self.0.#run(db)
+                    }
+                }
+            }
+        });
+    quote!(#(#blocks)*)
+}
+
+/// Complete updates and deletes go in batches: counter ones in counter batches.
+fn batch_entries(cx: &Cx<'_>) -> TokenStream {
+    let (q, krate, p, kd) = (cx.q, cx.krate, &cx.p, &cx.kd);
+    let class = if cx.t.counter_column().is_some() {
+        quote!(#krate::CounterStatement)
+    } else {
+        quote!(#krate::RegularStatement)
+    };
+    let mut kinds = vec![
+        (quote!(#kd::Update<2, L>), keys::full_key()),
+        (quote!(#kd::Delete<L>), keys::partition_given()),
+    ];
+    if cx.t.has_static() {
+        kinds.push((quote!(#kd::Update<1, L>), format_ident!("__StaticKey")));
+    }
+    let impls = kinds.into_iter().map(|(kind, bound)| {
+        quote! {
+            #[allow(private_bounds)]
+            impl<'a, S: #bound, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kind, R> {
+                fn into_entry(self) -> #p::Box<dyn #p::BatchEntry + 'a> {
+                    self.0.into_batch_entry()
+                }
             }
         }
+    });
+    quote!(#(#impls)*)
+}
 
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, R> #q<'a, S, #kd::Update<2, true>, R> {
-            /// Runs the lightweight transaction: the outcome says whether it applied and
-            /// carries the current row when it did not.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #outcome
-            where
-                S: #full_key,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute_lwt::<#ident>(db, self.inner, "update"))
-            }
+/// The markers of what only the write side refuses.
+fn markers(cx: &Cx<'_>) -> TokenStream {
+    let table = cx.table;
+    let mut out = vec![marker(
+        &format_ident!("__NothingSet"),
+        &format!("`{table}`: this update sets nothing: give at least one `set_<column>(..)`"),
+        "nothing to update",
+        "an UPDATE needs a SET clause; to remove a row, use `delete()`",
+    )];
+    if cx.t.has_static() {
+        out.push(static_key(cx));
+    }
+    if cx.t.counter_column().is_some() {
+        out.push(marker(
+            &format_ident!("__NoLwtOnCounter"),
+            &format!(
+                "`{table}` is a counter table: counters take no condition (lightweight \
+                 transaction)"
+            ),
+            "condition on a counter table",
+            "Cassandra refuses IF on counter updates; a counter only moves by increments",
+        ));
+        out.push(marker(
+            &format_ident!("__NoTtlOnCounter"),
+            &format!("`{table}` is a counter table: counters take no TTL and no custom write time"),
+            "TTL or write time on a counter table",
+            "Cassandra refuses USING TTL and USING TIMESTAMP on counter updates",
+        ));
+    }
+    quote!(#(#out)*)
+}
+
+/// An update that sets only static columns names the partition key, or the whole key.
+fn static_key(cx: &Cx<'_>) -> TokenStream {
+    let st = &cx.st;
+    let (np, nk) = (cx.t.partition_key.len(), cx.t.primary_key().len());
+    let tr = format_ident!("__StaticKey");
+    let m = marker(
+        &tr,
+        &format!(
+            "`{}`: an update of static columns names the partition key ({}), or the whole \
+             primary key ({})",
+            cx.table,
+            list(&cx.t.partition_key()),
+            list(&cx.t.primary_key())
+        ),
+        "key incomplete",
+        "a static column holds one value per partition, so the partition key identifies it",
+    );
+    quote! {
+        #m
+        impl #tr for #st::Key<#np> {}
+        impl #tr for #st::Key<#nk> {}
+    }
+}
+
+/// One update method: `name(self, params) -> next` that adds `change` to the SET clause.
+struct Setter {
+    name: Ident,
+    doc: String,
+    params: TokenStream,
+    change: TokenStream,
+}
+
+/// Every update method of a column: `set_x` (refused on keys and counters), counter moves,
+/// collection changes; with the marker traits they need.
+fn setters_of(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
+    if f.role.is_key() {
+        return refused_set(
+            cx,
+            f,
+            &format!(
+                "`{}`: `{}` is part of the primary key and cannot be updated",
+                cx.table, f.column
+            ),
+            "primary-key column",
+            "a row's key is its identity: to move a row, insert it under the new key and delete \
+             the old one",
+        );
+    }
+    let p = &cx.p;
+    let (col, name, idx) = (&f.column, f.ident, f.position);
+    let value = format_ident!("value");
+    let mut items = TokenStream::new();
+    let mut methods = Vec::new();
+    let mut setters = Vec::new();
+    if f.counter {
+        let (item, method) = refused_set(
+            cx,
+            f,
+            &format!(
+                "`{}`: `{col}` is a counter: it can only be incremented or decremented, not set",
+                cx.table
+            ),
+            "set on a counter",
+            &format!("use `.increment_{name}(n)` or `.decrement_{name}(n)`"),
+        );
+        items = item;
+        methods.push(method);
+        for (verb, op, sign) in [
+            ("increment", "Increment", "+"),
+            ("decrement", "Decrement", "-"),
+        ] {
+            let op = format_ident!("{op}");
+            setters.push(Setter {
+                name: format_ident!("{verb}_{name}"),
+                doc: format!("`{col} = {col} {sign} n` (not idempotent: a retry may count twice)"),
+                params: quote!(n: ::core::primitive::i64),
+                change: quote!(set(#idx, #p::SetOp::#op, #p::Bound::Counter(n))),
+            });
         }
+    } else {
+        let bound = cx.bound(f.ty, &value);
+        setters.push(Setter {
+            name: format_ident!("set_{name}"),
+            doc: format!("`SET {col} = ?`"),
+            params: cx.param(&value, f.ty),
+            change: quote!(set(#idx, #p::SetOp::Assign, #bound)),
+        });
+    }
+    if let Some(c) = f.collection {
+        setters.extend(collection_setters(cx, f, c));
+    }
+    methods.extend(setters.iter().map(|s| setter(cx, f, s)));
+    (items, quote!(#(#methods)*))
+}
 
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, R> #q<'a, S, #kd::Update<1>, R> {
-            /// Runs the update of static columns.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
-            where
-                S: #static_key,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "update"))
-            }
+/// The changes of a list, set or map column.
+fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Setter> {
+    let (p, krate) = (&cx.p, cx.krate);
+    let (col, name, idx) = (&f.column, f.ident, f.position);
+    let (value, key) = (format_ident!("value"), format_ident!("key"));
+    let whole = cx.bound(f.value_ty, &value);
+    let whole_param = cx.param(&value, f.value_ty);
+    let op = |verb: &str, op: &str, doc: String| Setter {
+        name: format_ident!("{verb}_{name}"),
+        doc,
+        params: whole_param.clone(),
+        change: {
+            let op = format_ident!("{op}");
+            quote!(set(#idx, #p::SetOp::#op, #whole))
+        },
+    };
+    match c {
+        Collection::List(elem) => {
+            let (elem_param, elem_bound) = (cx.param(&value, elem), cx.bound(elem, &value));
+            vec![
+                op(
+                    "append",
+                    "Append",
+                    format!("`{col} = {col} + ?`: appends the elements (not idempotent)"),
+                ),
+                op(
+                    "prepend",
+                    "Prepend",
+                    format!("`{col} = ? + {col}`: prepends the elements (not idempotent)"),
+                ),
+                op(
+                    "remove",
+                    "Remove",
+                    format!("`{col} = {col} - ?`: removes every occurrence of the elements"),
+                ),
+                Setter {
+                    name: format_ident!("set_{name}_at"),
+                    doc: format!("`{col}[index] = ?`: replaces one element (the index must exist)"),
+                    params: quote!(index: ::core::primitive::i32, #elem_param),
+                    change: quote!(set_at(#idx, #p::Bound::Index(index), #elem_bound)),
+                },
+            ]
         }
-
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, R> #q<'a, S, #kd::Update<1, true>, R> {
-            /// Runs the lightweight transaction on static columns.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #outcome
-            where
-                S: #static_key,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute_lwt::<#ident>(db, self.inner, "update"))
-            }
+        Collection::Set => vec![
+            op(
+                "add",
+                "Append",
+                format!("`{col} = {col} + ?`: adds the elements"),
+            ),
+            op(
+                "remove",
+                "Remove",
+                format!("`{col} = {col} - ?`: removes the elements"),
+            ),
+        ],
+        Collection::Map(k, v) => {
+            let (key_param, key_bound) = (cx.param(&key, k), cx.bound(k, &key));
+            let (value_param, value_bound) = (cx.param(&value, v), cx.bound(v, &value));
+            vec![
+                Setter {
+                    name: format_ident!("put_{name}"),
+                    doc: format!("`{col}[key] = value`: puts one entry"),
+                    params: quote!(#key_param, #value_param),
+                    change: quote!(set_at(#idx, #key_bound, #value_bound)),
+                },
+                op(
+                    "merge",
+                    "Append",
+                    format!("`{col} = {col} + ?`: puts every entry of the map"),
+                ),
+                Setter {
+                    name: format_ident!("remove_{name}_keys"),
+                    doc: format!("`{col} = {col} - ?`: removes the entries with these keys"),
+                    params: quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
+                    change: quote!(set(#idx, #p::SetOp::Remove, #p::Bound::list(keys))),
+                },
+            ]
         }
+    }
+}
 
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, const L: ::core::primitive::bool, R> #q<'a, S, #kd::Update<0, L>, R> {
-            /// An update must set something first.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
-            where
-                S: #nothing_set,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "update"))
-            }
+/// An update method: a static column keeps a static-only update, any other needs the whole
+/// primary key.
+fn setter(cx: &Cx<'_>, f: &Field<'_>, s: &Setter) -> TokenStream {
+    let (q, p, kd) = (cx.q, &cx.p, &cx.kd);
+    let Setter {
+        name,
+        doc,
+        params,
+        change,
+    } = s;
+    let (next, bound) = if f.role == Role::Static {
+        (
+            quote!(#q<'a, S, <#kd::Update<W, L> as #p::AfterStaticSet>::Next, R>),
+            quote!(where #kd::Update<W, L>: #p::AfterStaticSet),
+        )
+    } else {
+        (quote!(#q<'a, S, #kd::Update<2, L>, R>), quote!())
+    };
+    quote_spanned! {f.ident.span()=>
+        #[doc = #doc]
+        pub fn #name(self, #params) -> #next #bound {
+            #q(self.0.#change)
         }
+    }
+}
 
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, R> #q<'a, S, #kd::Delete, R> {
-            /// Runs the delete.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #p::QueryFuture<'d, ()>
-            where
-                S: #partition_given,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute::<#ident>(db, self.inner, "delete"))
-            }
-        }
-
-        #[allow(private_bounds, private_interfaces)]
-        impl<'a, S, R> #q<'a, S, #kd::Delete<true>, R> {
-            /// Runs the conditional delete (the whole primary key is needed): the outcome says
-            /// whether it applied and carries the current row when it did not.
-            pub fn execute<'d>(self, db: &'d #krate::Db) -> #outcome
-            where
-                S: #full_key,
-                'a: 'd,
-            {
-                #p::Box::pin(#p::execute_lwt::<#ident>(db, self.inner, "delete"))
-            }
-        }
-
-        #[allow(private_bounds)]
-        impl<'a, S: #full_key, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kd::Update<2, L>, R> {
-            fn into_entry(self) -> #p::Box<dyn #p::BatchEntry + 'a> {
-                #p::query_entry::<#ident>(self.inner, "update")
-            }
-        }
-
-        #[allow(private_bounds)]
-        impl<'a, S: #static_key, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kd::Update<1, L>, R> {
-            fn into_entry(self) -> #p::Box<dyn #p::BatchEntry + 'a> {
-                #p::query_entry::<#ident>(self.inner, "update")
-            }
-        }
-
-        #[allow(private_bounds)]
-        impl<'a, S: #partition_given, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kd::Delete<L>, R> {
-            fn into_entry(self) -> #p::Box<dyn #p::BatchEntry + 'a> {
-                #p::query_entry::<#ident>(self.inner, "delete")
-            }
+/// A `set_<column>` that exists only to fail with a message (key columns, counters): the
+/// marker trait (an item) and the method.
+fn refused_set(
+    cx: &Cx<'_>,
+    f: &Field<'_>,
+    message: &str,
+    label: &str,
+    note: &str,
+) -> (TokenStream, TokenStream) {
+    let (q, kd) = (cx.q, &cx.kd);
+    let tr = format_ident!("__NoSet_{}", f.ident);
+    let set = format_ident!("set_{}", f.ident);
+    let param = cx.param(&format_ident!("value"), f.ty);
+    // It returns what a set would, so that the rest of the statement adds no error.
+    let method = quote_spanned! {f.ident.span()=>
+        #[doc(hidden)]
+        pub fn #set(self, #param) -> #q<'a, S, #kd::Update<2, L>, R>
+        where
+            S: #tr,
+        {
+            let _ = value;
+            #q(self.0.to())
         }
     };
-    Generated {
-        traits,
-        impls,
-        items,
+    (marker(&tr, message, label, note), method)
+}
+
+/// `IF col <cmp> ?`.
+fn condition(cx: &Cx<'_>, f: &Field<'_>) -> TokenStream {
+    let (q, p, krate) = (cx.q, &cx.p, cx.krate);
+    let (col, idx) = (&f.column, f.position);
+    let if_col = format_ident!("if_{}", f.ident);
+    let value = format_ident!("value");
+    let (param, bound) = (cx.param(&value, f.ty), cx.bound(f.ty, &value));
+    let no_lwt =
+        cx.t.counter_column()
+            .is_some()
+            .then(|| quote!(where S: __NoLwtOnCounter));
+    let doc = format!(
+        "`IF {col} <cmp> ?`: a lightweight transaction that applies only if the condition holds"
+    );
+    quote_spanned! {f.ident.span()=>
+        #[doc = #doc]
+        pub fn #if_col(self, cmp: #krate::Cmp, #param) -> #q<'a, S, <K as #p::WriteKind>::Conditional, R> #no_lwt {
+            #q(self.0.condition(#idx, cmp, #bound))
+        }
     }
 }

@@ -9,6 +9,7 @@ use crate::db::Db;
 
 /// What [`Migrator::apply`](super::Migrator::apply) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ApplyReport {
     /// Steps this call ran, in order.
     pub applied: Vec<Step>,

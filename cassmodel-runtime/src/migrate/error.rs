@@ -7,6 +7,7 @@ use super::plan::Refusal;
 /// One difference between the models and the cluster, found by
 /// [`Migrator::validate`](super::Migrator::validate).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Mismatch {
     /// `keyspace`, `keyspace.table` or `keyspace.type`.
     pub object: String,

@@ -9,6 +9,7 @@ use super::plan::MigrationPlan;
 
 /// A file written by [`Migrator::generate`](super::Migrator::generate).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GeneratedFile {
     /// Its path.
     pub path: PathBuf,

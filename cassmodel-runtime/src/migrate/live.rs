@@ -18,6 +18,7 @@ use crate::schema::{ColumnKind, Order};
 
 /// The schema of some keyspaces of a cluster.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct LiveSchema {
     /// Keyspaces that exist, by name.
     pub keyspaces: BTreeMap<String, LiveKeyspace>,
@@ -38,6 +39,7 @@ pub struct LiveKeyspace {
 
 /// One table.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct LiveTable {
     /// Its name.
     pub name: String,
@@ -75,6 +77,7 @@ impl LiveTable {
 
 /// One column of a table.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LiveColumn {
     /// Its name.
     pub name: String,
@@ -90,6 +93,7 @@ pub struct LiveColumn {
 
 /// The table options cassmodel manages.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LiveOptions {
     /// `default_time_to_live`.
     pub default_ttl: i32,
@@ -104,6 +108,7 @@ pub struct LiveOptions {
 
 /// A secondary index.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LiveIndex {
     /// Its name.
     pub name: String,
@@ -140,6 +145,7 @@ impl LiveIndex {
 
 /// A column dropped from a table.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DroppedColumn {
     /// Its name.
     pub name: String,
@@ -151,6 +157,7 @@ pub struct DroppedColumn {
 
 /// One user-defined type.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LiveType {
     /// Its name.
     pub name: String,

@@ -8,7 +8,7 @@
 //!   function of the models and the live schema, [`Migrator::plan_against`]), applies it ([`Migrator::apply`]), writes it as versioned `.cql`
 //!   files ([`Migrator::generate`]), or checks at start-up that the cluster matches
 //!   ([`Migrator::validate`]).
-//! - [`cli`]: the same as a ready command-line tool, embedded in one line.
+//! - `cli` (feature `cli`): the same as a ready command-line tool, embedded in one line.
 //!
 //! What a plan does:
 //!
@@ -47,6 +47,7 @@
 //! table uses is created in the default keyspace, if there is one.
 
 mod apply;
+#[cfg(feature = "cli")]
 pub mod cli;
 mod error;
 mod files;

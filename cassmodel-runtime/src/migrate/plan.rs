@@ -156,6 +156,7 @@ impl Change {
 
 /// One statement of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Step {
     /// The CQL statement (idempotent: `IF NOT EXISTS` / `IF EXISTS`, or an option change),
     /// without a trailing `;`.
@@ -169,6 +170,7 @@ pub struct Step {
 /// A change the plan will not make, because Cassandra cannot make it in place (or would lose
 /// data doing it), with what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Refusal {
     /// `keyspace`, `keyspace.table` or `keyspace.type`.
     pub table: String,
@@ -269,6 +271,7 @@ impl fmt::Display for Unmanaged {
 /// The difference between the models and the cluster, as statements to run, changes refused
 /// and things left alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MigrationPlan {
     /// Statements to run, in order (keyspaces, types with dependencies first, tables, column
     /// and option changes, explicitly allowed drops), sorted by keyspace and name.

@@ -1,0 +1,198 @@
+//! Snapshot tests of the expansion of representative inputs (`src/snapshots/`), so that a
+//! refactor of the generator shows whether its output changed, and tests that the model's
+//! list of builder methods is exactly what the generators emit.
+//!
+//! After an intended change: `INSTA_UPDATE=always cargo test -p cassmodel-derive`, then read
+//! the diff of `src/snapshots/` (or use `cargo insta review`).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand;
+
+/// The expansion, formatted as Rust source.
+fn pretty(tokens: TokenStream) -> String {
+    match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        // Errors expand to `compile_error!{..}` items, which parse; anything else is a bug.
+        Err(e) => panic!("the expansion is not Rust: {e}\n{tokens}"),
+    }
+}
+
+/// A point-read table: one partition-key column, one descending clustering column.
+fn post() -> TokenStream {
+    quote! {
+        #[cass(table = "posts_facebook")]
+        pub struct Post {
+            #[partition_key]
+            user_id: Uuid,
+            #[clustering(desc)]
+            post_id: Timeuuid,
+            content: String,
+        }
+    }
+}
+
+/// A composite partition key, two clustering columns, a static column, collections, an
+/// index and table options.
+fn orders() -> TokenStream {
+    quote! {
+        #[cass(keyspace = "shop", table = "orders_by_day", default_ttl = 86400, comment = "orders")]
+        pub struct OrdersByDay {
+            #[partition_key]
+            day: NaiveDate,
+            #[partition_key]
+            team: i32,
+            #[clustering]
+            start: NaiveTime,
+            #[clustering(desc)]
+            order_id: Uuid,
+            #[cass(static)]
+            team_name: String,
+            #[cass(index(keys))]
+            products: BTreeMap<Uuid, i32>,
+            tags: Option<BTreeSet<String>>,
+            notes: Vec<String>,
+            #[cass(name = "select")]
+            selection: Option<i64>,
+        }
+    }
+}
+
+/// A counter table.
+fn views() -> TokenStream {
+    quote! {
+        pub struct PageViews {
+            #[partition_key]
+            page: String,
+            views: Counter,
+        }
+    }
+}
+
+#[test]
+fn table_post() {
+    insta::assert_snapshot!(pretty(expand::table(post())));
+}
+
+#[test]
+fn table_orders() {
+    insta::assert_snapshot!(pretty(expand::table(orders())));
+}
+
+#[test]
+fn table_counter() {
+    insta::assert_snapshot!(pretty(expand::table(views())));
+}
+
+#[test]
+fn udt() {
+    insta::assert_snapshot!(pretty(expand::udt(quote! {
+        #[cass(name = "address_type")]
+        pub struct Address {
+            street: String,
+            #[cass(cql_type = "ascii")]
+            zip: String,
+            lines: Vec<String>,
+        }
+    })));
+}
+
+#[test]
+fn projection() {
+    insta::assert_snapshot!(pretty(expand::projection(quote! {
+        #[cass(table = Post)]
+        pub struct PostContent {
+            content: String,
+        }
+    })));
+}
+
+#[test]
+fn entity() {
+    insta::assert_snapshot!(pretty(expand::entity(quote! {
+        #[cass(tables(LikesByUser, LikesByItem))]
+        pub struct Like {
+            user: Uuid,
+            item: Uuid,
+        }
+    })));
+}
+
+/// An input with two mistakes: both errors, and the fallback impls so that uses of the
+/// struct as a table add none.
+#[test]
+fn table_with_errors() {
+    insta::assert_snapshot!(pretty(expand::table(quote! {
+        pub struct Broken {
+            #[clustering(sideways)]
+            id: Uuid,
+            #[cass(nmae = "x")]
+            value: String,
+        }
+    })));
+}
+
+/// The method names the generators give each column are the ones the model lists (which the
+/// collision check uses), for every kind of column.
+#[test]
+fn builder_methods_match_the_model() {
+    use std::collections::BTreeSet;
+
+    for input in [post(), orders(), views()] {
+        let derive: syn::DeriveInput = syn::parse2(input.clone()).expect("an item");
+        let mut cx = crate::ctxt::Ctxt::default();
+        let table = crate::model::Table::from_input(&mut cx, &derive).expect("a model");
+        cx.finish().expect("no errors");
+        let mut listed: BTreeSet<String> = crate::model::BUILDER_METHODS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        for f in &table.fields {
+            listed.extend(f.builder_methods());
+        }
+        let file: syn::File = syn::parse2(expand::table(input)).expect("Rust");
+        let builder = format!("{}Query", derive.ident);
+        let mut generated = BTreeSet::new();
+        collect_methods(&file.items, &builder, &mut generated);
+        assert_eq!(generated, listed, "{}", derive.ident);
+    }
+}
+
+/// Names of the methods of `impl .. <builder><..> { .. }` blocks, however deep in `const _`.
+fn collect_methods(
+    items: &[syn::Item],
+    builder: &str,
+    out: &mut std::collections::BTreeSet<String>,
+) {
+    for item in items {
+        match item {
+            syn::Item::Const(c) => {
+                if let syn::Expr::Block(b) = &*c.expr {
+                    let nested: Vec<syn::Item> = b
+                        .block
+                        .stmts
+                        .iter()
+                        .filter_map(|s| match s {
+                            syn::Stmt::Item(i) => Some(i.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    collect_methods(&nested, builder, out);
+                }
+            }
+            syn::Item::Impl(i) if i.trait_.is_none() => {
+                let syn::Type::Path(p) = &*i.self_ty else {
+                    continue;
+                };
+                if p.path.segments.last().is_some_and(|s| s.ident == builder) {
+                    out.extend(i.items.iter().filter_map(|m| match m {
+                        syn::ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+                        _ => None,
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Bound values: what a builder method takes ([`Bound`]) and how a query's values are
+//! written in bind order.
+
+use scylla::frame::response::result::ColumnType;
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::value::SerializeValue;
+use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
+
+use crate::mapping::CqlMapping;
+
+/// A value behind a reference, type-erased: what a column's Rust type writes.
+pub(crate) trait ErasedValue: Sync {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError>;
+}
+
+impl<T: CqlMapping + Sync> ErasedValue for T {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.__write(typ, writer)
+    }
+}
+
+/// A list bound to one marker (`IN ?`, a set of map keys to remove).
+struct ListOf<'a, V>(&'a [V]);
+
+impl<V: SerializeValue + Sync> ErasedValue for ListOf<'_, V> {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        SerializeValue::serialize(self.0, typ, writer)
+    }
+}
+
+/// One bound value: what [`BindAs`](crate::BindAs) turns a method's argument into.
+#[doc(hidden)]
+pub enum Bound<'a> {
+    /// A borrowed value.
+    #[allow(private_interfaces)]
+    Value(&'a dyn ErasedValue),
+    /// A borrowed string (for `String` columns).
+    Str(&'a str),
+    /// A list index (`l[?] = ?`).
+    Index(i32),
+    /// A counter change (`c = c + ?`).
+    Counter(i64),
+    /// An owned adapter (the list of an `IN`).
+    #[allow(private_interfaces)]
+    Boxed(Box<dyn ErasedValue + Send + 'a>),
+}
+
+impl<'a> Bound<'a> {
+    pub(crate) fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        match self {
+            Bound::Value(v) => v.write_to(typ, writer),
+            Bound::Str(s) => SerializeValue::serialize(*s, typ, writer),
+            Bound::Index(i) => SerializeValue::serialize(i, typ, writer),
+            Bound::Counter(n) => {
+                SerializeValue::serialize(&scylla::value::Counter(*n), typ, writer)
+            }
+            Bound::Boxed(v) => v.write_to(typ, writer),
+        }
+    }
+
+    /// A list of values bound to one marker (`IN ?`, map keys to remove).
+    pub fn list<V: SerializeValue + Sync + Send>(values: &'a [V]) -> Self {
+        Bound::Boxed(Box::new(ListOf(values)))
+    }
+}
+
+/// Values in bind order, as a row: the typed key arguments of `get` and `partition` (an
+/// array, no allocation), or the WHERE values re-bound for the SERIAL read after an LWT.
+pub(crate) struct BoundRow<B>(pub(crate) B);
+
+impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let values = self.0.as_ref();
+        if values.len() != ctx.columns().len() {
+            return Err(count_mismatch());
+        }
+        for (v, spec) in values.iter().zip(ctx.columns()) {
+            v.write_to(spec.typ(), writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.as_ref().is_empty()
+    }
+}
+
+pub(crate) fn count_mismatch() -> SerializationError {
+    SerializationError::new(crate::RowError::Value {
+        table: String::new(),
+        column: String::new(),
+        rust_type: "bound values",
+        detail: "the number of values differs from the number of bind markers".to_owned(),
+    })
+}
+
+/// The values of a query in bind order: USING (TTL, TIMESTAMP), SET, WHERE, IF,
+/// PER PARTITION LIMIT, LIMIT.
+#[derive(Default)]
+pub(crate) struct QueryValues<'a> {
+    pub(crate) ttl: Option<i32>,
+    pub(crate) timestamp: Option<i64>,
+    pub(crate) set: Vec<Bound<'a>>,
+    pub(crate) where_: Vec<Bound<'a>>,
+    pub(crate) if_: Vec<Bound<'a>>,
+    pub(crate) per_partition_limit: Option<i32>,
+    pub(crate) limit: Option<i32>,
+}
+
+impl SerializeRow for QueryValues<'_> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let mut specs = ctx.columns().iter();
+        let mut next_type = || specs.next().map(|s| s.typ()).ok_or_else(count_mismatch);
+        if let Some(ttl) = &self.ttl {
+            SerializeValue::serialize(ttl, next_type()?, writer.make_cell_writer())?;
+        }
+        if let Some(ts) = &self.timestamp {
+            SerializeValue::serialize(ts, next_type()?, writer.make_cell_writer())?;
+        }
+        for v in self.set.iter().chain(&self.where_).chain(&self.if_) {
+            v.write_to(next_type()?, writer.make_cell_writer())?;
+        }
+        for n in self.per_partition_limit.iter().chain(&self.limit) {
+            SerializeValue::serialize(n, next_type()?, writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ttl.is_none()
+            && self.timestamp.is_none()
+            && self.set.is_empty()
+            && self.where_.is_empty()
+            && self.if_.is_empty()
+            && self.limit.is_none()
+            && self.per_partition_limit.is_none()
+    }
+}
