@@ -58,12 +58,10 @@ pub mod __private {
     pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
-    pub use crate::query::state::{AfterEq, AfterRange};
-    pub use crate::query::{Bound, Op, Query, SetOp, Spec, Statement};
-    pub use crate::table::{
-        RowReader, TypeCheckFn, check_columns, check_row, no_such_column, serialize_by_name,
-    };
-    pub use crate::udt::{UdtReader, no_such_field, serialize_udt, type_check_udt};
+    pub use crate::query::state::{AfterEq, AfterRange, EqNext, RangeNext};
+    pub use crate::query::{Bound, ErasedValue, Op, Query, SetOp, Spec, Statement};
+    pub use crate::table::{RowReader, check_columns, check_row, serialize_by_name};
+    pub use crate::udt::{UdtReader, serialize_udt, type_check_udt};
     pub use inventory;
 
     /// The column indices (into `T`'s columns) of a projection's fields, by field name.
@@ -92,6 +90,7 @@ pub mod __private {
     pub use scylla::serialize::value::SerializeValue;
     pub use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
     pub use std::boxed::Box;
+    pub use std::marker::Sized;
     pub use std::option::Option;
     pub use std::result::Result;
     pub use std::string::String;

@@ -95,6 +95,14 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
     }
 
     #[doc(hidden)]
+    fn __erased(&self) -> &dyn crate::query::ErasedValue
+    where
+        Self: Sized + Sync,
+    {
+        self
+    }
+
+    #[doc(hidden)]
     fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
         <Self as DeserializeValue<'_, '_>>::type_check(typ)
     }

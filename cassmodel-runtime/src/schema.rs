@@ -73,6 +73,8 @@ pub struct ColumnDef {
     /// The secondary index on this column (`#[cass(index)]`), if any.
     pub index: Option<IndexDef>,
     udts: Vec<&'static UdtSchema>,
+    /// Whether the field's Rust type can read a result column of a given type.
+    pub(crate) type_check: crate::table::TypeCheckFn,
 }
 
 /// A storage-attached (SAI) secondary index on one column, declared with `#[cass(index)]`.
@@ -153,6 +155,7 @@ impl ColumnDef {
             rust_type: std::any::type_name::<T>(),
             index: None,
             udts,
+            type_check: T::__type_check,
         }
     }
 

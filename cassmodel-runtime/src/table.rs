@@ -12,6 +12,7 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 use crate::error::RowError;
+use crate::query::ErasedValue;
 use crate::schema::{ColumnDef, TableSchema};
 
 /// A Rust struct mapped to a CQL table. Implemented by `#[derive(CassTable)]`; not meant to
@@ -25,16 +26,26 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     /// The table's description, built on first use.
     fn schema() -> &'static TableSchema;
 
-    /// Whether the field of column `index` is `None` (left unset by inserts).
-    fn column_is_none(&self, index: usize) -> bool;
+    /// The field of column `index` (an index into [`TableSchema::columns`]), as a value to
+    /// write; `None` past the last column.
+    #[doc(hidden)]
+    fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
+}
 
-    /// Serializes the field of column `index` (an index into [`TableSchema::columns`]).
-    fn write_column<'b>(
-        &self,
-        index: usize,
-        typ: &ColumnType<'_>,
-        writer: CellWriter<'b>,
-    ) -> Result<WrittenCellProof<'b>, SerializationError>;
+/// Writes column `index` of `row`, with the table and column in any error.
+pub(crate) fn write_column<'b, T: Table>(
+    row: &T,
+    index: usize,
+    typ: &ColumnType<'_>,
+    writer: CellWriter<'b>,
+) -> Result<WrittenCellProof<'b>, SerializationError> {
+    let schema = T::schema();
+    match row.__value(index) {
+        Some(v) => v
+            .write_to(typ, writer)
+            .map_err(|e| write_error(schema, index, e)),
+        None => Err(no_such_column(schema, index)),
+    }
 }
 
 /// `keyspace.table` of a result column, for messages.
@@ -104,11 +115,8 @@ pub type TypeCheckFn = fn(&ColumnType<'_>) -> Result<(), TypeCheckError>;
 
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
 /// columns, by name, in field order, each of a type its field can read.
-pub fn check_row<T: Table>(
-    specs: &[ColumnSpec<'_>],
-    checks: &[TypeCheckFn],
-) -> Result<(), TypeCheckError> {
-    check_columns(T::schema().rust_name, &T::schema().columns, specs, checks)
+pub fn check_row<T: Table>(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
+    check_columns(T::schema().rust_name, &T::schema().columns, specs)
 }
 
 /// The row check shared by tables and projections: `columns[i]` is read from `specs[i]`.
@@ -116,7 +124,6 @@ pub fn check_columns(
     rust: &'static str,
     columns: &[ColumnDef],
     specs: &[ColumnSpec<'_>],
-    checks: &[TypeCheckFn],
 ) -> Result<(), TypeCheckError> {
     let table = || specs.first().map(table_of).unwrap_or_default();
     if specs.len() != columns.len() {
@@ -127,7 +134,7 @@ pub fn check_columns(
             actual: specs.len(),
         }));
     }
-    for (position, ((spec, col), check)) in specs.iter().zip(columns).zip(checks).enumerate() {
+    for (position, (spec, col)) in specs.iter().zip(columns).enumerate() {
         if spec.name() != col.name {
             return Err(TypeCheckError::new(RowError::ColumnName {
                 table: table(),
@@ -137,7 +144,7 @@ pub fn check_columns(
                 actual: spec.name().to_owned(),
             }));
         }
-        if check(spec.typ()).is_err() {
+        if (col.type_check)(spec.typ()).is_err() {
             return Err(TypeCheckError::new(RowError::Type {
                 table: table(),
                 column: col.name.to_owned(),
@@ -241,11 +248,7 @@ impl<'f, 'm> RowReader<'f, 'm> {
 }
 
 /// Attaches the table and column to a serialization error.
-pub fn write_error(
-    schema: &TableSchema,
-    index: usize,
-    e: SerializationError,
-) -> SerializationError {
+fn write_error(schema: &TableSchema, index: usize, e: SerializationError) -> SerializationError {
     let col = schema.column(index);
     SerializationError::new(RowError::Value {
         table: schema.name.to_owned(),
@@ -296,9 +299,7 @@ impl<T: Table> SerializeRow for Columns<'_, T> {
             }));
         }
         for (spec, &i) in specs.iter().zip(self.indices) {
-            self.row
-                .write_column(i, spec.typ(), writer.make_cell_writer())
-                .map_err(|e| write_error(schema, i, e))?;
+            write_column(self.row, i, spec.typ(), writer.make_cell_writer())?;
         }
         Ok(())
     }
@@ -325,8 +326,7 @@ pub fn serialize_by_name<T: Table>(
                 detail: format!("`{}` has no field for this bind marker", schema.rust_name),
             })
         })?;
-        row.write_column(i, spec.typ(), writer.make_cell_writer())
-            .map_err(|e| write_error(schema, i, e))?;
+        write_column(row, i, spec.typ(), writer.make_cell_writer())?;
     }
     Ok(())
 }

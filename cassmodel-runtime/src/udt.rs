@@ -13,25 +13,23 @@ use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use crate::error::RowError;
 use crate::mapping::CqlMapping;
+use crate::query::ErasedValue;
 use crate::schema::UdtSchema;
-use crate::table::{TypeCheckFn, describe_type};
+use crate::table::describe_type;
 
 /// A Rust struct mapped to a CQL user-defined type. Implemented by `#[derive(CassUdt)]`.
 pub trait Udt: CqlMapping {
     /// The type's description, built on first use.
     fn udt_schema() -> &'static UdtSchema;
 
-    /// Serializes field `index` (an index into [`UdtSchema::fields`]).
-    fn write_field<'b>(
-        &self,
-        index: usize,
-        typ: &ColumnType<'_>,
-        writer: CellWriter<'b>,
-    ) -> Result<WrittenCellProof<'b>, SerializationError>;
+    /// Field `index` (an index into [`UdtSchema::fields`]) as a value to write; `None` past
+    /// the last field.
+    #[doc(hidden)]
+    fn __field(&self, index: usize) -> Option<&dyn ErasedValue>;
 }
 
 /// Error for a field index the struct does not have (a cassmodel bug, never a panic).
-pub fn no_such_field<U: Udt>(index: usize) -> SerializationError {
+fn no_such_field<U: Udt>(index: usize) -> SerializationError {
     SerializationError::new(udt_error(
         U::udt_schema(),
         &format!("#{index}"),
@@ -84,9 +82,12 @@ pub fn serialize_udt<'b, U: Udt>(
     for (name, ftyp) in &definition.field_types {
         let sub = builder.make_sub_writer();
         match schema.fields.iter().position(|f| f.name == name) {
-            Some(i) => {
-                value.write_field(i, ftyp, sub)?;
-            }
+            Some(i) => match value.__field(i) {
+                Some(v) => {
+                    v.write_to(ftyp, sub)?;
+                }
+                None => return Err(no_such_field::<U>(i)),
+            },
             // A field the server has and the struct does not: null, as CQL does for fields
             // added by ALTER TYPE.
             None => {
@@ -101,10 +102,7 @@ pub fn serialize_udt<'b, U: Udt>(
 
 /// `DeserializeValue::type_check` for a derived UDT: every field must exist on the server's
 /// type with a type its Rust field can read.
-pub fn type_check_udt<U: Udt>(
-    typ: &ColumnType<'_>,
-    checks: &[TypeCheckFn],
-) -> Result<(), TypeCheckError> {
+pub fn type_check_udt<U: Udt>(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
     let schema = U::udt_schema();
     let ColumnType::UserDefinedType { definition, .. } = typ else {
         return Err(TypeCheckError::new(udt_error(
@@ -117,7 +115,7 @@ pub fn type_check_udt<U: Udt>(
             ),
         )));
     };
-    for (f, check) in schema.fields.iter().zip(checks) {
+    for f in &schema.fields {
         let Some((_, ftyp)) = definition.field_types.iter().find(|(n, _)| n == f.name) else {
             return Err(TypeCheckError::new(udt_error(
                 schema,
@@ -128,7 +126,7 @@ pub fn type_check_udt<U: Udt>(
                 ),
             )));
         };
-        if check(ftyp).is_err() {
+        if (f.type_check)(ftyp).is_err() {
             return Err(TypeCheckError::new(RowError::Type {
                 table: format!("type {}", definition.name),
                 column: f.name.to_owned(),

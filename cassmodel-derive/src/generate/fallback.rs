@@ -29,15 +29,10 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
                 fn schema() -> &'static #krate::TableSchema {
                     ::core::unreachable!()
                 }
-                fn column_is_none(&self, _: ::core::primitive::usize) -> ::core::primitive::bool {
-                    ::core::unreachable!()
-                }
-                fn write_column<'__b>(
+                fn __value(
                     &self,
                     _: ::core::primitive::usize,
-                    _: &#p::ColumnType<'_>,
-                    _: #p::CellWriter<'__b>,
-                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                ) -> #p::Option<&dyn #p::ErasedValue> {
                     ::core::unreachable!()
                 }
             }

@@ -32,9 +32,31 @@ use crate::attr::Order;
 use crate::model::{Field, Role, Table};
 use crate::types;
 
-/// `::cassmodel::__private`, or the configured crate's.
-pub fn private(krate: &syn::Path) -> TokenStream {
-    quote!(#krate::__private)
+/// The short names generated code inside its `const _` block uses for `::cassmodel` (or the
+/// `crate = "..."` path) and its hidden `__private` module: still absolute paths, like
+/// serde's `extern crate serde as _serde`, but half the text to expand and type-check.
+pub fn aliases(krate: &syn::Path) -> TokenStream {
+    quote! {
+        use #krate as __cm;
+        use #krate::__private as __p;
+    }
+}
+
+/// The lints a derive's `const _` block allows: its [`aliases`] may go unused, its marker
+/// traits are named after columns (`__Eq_user_id`), and public methods are bound by them
+/// though nothing outside can name them.
+pub fn lints() -> TokenStream {
+    quote!(#[allow(unused_imports, non_camel_case_types, private_bounds, private_interfaces)])
+}
+
+/// The crate's alias inside a `const _` block (see [`aliases`]).
+pub fn alias() -> syn::Path {
+    syn::parse_quote!(__cm)
+}
+
+/// The hidden module's alias inside a `const _` block.
+pub fn private(_krate: &syn::Path) -> TokenStream {
+    quote!(__p)
 }
 
 /// `<Ty as CqlMapping>`, spanned on the field's type: every use of a field type goes through
@@ -63,8 +85,8 @@ pub struct Cx<'t> {
 }
 
 impl<'t> Cx<'t> {
-    pub fn new(t: &'t Table<'t>) -> Self {
-        let krate = &t.krate;
+    /// The context of code inside the table's `const _` block: `krate` is [`alias`].
+    pub fn new(t: &'t Table<'t>, krate: &'t syn::Path) -> Self {
         Cx {
             t,
             krate,
@@ -86,7 +108,7 @@ impl<'t> Cx<'t> {
     /// `value: &'a (impl BindAs<Ty> + ?Sized)`: a method parameter for a value of `ty`.
     pub fn param(&self, arg: &Ident, ty: &syn::Type) -> TokenStream {
         let krate = self.krate;
-        quote!(#arg: &'a (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
+        quote!(#arg: &'a (impl #krate::BindAs<#ty> + ?__p::Sized))
     }
 }
 
@@ -100,11 +122,11 @@ pub fn list(fields: &[&Field<'_>]) -> String {
 }
 
 /// A `#[diagnostic::on_unimplemented]` marker trait: implemented for the states in which a
-/// method may be called; its message is what a user sees otherwise.
+/// method may be called; its message is what a user sees otherwise. It lives in the table's
+/// `const _` block (so nothing outside can name or implement it), whose [`lints`] allow its
+/// name and its use in public bounds.
 pub fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
     quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #name {}
     }
@@ -181,24 +203,18 @@ pub fn type_assertions(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
     quote!(#(#checks)*)
 }
 
-/// `[<A as CqlMapping>::__type_check, ...]`
-pub fn type_checks(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
-    let checks = fields.iter().map(|f| {
+/// `match index { 0 => Some(<A as CqlMapping>::__erased(&self.a)), .., _ => None }`: each
+/// field as a value to write, by position.
+pub fn value_match(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
+    let arms = fields.iter().enumerate().map(|(i, f)| {
+        let ident = f.ident;
         let m = mapping(krate, f);
-        quote!(#m::__type_check)
+        quote!(#i => __p::Option::Some(#m::__erased(&self.#ident)),)
     });
-    quote!([#(#checks),*])
-}
-
-/// `match index { 0 => <A as CqlMapping>::__write(&self.a, typ, writer), ... }` arms.
-pub fn write_arms(krate: &syn::Path, fields: &[Field<'_>]) -> Vec<TokenStream> {
-    fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let ident = f.ident;
-            let m = mapping(krate, f);
-            quote!(#i => #m::__write(&self.#ident, typ, writer),)
-        })
-        .collect()
+    quote! {
+        match index {
+            #(#arms)*
+            _ => __p::Option::None,
+        }
+    }
 }

@@ -4,11 +4,13 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{private, readers, type_checks};
+use super::{private, readers};
 use crate::model::Projection;
 
 pub fn generate(pr: &Projection<'_>) -> TokenStream {
-    let krate = &pr.krate;
+    let lints = super::lints();
+    let aliases = super::aliases(&pr.krate);
+    let krate = &super::alias();
     let p = private(krate);
     let ident = pr.ident;
     let table = &pr.table;
@@ -20,12 +22,13 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         let (id, ty) = (f.ident, f.ty);
         quote_spanned!(ty.span()=> let _: &#ty = &row.#id;)
     });
-    let checks = type_checks(krate, &pr.fields);
     let reads = readers(krate, &pr.fields);
     let field_idents = pr.fields.iter().map(|f| f.ident);
 
     quote! {
+        #lints
         const _: () = {
+            #aliases
             #[allow(dead_code, clippy::all)]
             fn __fields_of_table(row: &#table) {
                 #(#same_fields)*
@@ -47,7 +50,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
 
             impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
                 fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
-                    #p::check_columns(#rust_name, __defs(), specs, &#checks)
+                    #p::check_columns(#rust_name, __defs(), specs)
                 }
 
                 fn deserialize(

@@ -39,8 +39,6 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
     let reads = reads(cx);
     quote! {
         #(#items)*
-
-        #[allow(private_bounds, private_interfaces)]
         impl<'a, S, K, R> #q<'a, S, K, R> {
             #(#methods)*
             #options
@@ -91,7 +89,7 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
         imp(&eq, quote!(#st::Filtering)),
     ];
     let next = i + 1;
-    let to = quote!(#q<'a, <S as #p::AfterEq<#st::Key<#next>>>::Next, K, R>);
+    let to = quote!(#q<'a, #p::EqNext<S, #next>, K, R>);
     let in_name = format_ident!("{}_in", name);
     let (param, bound) = (
         cx.param(&format_ident!("value"), ty),
@@ -156,8 +154,6 @@ fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStrea
     let (label, note) = (format!("range on `{col}`"), order_note(cx));
     let bool_ = quote!(::core::primitive::bool);
     let items = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #tr<const UPPER: #bool_> {}
         impl<const UPPER: #bool_> #tr<UPPER> for #st::Key<#i> {}
@@ -173,7 +169,7 @@ fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStrea
         let (doc, op) = (format!("`{col} {cql} ?`"), format_ident!("{op}"));
         quote_spanned! {f.ident.span()=>
             #[doc = #doc]
-            pub fn #method(self, #param) -> #q<'a, <S as #p::AfterRange<#i, #upper>>::Next, K, R>
+            pub fn #method(self, #param) -> #q<'a, #p::RangeNext<S, #i, #upper>, K, R>
             where
                 S: #tr<#upper> + #p::AfterRange<#i, #upper>,
             {
@@ -363,7 +359,6 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
         fut(quote!(#krate::Page<R>)),
     );
     quote! {
-        #[allow(private_bounds, private_interfaces)]
         impl<'a, S, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
             /// `LIMIT n`: at most `n` rows.
             pub fn limit(self, n: ::core::primitive::i32) -> Self {

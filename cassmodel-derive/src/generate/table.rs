@@ -8,14 +8,15 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{
-    Cx, column_def, keys, list, query, readers, type_assertions, type_checks, write, write_arms,
-};
+use super::{Cx, column_def, keys, list, query, readers, type_assertions, value_match, write};
 use crate::model::{Field, Table};
 use crate::types;
 
 pub fn generate(t: &Table<'_>) -> TokenStream {
-    let cx = Cx::new(t);
+    let alias = super::alias();
+    let cx = Cx::new(t, &alias);
+    let aliases = super::aliases(&t.krate);
+    let lints = super::lints();
     let (krate, p, ident) = (cx.krate, &cx.p, cx.ident);
     let assertions = type_assertions(krate, &t.fields);
     let table_impl = table_impl(&cx);
@@ -33,7 +34,9 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     quote! {
         #builder
 
+        #lints
         const _: () = {
+            #aliases
             const _: () = { #assertions };
 
             // Registers the table for `cassmodel::migrate::registered_tables()`.
@@ -55,7 +58,14 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
 
 /// `PostQuery<'a, S, K, R>`: the typed builder, a wrapper of the runtime's generic query.
 fn builder_struct(cx: &Cx<'_>) -> TokenStream {
-    let (q, ident, p, st, kd, table) = (cx.q, cx.ident, &cx.p, &cx.st, &cx.kd, cx.table);
+    let (q, ident, table) = (cx.q, cx.ident, cx.table);
+    // Outside the `const _` block: the full paths.
+    let krate = &cx.t.krate;
+    let (p, st, kd) = (
+        quote!(#krate::__private),
+        quote!(#krate::state),
+        quote!(#krate::kind),
+    );
     let vis = cx.t.vis;
     let doc = format!(
         "Typed query on [`{ident}`] (table `{table}`), from `{ident}::select()`, `delete()` or \
@@ -93,12 +103,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             .map(|n| quote!(.with_gc_grace_seconds(#n))),
     ];
     let columns = t.fields.iter().map(|f| column_def(krate, f));
-    let arms = write_arms(krate, &t.fields);
-    let none_arms = t.fields.iter().enumerate().map(|(i, f)| {
-        let id = f.ident;
-        let m = super::mapping(krate, f);
-        quote!(#i => #m::__is_none(&self.#id),)
-    });
+    let values = value_match(krate, &t.fields);
     quote! {
         impl #krate::Table for #ident {
             fn schema() -> &'static #krate::TableSchema {
@@ -114,23 +119,8 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
                 })
             }
 
-            fn column_is_none(&self, index: ::core::primitive::usize) -> ::core::primitive::bool {
-                match index {
-                    #(#none_arms)*
-                    _ => false,
-                }
-            }
-
-            fn write_column<'__b>(
-                &self,
-                index: ::core::primitive::usize,
-                typ: &#p::ColumnType<'_>,
-                writer: #p::CellWriter<'__b>,
-            ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
-                match index {
-                    #(#arms)*
-                    _ => #p::Result::Err(#p::no_such_column(<Self as #krate::Table>::schema(), index)),
-                }
+            fn __value(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
+                #values
             }
         }
     }
@@ -140,13 +130,12 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
 /// `SerializeRow` (by bind-marker name), so the struct also works with hand-written CQL.
 fn row_traits(cx: &Cx<'_>) -> TokenStream {
     let (t, krate, p, ident) = (cx.t, cx.krate, &cx.p, cx.ident);
-    let checks = type_checks(krate, &t.fields);
     let field_idents = t.fields.iter().map(|f| f.ident);
     let reads = readers(krate, &t.fields);
     quote! {
         impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
             fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
-                #p::check_row::<Self>(specs, &#checks)
+                #p::check_row::<Self>(specs)
             }
 
             fn deserialize(
@@ -290,7 +279,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
 /// (the compiler points at the table's field when the entity lacks it or has another type),
 /// and a check that the entity lists this table.
 fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
-    let krate = &t.krate;
+    let krate = super::alias();
     let ident = t.ident;
     let name = ident.to_string();
     let entity_name = entity
@@ -314,7 +303,7 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
             }
         }
         const _: () = ::core::assert!(
-            #krate::__private::contains_str(<#entity>::__CASS_TABLES, #name),
+            __p::contains_str(<#entity>::__CASS_TABLES, #name),
             #message
         );
     }

@@ -3,19 +3,20 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{column_def, private, readers, type_assertions, type_checks, write_arms};
+use super::{column_def, private, readers, type_assertions, value_match};
 use crate::model::Udt;
 
 pub fn generate(u: &Udt<'_>) -> TokenStream {
-    let krate = &u.krate;
+    let lints = super::lints();
+    let aliases = super::aliases(&u.krate);
+    let krate = &super::alias();
     let p = private(krate);
     let ident = u.ident;
     let rust_name = ident.to_string();
     let name = &u.name;
     let fields = u.fields.iter().map(|f| column_def(krate, f));
     let assertions = type_assertions(krate, &u.fields);
-    let checks = type_checks(krate, &u.fields);
-    let arms = write_arms(krate, &u.fields);
+    let values = value_match(krate, &u.fields);
     let n = u.fields.len();
     let reads = readers(krate, &u.fields)
         .into_iter()
@@ -27,7 +28,9 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
         });
 
     quote! {
+        #lints
         const _: () = {
+            #aliases
             const _: () = { #assertions };
 
             // Registers the type for `cassmodel::migrate::registered_udts()`.
@@ -43,16 +46,8 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
                     })
                 }
 
-                fn write_field<'__b>(
-                    &self,
-                    index: ::core::primitive::usize,
-                    typ: &#p::ColumnType<'_>,
-                    writer: #p::CellWriter<'__b>,
-                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
-                    match index {
-                        #(#arms)*
-                        _ => #p::Result::Err(#p::no_such_field::<Self>(index)),
-                    }
+                fn __field(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
+                    #values
                 }
             }
 
@@ -78,7 +73,7 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
 
             impl<'__f, '__m> #p::DeserializeValue<'__f, '__m> for #ident {
                 fn type_check(typ: &#p::ColumnType<'_>) -> #p::Result<(), #p::TypeCheckError> {
-                    #p::type_check_udt::<Self>(typ, &#checks)
+                    #p::type_check_udt::<Self>(typ)
                 }
 
                 fn deserialize(

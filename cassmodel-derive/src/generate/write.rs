@@ -41,8 +41,6 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
     quote! {
         #markers
         #(#items)*
-
-        #[allow(private_bounds, private_interfaces)]
         impl<'a, S, const W: ::core::primitive::u8, const L: ::core::primitive::bool, R> #q<'a, S, #kd::Update<W, L>, R> {
             #(#setters)*
 
@@ -51,8 +49,6 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
                 Self(self.0.using_ttl(seconds))
             }
         }
-
-        #[allow(private_bounds, private_interfaces)]
         impl<'a, S, K: #p::WriteKind, R> #q<'a, S, K, R> {
             #(#conditions)*
 
@@ -139,7 +135,6 @@ fn executes(cx: &Cx<'_>) -> TokenStream {
                 (quote!(()), quote!(execute))
             };
             quote! {
-                #[allow(private_bounds, private_interfaces)]
                 impl<'a, S, #generics R> #q<'a, S, #kind, R> {
                     #[doc = #doc]
                     pub fn execute<'d>(self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, #out>
@@ -172,7 +167,6 @@ fn batch_entries(cx: &Cx<'_>) -> TokenStream {
     }
     let impls = kinds.into_iter().map(|(kind, bound)| {
         quote! {
-            #[allow(private_bounds)]
             impl<'a, S: #bound, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kind, R> {
                 fn into_entry(self) -> #p::Box<dyn #p::BatchEntry + 'a> {
                     self.0.into_batch_entry()

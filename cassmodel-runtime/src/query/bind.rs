@@ -9,13 +9,22 @@ use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 use crate::mapping::CqlMapping;
 
-/// A value behind a reference, type-erased: what a column's Rust type writes.
-pub(crate) trait ErasedValue: Sync {
+/// A value behind a reference, type-erased: a field or argument as its column type writes
+/// it. Implemented for every [`CqlMapping`] type; generated code hands fields out as
+/// `&dyn ErasedValue` (`Table::__value`), so that the writing is generic runtime code.
+#[doc(hidden)]
+pub trait ErasedValue: Sync {
+    /// Writes the value for a bind marker of type `typ`.
     fn write_to<'b>(
         &self,
         typ: &ColumnType<'_>,
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError>;
+
+    /// Whether it is `None` (left unset by inserts).
+    fn is_none(&self) -> bool {
+        false
+    }
 }
 
 impl<T: CqlMapping + Sync> ErasedValue for T {
@@ -25,6 +34,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         self.__write(typ, writer)
+    }
+
+    fn is_none(&self) -> bool {
+        self.__is_none()
     }
 }
 
@@ -45,7 +58,6 @@ impl<V: SerializeValue + Sync> ErasedValue for ListOf<'_, V> {
 #[doc(hidden)]
 pub enum Bound<'a> {
     /// A borrowed value.
-    #[allow(private_interfaces)]
     Value(&'a dyn ErasedValue),
     /// A borrowed string (for `String` columns).
     Str(&'a str),
@@ -54,7 +66,6 @@ pub enum Bound<'a> {
     /// A counter change (`c = c + ?`).
     Counter(i64),
     /// An owned adapter (the list of an `IN`).
-    #[allow(private_interfaces)]
     Boxed(Box<dyn ErasedValue + Send + 'a>),
 }
 

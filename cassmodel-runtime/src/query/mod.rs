@@ -21,7 +21,7 @@ use std::task::{Context, Poll};
 
 use futures::Stream;
 
-pub use bind::Bound;
+pub use bind::{Bound, ErasedValue};
 pub(crate) use bind::{BoundRow, QueryValues};
 pub use options::QueryOptions;
 pub use spec::{Cmp, Op, SetOp, Spec, Statement};

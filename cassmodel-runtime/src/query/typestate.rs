@@ -35,6 +35,14 @@ pub mod state {
         type Next = Filtering;
     }
 
+    /// The state after `=`/`IN` on key column `N - 1`: `<S as AfterEq<Key<N>>>::Next`.
+    #[doc(hidden)]
+    pub type EqNext<S, const N: usize> = <S as AfterEq<Key<N>>>::Next;
+
+    /// The state after a bound on key column `I`: `<S as AfterRange<I, UPPER>>::Next`.
+    #[doc(hidden)]
+    pub type RangeNext<S, const I: usize, const UPPER: bool> = <S as AfterRange<I, UPPER>>::Next;
+
     /// The state after a bound on key column `I`: a lower one (`UPPER = false`) or an upper
     /// one.
     #[doc(hidden)]
