@@ -10,7 +10,7 @@ use cassmodel_schema::{
 
 use crate::ctxt::Ctxt;
 use crate::model::{Field, FieldIndex, Role, Table, Udt};
-use crate::types::{self, Shape};
+use crate::types::Shape;
 
 pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     schema_names(cx, t);
@@ -203,8 +203,7 @@ fn key_type(cx: &mut Ctxt, f: &Field<'_>) {
         }
         return;
     }
-    let shape = types::shape(f.ty);
-    let message = match shape {
+    let message = match f.shape {
         Shape::Option => Some(format!(
             "`{col}` is part of the primary key and cannot be an `Option`: key columns are never \
              null; use the inner type, or move the field out of the key"
@@ -415,14 +414,10 @@ fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
 
 /// The index target against the field's type, where the syntax tells the type.
 fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
-    let Some(ty) = types::syntactic_cql_type(
-        f.ty,
-        f.attrs.cql_type.as_ref().map(|c| &c.value),
-        f.attrs.frozen.is_some(),
-    ) else {
+    let Some(ty) = &f.cql_type else {
         return;
     };
-    let target = IndexTarget::resolve(ix.target.map(|(t, _)| t), &ty);
+    let target = IndexTarget::resolve(ix.target.map(|(t, _)| t), ty);
     let Some(v) = ty.index_violation(target) else {
         return;
     };

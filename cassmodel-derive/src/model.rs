@@ -1,6 +1,6 @@
 //! The description of a table or user-defined type built from the parsed struct.
 
-use cassmodel_schema::{IndexTarget, default_index_name};
+use cassmodel_schema::{CqlType, IndexTarget, default_index_name};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
@@ -8,7 +8,7 @@ use syn::{Data, DeriveInput, Fields};
 
 use crate::attr::{self, ContainerAttrs, FieldAttrs, Kind, Order};
 use crate::ctxt::Ctxt;
-use crate::types;
+use crate::types::{self, Shape};
 
 /// The role of a column in its table.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,10 +49,17 @@ pub struct Field<'a> {
     pub index: Option<FieldIndex>,
     /// The field's type without an outer `Option`.
     pub value_ty: &'a syn::Type,
+    /// The shape of the field's type (`Option`, a collection, ...) as its syntax tells.
+    pub shape: Shape,
+    /// Its CQL type as far as the syntax tells (the `cql_type` override, else the Rust type's
+    /// shape, `frozen` applied); `None` for a type the syntax does not tell (an alias, a UDT).
+    pub cql_type: Option<CqlType>,
     /// The non-frozen collection it holds, as far as its type or `cql_type` tells.
     pub collection: Option<Collection<'a>>,
     /// Whether it is a counter (by its type or its `cql_type`).
     pub counter: bool,
+    /// Whether its type is written `String` (key arguments then take `&str`).
+    pub is_string: bool,
 }
 
 impl Field<'_> {
@@ -323,6 +330,7 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
             types::Shape::Option => types::first_type_arg(&f.ty).unwrap_or(&f.ty),
             _ => &f.ty,
         };
+        let cql_override = attrs.cql_type.as_ref().map(|c| &c.value);
         out.push(Field {
             ident,
             ty: &f.ty,
@@ -331,8 +339,11 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
             column_span,
             role,
             value_ty,
+            shape: types::shape(&f.ty),
+            cql_type: types::syntactic_cql_type(&f.ty, cql_override, attrs.frozen.is_some()),
             collection: collection(value_ty, &attrs),
-            counter: types::is_counter(&f.ty, attrs.cql_type.as_ref().map(|c| &c.value)),
+            counter: types::is_counter(&f.ty, cql_override),
+            is_string: types::is_string(&f.ty),
             attrs,
             index: None,
         });

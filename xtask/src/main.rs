@@ -71,7 +71,7 @@ fn cargo_test(counts: &mut Counts) -> bool {
     eprintln!("\n==> cargo test --workspace");
     let start = Instant::now();
     let child = cargo()
-        .args(["test", "--workspace", "--no-fail-fast"])
+        .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
         .stdout(Stdio::piped())
         .spawn();
     let Ok(mut child) = child else {
@@ -154,6 +154,7 @@ fn test() -> ExitCode {
             "clippy",
             "--workspace",
             "--all-targets",
+            "--all-features",
             "--",
             "-D",
             "warnings",
@@ -165,7 +166,7 @@ fn test() -> ExitCode {
     // compile (it uses about 1.5 GB).
     if !run(
         "cargo build --tests",
-        cargo().args(["test", "--workspace", "--no-run"]),
+        cargo().args(["test", "--workspace", "--all-features", "--no-run"]),
     ) {
         failed.push("build");
     }
@@ -192,7 +193,7 @@ fn test() -> ExitCode {
     if !run(
         "cargo doc",
         cargo()
-            .args(["doc", "--workspace", "--no-deps"])
+            .args(["doc", "--workspace", "--all-features", "--no-deps"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     ) {
         failed.push("doc");

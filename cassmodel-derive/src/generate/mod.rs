@@ -197,7 +197,7 @@ pub fn type_assertions(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
         let key = f.role.is_key()
             && f.attrs.frozen.is_none()
             && f.attrs.cql_type.is_none()
-            && types::shape(ty) == types::Shape::Other;
+            && f.shape == types::Shape::Other;
         key.then(|| quote_spanned!(ty.span()=> #p::assert_key_column::<#ty>();))
     });
     quote!(#(#checks)*)

@@ -10,7 +10,6 @@ use syn::spanned::Spanned;
 
 use super::{Cx, column_def, keys, list, query, readers, type_assertions, value_match, write};
 use crate::model::{Field, Table};
-use crate::types;
 
 pub fn generate(t: &Table<'_>) -> TokenStream {
     let alias = super::alias();
@@ -224,7 +223,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
         fs.iter()
             .map(|f| {
                 let (arg, ty) = (f.ident, f.ty);
-                if types::is_string(ty) {
+                if f.is_string {
                     quote!(#arg: &'d ::core::primitive::str)
                 } else {
                     quote!(#arg: &'d #ty)
