@@ -78,7 +78,7 @@ pub mod kind {
     /// `SELECT`: `fetch_all`, `fetch_first`, `fetch_stream`, `fetch_page`.
     pub struct Select;
     /// `DELETE`: `execute`. `LWT`: a condition was given (`IF ...`), so `execute` returns an
-    /// [`Outcome`].
+    /// [`Outcome`](crate::Outcome).
     pub struct Delete<const LWT: bool = false>;
     /// `UPDATE`: `execute`. `W` is what has been set so far: `0` nothing, `1` only static
     /// columns (the partition key is then enough), `2` a regular column (the whole primary
