@@ -7,7 +7,6 @@ use std::sync::{Arc, RwLock};
 use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
-use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::ddl::{self, Replication};
@@ -262,30 +261,5 @@ impl Db {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(key)
             .cloned()
-    }
-
-    /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
-    /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
-    /// TTL, write time, `IF NOT EXISTS` and writing nulls.
-    pub fn insert<'d, T: crate::Insertable>(
-        &'d self,
-        row: &'d T,
-    ) -> crate::query::QueryFuture<'d, ()> {
-        crate::Insert::new(row).execute(self)
-    }
-
-    /// The row with the given full primary key, if it exists. `key` binds the partition-key
-    /// columns and then the clustering columns, in declared order; generated `get` methods
-    /// call this with typed arguments.
-    pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
-        let n = T::schema().primary_key().len();
-        crate::exec::first_by_key_prefix::<T>(self, n, key, &Default::default()).await
-    }
-
-    /// Every row of one partition, in clustering order. `key` binds the partition-key
-    /// columns in declared order.
-    pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
-        let n = T::schema().partition_key.len();
-        crate::exec::all_by_key_prefix::<T>(self, n, key, &Default::default()).await
     }
 }

@@ -221,6 +221,24 @@ pub(crate) async fn all_by_key_prefix<T: Table>(
     rows_all(db, st, values, true).await
 }
 
+impl Db {
+    /// The row with the given full primary key, if it exists. `key` binds the partition-key
+    /// columns and then the clustering columns, in declared order (the generated `T::get`
+    /// takes the same with typed arguments).
+    pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
+        let n = T::schema().primary_key().len();
+        first_by_key_prefix::<T>(self, n, key, &QueryOptions::default()).await
+    }
+
+    /// Every row of one partition, in clustering order. `key` binds the partition-key
+    /// columns in declared order (the generated `T::partition` takes the same with typed
+    /// arguments).
+    pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
+        let n = T::schema().partition_key.len();
+        all_by_key_prefix::<T>(self, n, key, &QueryOptions::default()).await
+    }
+}
+
 /// The body of a generated `T::get(db, key...)`: the row whose primary key is `key` (the
 /// partition-key columns, then the clustering columns, in declared order), if it exists.
 /// Unboxed: this is the hot path of point reads. Not an `async fn`: the declared `+ Send`

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod builder;
 #[doc(hidden)]
 pub mod cql;
 mod db;
@@ -55,11 +56,12 @@ pub mod __private {
     //! look at. **Not a public API**: anything here may change in any release.
 
     pub use crate::batch::{BatchEntry, contains_str, run_entity_batch};
+    pub use crate::builder::Query;
     pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
     pub use crate::query::state::{AfterEq, AfterRange, EqNext, RangeNext};
-    pub use crate::query::{Bound, ErasedValue, Op, Query, SetOp, Spec, Statement};
+    pub use crate::query::{Bound, ErasedValue, Op, SetOp, Spec, Statement};
     pub use crate::table::{RowReader, check_columns, check_row, serialize_by_name};
     pub use crate::udt::{UdtReader, serialize_udt, type_check_udt};
     pub use inventory;

@@ -21,7 +21,7 @@ use scylla::frame::response::result::ColumnType;
 use scylla::serialize::SerializationError;
 use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
-use crate::query::Bound;
+use crate::query::{Bound, ErasedValue};
 use crate::schema::{ColumnDef, ColumnKind, UdtSchema};
 
 /// A Rust type that can be stored in a CQL column (or a UDT field, or a collection element).
@@ -130,6 +130,50 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         Self: Sized,
     {
         <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
+    }
+}
+
+impl<T: CqlMapping + Sync> ErasedValue for T {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.__write(typ, writer)
+    }
+
+    fn is_none(&self) -> bool {
+        self.__is_none()
+    }
+}
+
+impl ColumnDef {
+    /// Describes field `field` of Rust type `T`, stored as column `name`.
+    ///
+    /// `cql_type` overrides `T`'s default CQL type; `frozen` wraps the type in `frozen<...>`.
+    pub fn new<T: CqlMapping>(
+        name: &'static str,
+        field: &'static str,
+        kind: ColumnKind,
+        cql_type: Option<CqlType>,
+        frozen: bool,
+    ) -> Self {
+        let mut t = cql_type.unwrap_or_else(T::cql_type);
+        if frozen {
+            t = t.frozen();
+        }
+        let mut udts = Vec::new();
+        T::collect_udts(&mut udts);
+        ColumnDef::from_parts(
+            name,
+            field,
+            t,
+            kind,
+            T::NULLABLE,
+            std::any::type_name::<T>(),
+            udts,
+            T::__type_check,
+        )
     }
 }
 

@@ -5,7 +5,11 @@
 
 use cassmodel_schema::{CqlType, IndexTarget};
 
-use crate::mapping::CqlMapping;
+use scylla::deserialize::TypeCheckError;
+use scylla::frame::response::result::ColumnType;
+
+/// A check of one field type against a result column's type.
+pub type TypeCheckFn = fn(&ColumnType<'_>) -> Result<(), TypeCheckError>;
 
 /// Clustering order of a clustering column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,7 +78,7 @@ pub struct ColumnDef {
     pub index: Option<IndexDef>,
     udts: Vec<&'static UdtSchema>,
     /// Whether the field's Rust type can read a result column of a given type.
-    pub(crate) type_check: crate::table::TypeCheckFn,
+    pub(crate) type_check: TypeCheckFn,
 }
 
 /// A storage-attached (SAI) secondary index on one column, declared with `#[cass(index)]`.
@@ -130,32 +134,29 @@ impl TableOptions {
 }
 
 impl ColumnDef {
-    /// Describes field `field` of Rust type `T`, stored as column `name`.
-    ///
-    /// `cql_type` overrides `T`'s default CQL type; `frozen` wraps the type in `frozen<...>`.
-    pub fn new<T: CqlMapping>(
+    /// The description from its parts (`ColumnDef::new`, in `mapping.rs`, resolves them from
+    /// the field's Rust type).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
         name: &'static str,
         field: &'static str,
+        cql_type: CqlType,
         kind: ColumnKind,
-        cql_type: Option<CqlType>,
-        frozen: bool,
+        nullable: bool,
+        rust_type: &'static str,
+        udts: Vec<&'static UdtSchema>,
+        type_check: TypeCheckFn,
     ) -> Self {
-        let mut t = cql_type.unwrap_or_else(T::cql_type);
-        if frozen {
-            t = t.frozen();
-        }
-        let mut udts = Vec::new();
-        T::collect_udts(&mut udts);
         ColumnDef {
             name,
             field,
-            cql_type: t,
+            cql_type,
             kind,
-            nullable: T::NULLABLE,
-            rust_type: std::any::type_name::<T>(),
+            nullable,
+            rust_type,
             index: None,
             udts,
-            type_check: T::__type_check,
+            type_check,
         }
     }
 
@@ -349,7 +350,7 @@ impl UdtSchema {
     }
 
     /// Pushes this type's dependencies and then itself: the body of
-    /// [`CqlMapping::collect_udts`] for a derived UDT.
+    /// [`CqlMapping::collect_udts`](crate::CqlMapping::collect_udts) for a derived UDT.
     pub fn collect(&'static self, out: &mut Vec<&'static UdtSchema>) {
         out.extend_from_slice(&self.deps);
         out.push(self);

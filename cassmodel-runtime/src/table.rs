@@ -110,9 +110,6 @@ fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
     })
 }
 
-/// A type check of one field type against a result column type.
-pub type TypeCheckFn = fn(&ColumnType<'_>) -> Result<(), TypeCheckError>;
-
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
 /// columns, by name, in field order, each of a type its field can read.
 pub fn check_row<T: Table>(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {

@@ -2,36 +2,7 @@
 
 use std::fmt;
 
-use super::plan::Refusal;
-
-/// One difference between the models and the cluster, found by
-/// [`Migrator::validate`](super::Migrator::validate).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Mismatch {
-    /// `keyspace`, `keyspace.table` or `keyspace.type`.
-    pub object: String,
-    /// The column or field, if the mismatch is about one.
-    pub column: Option<String>,
-    /// What the models expect.
-    pub expected: String,
-    /// What the cluster has.
-    pub actual: String,
-}
-
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.object)?;
-        if let Some(c) = &self.column {
-            write!(f, ", `{c}`")?;
-        }
-        write!(
-            f,
-            ": the models expect {}, the cluster has {}",
-            self.expected, self.actual
-        )
-    }
-}
+use super::plan::{Mismatch, Refusal};
 
 fn bullets<T: fmt::Display>(items: &[T]) -> String {
     items

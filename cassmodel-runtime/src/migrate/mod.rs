@@ -64,13 +64,13 @@ use crate::table::Table;
 use crate::udt::Udt;
 
 pub use apply::ApplyReport;
-pub use error::{MigrationError, Mismatch};
+pub use error::MigrationError;
 pub use files::{GeneratedFile, next_file_name};
 pub use live::{
     DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
     LiveType,
 };
-pub use plan::{Change, MigrationPlan, Refusal, Step, Unmanaged};
+pub use plan::{Change, MigrationPlan, Mismatch, Refusal, Step, Unmanaged};
 
 /// Registration of one `#[derive(CassTable)]` type, emitted by the derive. Not a public API.
 #[doc(hidden)]

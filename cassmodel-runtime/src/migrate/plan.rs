@@ -6,7 +6,6 @@ use std::fmt;
 
 use cassmodel_schema::{CqlType, quote_ident};
 
-use super::error::Mismatch;
 use super::live::{LiveIndex, LiveSchema, LiveTable, class_short_name};
 use super::{Settings, Target};
 use crate::ddl::{self, qualified, string_literal};
@@ -947,6 +946,35 @@ fn option_changes(o: &TableOptions, l: &LiveTable) -> Vec<String> {
         out.push(format!("compaction = {{'class': {}}}", string_literal(c)));
     }
     out
+}
+
+/// One difference between the models and the cluster, found by
+/// [`Migrator::validate`](super::Migrator::validate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mismatch {
+    /// `keyspace`, `keyspace.table` or `keyspace.type`.
+    pub object: String,
+    /// The column or field, if the mismatch is about one.
+    pub column: Option<String>,
+    /// What the models expect.
+    pub expected: String,
+    /// What the cluster has.
+    pub actual: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.object)?;
+        if let Some(c) = &self.column {
+            write!(f, ", `{c}`")?;
+        }
+        write!(
+            f,
+            ": the models expect {}, the cluster has {}",
+            self.expected, self.actual
+        )
+    }
 }
 
 #[cfg(test)]

@@ -7,11 +7,10 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
-use crate::mapping::CqlMapping;
-
 /// A value behind a reference, type-erased: a field or argument as its column type writes
-/// it. Implemented for every [`CqlMapping`] type; generated code hands fields out as
+/// it. Implemented for every [`CqlMapping`](crate::CqlMapping) type; generated code hands fields out as
 /// `&dyn ErasedValue` (`Table::__value`), so that the writing is generic runtime code.
+/// (The impl for every `CqlMapping` type is in `mapping.rs`.)
 #[doc(hidden)]
 pub trait ErasedValue: Sync {
     /// Writes the value for a bind marker of type `typ`.
@@ -24,20 +23,6 @@ pub trait ErasedValue: Sync {
     /// Whether it is `None` (left unset by inserts).
     fn is_none(&self) -> bool {
         false
-    }
-}
-
-impl<T: CqlMapping + Sync> ErasedValue for T {
-    fn write_to<'b>(
-        &self,
-        typ: &ColumnType<'_>,
-        writer: CellWriter<'b>,
-    ) -> Result<WrittenCellProof<'b>, SerializationError> {
-        self.__write(typ, writer)
-    }
-
-    fn is_none(&self) -> bool {
-        self.__is_none()
     }
 }
 

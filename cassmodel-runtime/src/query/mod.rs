@@ -1,13 +1,7 @@
-//! Typed queries: the runtime half of the query builders `#[derive(CassTable)]` generates.
-//!
-//! A generated builder (e.g. `PostQuery`) is a thin wrapper around [`Query`]: it adds one
-//! method per column restriction or change, each callable only in the type-level states
-//! Cassandra accepts (see [`state`]), with a message naming the column otherwise. Everything
-//! else lives here, written and type-checked once for every table: the statement's shape
-//! (the cache key of its prepared statement), the bound values, options, limits, and the
-//! terminals that run it. The terminals return [`QueryFuture`], whose type carries neither
-//! the builder's state nor the driver's futures, so a user's crate never proves `Send` of a
-//! driver future again.
+//! What a query is made of, whatever runs it: its shape ([`Spec`], the cache key of its
+//! prepared statement), its bound values, options, the type-level states of generated
+//! builders, and [`QueryFuture`], what every query returns. The builder core generated code
+//! wraps is `builder::Query`.
 
 mod bind;
 mod options;
@@ -15,7 +9,6 @@ mod spec;
 mod typestate;
 
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -27,13 +20,7 @@ pub use options::QueryOptions;
 pub use spec::{Cmp, Op, SetOp, Spec, Statement};
 pub use typestate::{kind, state};
 
-use crate::db::Db;
 use crate::error::Result;
-use crate::exec::{self, Page, Projection};
-use crate::schema::Order;
-use crate::table::Table;
-use kind::{Select, WriteKind};
-use scylla::response::PagingState;
 
 /// The future of a query: what `fetch_all`, `execute`, `db.insert(..)`, ... return. Await it.
 ///
@@ -99,7 +86,7 @@ pub(crate) struct QueryState<'a> {
 impl<'a> QueryState<'a> {
     /// Adds a change of `column` to the SET clause: one value, or two for `c[?] = ?`.
     /// Assigning a column twice keeps the last value.
-    fn set(&mut self, column: u16, op: SetOp, values: [Option<Bound<'a>>; 2]) {
+    pub(crate) fn set(&mut self, column: u16, op: SetOp, values: [Option<Bound<'a>>; 2]) {
         if op == SetOp::Assign
             && let Some(i) = self.spec.sets.iter().position(|&s| s == (column, op))
         {
@@ -115,253 +102,5 @@ impl<'a> QueryState<'a> {
         }
         self.spec.sets.push((column, op));
         self.values.set.extend(values.into_iter().flatten());
-    }
-}
-
-/// The generic core of every generated builder: table `T`, WHERE state `S`, statement kind
-/// `K`, row type `R`. Generated methods call these; they are not a stable API.
-#[doc(hidden)]
-pub struct Query<'a, T, S, K, R> {
-    state: QueryState<'a>,
-    _marker: Marker<T, S, K, R>,
-}
-
-/// The type parameters of a [`Query`], owned by nothing: it is `Send` and `Sync` whatever they
-/// are.
-type Marker<T, S, K, R> = PhantomData<fn() -> (T, S, K, R)>;
-
-impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
-    /// An empty query.
-    #[inline]
-    pub fn new() -> Self {
-        Self::from(QueryState::default())
-    }
-
-    /// An empty query with `ALLOW FILTERING`.
-    #[inline]
-    pub fn allow_filtering() -> Self {
-        let mut state = QueryState::default();
-        state.spec.allow_filtering = true;
-        Self::from(state)
-    }
-
-    #[inline]
-    fn from(state: QueryState<'a>) -> Self {
-        Query {
-            state,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The same query with other type parameters: the state after a method, or the state a
-    /// method that exists only to fail claims to reach (so that one mistake is one error).
-    #[inline]
-    pub fn to<S2, K2, R2>(self) -> Query<'a, T, S2, K2, R2> {
-        Query::from(self.state)
-    }
-
-    #[inline]
-    fn with(mut self, f: impl FnOnce(&mut QueryState<'a>)) -> Self {
-        f(&mut self.state);
-        self
-    }
-
-    /// Adds `column op ?` to the WHERE clause.
-    #[inline]
-    pub fn restrict<S2>(self, column: u16, op: Op, value: Bound<'a>) -> Query<'a, T, S2, K, R> {
-        self.with(|q| {
-            q.spec.restrictions.push((column, op));
-            q.values.where_.push(value);
-        })
-        .to()
-    }
-
-    /// `ORDER BY` the first clustering column in `order`, declared `declared`.
-    #[inline]
-    pub fn order_by(self, order: Order, declared: Order) -> Self {
-        self.with(|q| q.spec.reversed = order != declared)
-    }
-
-    /// Reads in the reverse of the clustering order.
-    #[inline]
-    pub fn reversed(self) -> Self {
-        self.with(|q| q.spec.reversed = true)
-    }
-
-    /// Consistency level of this query.
-    #[inline]
-    pub fn consistency(self, consistency: scylla::statement::Consistency) -> Self {
-        self.with(|q| q.options.consistency = Some(consistency))
-    }
-
-    /// Serial consistency level.
-    #[inline]
-    pub fn serial_consistency(self, serial: Option<scylla::statement::SerialConsistency>) -> Self {
-        self.with(|q| q.options.serial_consistency = Some(serial))
-    }
-
-    /// Client-side timeout.
-    #[inline]
-    pub fn timeout(self, timeout: std::time::Duration) -> Self {
-        self.with(|q| q.options.timeout = Some(timeout))
-    }
-
-    /// Server-side tracing.
-    #[inline]
-    pub fn tracing(self, tracing: bool) -> Self {
-        self.with(|q| q.options.tracing = tracing)
-    }
-
-    /// Whether the driver may retry the query.
-    #[inline]
-    pub fn idempotent(self, idempotent: bool) -> Self {
-        self.with(|q| q.options.idempotent = Some(idempotent))
-    }
-
-    /// Rows per page.
-    #[inline]
-    pub fn page_size(self, rows: i32) -> Self {
-        self.with(|q| q.options.page_size = Some(rows))
-    }
-
-    /// `LIMIT n` (bound, not spliced).
-    #[inline]
-    pub fn limit(self, n: i32) -> Self {
-        self.with(|q| {
-            q.spec.limit = true;
-            q.values.limit = Some(n);
-        })
-    }
-
-    /// `PER PARTITION LIMIT n`.
-    #[inline]
-    pub fn per_partition_limit(self, n: i32) -> Self {
-        self.with(|q| {
-            q.spec.per_partition_limit = true;
-            q.values.per_partition_limit = Some(n);
-        })
-    }
-
-    /// Reads rows as `R2`.
-    #[inline]
-    pub fn read_as<R2>(self) -> Query<'a, T, S, K, R2> {
-        self.to()
-    }
-
-    /// A change of `column` in the SET clause.
-    #[inline]
-    pub fn set<K2>(self, column: u16, op: SetOp, value: Bound<'a>) -> Query<'a, T, S, K2, R> {
-        self.with(|q| q.set(column, op, [Some(value), None])).to()
-    }
-
-    /// `column[key] = value` in the SET clause.
-    #[inline]
-    pub fn set_at<K2>(
-        self,
-        column: u16,
-        key: Bound<'a>,
-        value: Bound<'a>,
-    ) -> Query<'a, T, S, K2, R> {
-        self.with(|q| q.set(column, SetOp::AtKey, [Some(key), Some(value)]))
-            .to()
-    }
-
-    /// `IF column op ?`.
-    #[inline]
-    pub fn condition<K2>(self, column: u16, cmp: Cmp, value: Bound<'a>) -> Query<'a, T, S, K2, R> {
-        self.with(|q| {
-            q.spec.conditions.push((column, Op::from(cmp)));
-            q.values.if_.push(value);
-        })
-        .to()
-    }
-
-    /// `IF EXISTS`.
-    #[inline]
-    pub fn if_exists<K2>(self) -> Query<'a, T, S, K2, R> {
-        self.with(|q| q.spec.if_exists = true).to()
-    }
-
-    /// `USING TTL seconds`.
-    #[inline]
-    pub fn using_ttl(self, seconds: i32) -> Self {
-        self.with(|q| {
-            q.spec.ttl = true;
-            q.values.ttl = Some(seconds);
-        })
-    }
-
-    /// `USING TIMESTAMP micros`.
-    #[inline]
-    pub fn using_timestamp(self, micros: i64) -> Self {
-        self.with(|q| {
-            q.spec.timestamp = true;
-            q.values.timestamp = Some(micros);
-        })
-    }
-}
-
-impl<T, S, K, R> Default for Query<'_, T, S, K, R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
-    /// Runs the query and collects every row.
-    pub fn fetch_all<'d>(self, db: &'d Db) -> QueryFuture<'d, Vec<R>>
-    where
-        'a: 'd,
-    {
-        QueryFuture::new(exec::select_all::<T, R>(db, self.state))
-    }
-
-    /// Runs the query for its first row.
-    pub fn fetch_first<'d>(self, db: &'d Db) -> QueryFuture<'d, Option<R>>
-    where
-        'a: 'd,
-    {
-        QueryFuture::new(exec::select_first::<T, R>(db, self.state))
-    }
-
-    /// Runs the query as a stream of rows, one page at a time.
-    pub fn fetch_stream<'d>(self, db: &'d Db) -> QueryFuture<'d, RowStream<R>>
-    where
-        'a: 'd,
-    {
-        QueryFuture::new(exec::select_stream::<T, R>(db, self.state))
-    }
-
-    /// Runs the query for one page from `from`.
-    pub fn fetch_page<'d>(self, db: &'d Db, from: PagingState) -> QueryFuture<'d, Page<R>>
-    where
-        'a: 'd,
-    {
-        QueryFuture::new(exec::select_page::<T, R>(db, self.state, from))
-    }
-}
-
-impl<'a, T: Table, S, K: WriteKind, R> Query<'a, T, S, K, R> {
-    /// Runs the update or delete.
-    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, ()>
-    where
-        'a: 'd,
-    {
-        let state = self.state;
-        QueryFuture::new(async move { exec::execute::<T>(db, state, K::STATEMENT).await.map(drop) })
-    }
-
-    /// Runs the lightweight transaction: the [`Outcome`] carries the current row when it did
-    /// not apply.
-    pub fn execute_lwt<'d>(self, db: &'d Db) -> QueryFuture<'d, Outcome<T>>
-    where
-        'a: 'd,
-    {
-        QueryFuture::new(exec::execute::<T>(db, self.state, K::STATEMENT))
-    }
-
-    /// The update or delete as a statement of a batch.
-    pub fn into_batch_entry(self) -> Box<dyn crate::batch::BatchEntry + 'a> {
-        crate::batch::query_entry::<T>(self.state, K::STATEMENT)
     }
 }
