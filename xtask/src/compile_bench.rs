@@ -30,8 +30,10 @@ use measure::{Cost, loadavg, median};
 use tables::Side;
 
 const USAGE: &str = "usage: cargo xtask compile-bench [--runs N] [--clean-runs N] [--tables N] \
-    [--seed N] [--only check,build,edit,clean,expand]\n\n\
-    defaults: 3 runs of check, build and edit; 3 clean builds; 50 tables; seed 2026";
+    [--seed N] [--only check,build,edit,clean,expand] [--reads]\n\n\
+    defaults: 3 runs of check, build and edit; 3 clean builds; 50 tables; seed 2026\n\
+    --reads: each crate also reads every table (one partition, all rows, spawned on tokio), \
+    in target/compile-bench-reads/";
 
 struct Options {
     runs: usize,
@@ -39,6 +41,8 @@ struct Options {
     tables: usize,
     seed: u64,
     only: Vec<String>,
+    /// Each crate also awaits a read of every table (`src/reads.rs`).
+    reads: bool,
 }
 
 impl Options {
@@ -51,6 +55,7 @@ impl Options {
             only: ["check", "build", "edit", "clean", "expand"]
                 .map(String::from)
                 .to_vec(),
+            reads: false,
         };
         let mut it = args.iter();
         while let Some(flag) = it.next() {
@@ -68,6 +73,7 @@ impl Options {
                 "--tables" => o.tables = number(value()?)?.max(1) as usize,
                 "--seed" => o.seed = number(value()?)?,
                 "--only" => o.only = value()?.split(',').map(str::to_owned).collect(),
+                "--reads" => o.reads = true,
                 _ => return Err(format!("unknown option `{flag}`\n{USAGE}")),
             }
         }
@@ -95,9 +101,15 @@ impl Crate {
         let tables = tables::generate(opts.tables, opts.seed);
         write_if_changed(
             &dir.join("Cargo.toml"),
-            &tables::cargo_toml(side, workspace),
+            &tables::cargo_toml(side, workspace, opts.reads),
         )?;
-        write_if_changed(&dir.join("src/main.rs"), &tables::main_rs(side, &tables))?;
+        write_if_changed(
+            &dir.join("src/main.rs"),
+            &tables::main_rs(side, &tables, opts.reads),
+        )?;
+        if opts.reads {
+            write_if_changed(&dir.join("src/reads.rs"), &tables::reads_rs(side, &tables))?;
+        }
         write_if_changed(
             &dir.join("src/tables.rs"),
             &tables::tables_rs(side, &tables, false),
@@ -339,7 +351,11 @@ fn run(args: &[String]) -> Result<(), String> {
         .parent()
         .ok_or("no workspace directory")?
         .to_path_buf();
-    let root = workspace.join("target/compile-bench");
+    let root = workspace.join(if opts.reads {
+        "target/compile-bench-reads"
+    } else {
+        "target/compile-bench"
+    });
     let mut crates = [
         Crate::new(&root, &workspace, Side::Scylla, &opts)?,
         Crate::new(&root, &workspace, Side::Cassmodel, &opts)?,
@@ -378,11 +394,16 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let text = format!(
         "Machine: {}. Load average (1/5/15 min) at the start {load_start}, at the end {}.\n\
-         {} tables, seed {}; user CPU seconds of the whole cargo process tree, median of the runs.\n\n{}",
+         {} tables, seed {}{}; user CPU seconds of the whole cargo process tree, median of the runs.\n\n{}",
         describe_machine(),
         loadavg(),
         opts.tables,
         opts.seed,
+        if opts.reads {
+            ", each table also read (--reads)"
+        } else {
+            ""
+        },
         report(&results, expand, opts.tables)
     );
     println!("{text}");
