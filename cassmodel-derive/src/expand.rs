@@ -10,88 +10,88 @@ use crate::ctxt::Ctxt;
 use crate::generate::{self, fallback};
 use crate::{check, model};
 
-fn parse(input: TokenStream) -> Result<DeriveInput, TokenStream> {
-    syn::parse2(input).map_err(|e| e.to_compile_error())
-}
-
 /// `#[derive(CassTable)]`
 pub fn table(input: TokenStream) -> TokenStream {
-    let input = match parse(input) {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
-    let mut cx = Ctxt::default();
-    let table = model::Table::from_input(&mut cx, &input);
-    if let Some(t) = &table {
-        check::table(&mut cx, t);
-    }
-    match (cx.finish(), table) {
-        (Ok(()), Some(t)) => generate::table::generate(&t),
-        (result, t) => {
-            let mut out = result
-                .err()
-                .map(|e| e.to_compile_error())
-                .unwrap_or_default();
-            out.extend(fallback::table(&input, t.as_ref().map(|t| &t.krate)));
-            out
-        }
-    }
+    parse(input, |input| {
+        pipeline(
+            input,
+            model::Table::from_input,
+            check::table,
+            |t| generate::table::generate(t),
+            |t| fallback::table(input, t.map(|t| &t.krate)),
+        )
+    })
 }
 
 /// `#[derive(CassUdt)]`
 pub fn udt(input: TokenStream) -> TokenStream {
-    let input = match parse(input) {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
-    let mut cx = Ctxt::default();
-    let udt = model::Udt::from_input(&mut cx, &input);
-    if let Some(u) = &udt {
-        check::udt(&mut cx, u);
-    }
-    match (cx.finish(), udt) {
-        (Ok(()), Some(u)) => generate::udt::generate(&u),
-        (result, u) => {
-            let mut out = result
-                .err()
-                .map(|e| e.to_compile_error())
-                .unwrap_or_default();
-            out.extend(fallback::udt(&input, u.as_ref().map(|u| &u.krate)));
-            out
-        }
-    }
+    parse(input, |input| {
+        pipeline(
+            input,
+            model::Udt::from_input,
+            check::udt,
+            |u| generate::udt::generate(u),
+            |u| fallback::udt(input, u.map(|u| &u.krate)),
+        )
+    })
 }
 
 /// `#[derive(CassProjection)]`
 pub fn projection(input: TokenStream) -> TokenStream {
-    let input = match parse(input) {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
-    let mut cx = Ctxt::default();
-    let projection = model::Projection::from_input(&mut cx, &input);
-    match (cx.finish(), projection) {
-        (Ok(()), Some(p)) => generate::projection::generate(&p),
-        (result, _) => result
-            .err()
-            .map(|e| e.to_compile_error())
-            .unwrap_or_default(),
-    }
+    parse(input, |input| {
+        pipeline(
+            input,
+            model::Projection::from_input,
+            |_, _| {},
+            |p| generate::projection::generate(p),
+            |_| TokenStream::new(),
+        )
+    })
 }
 
 /// `#[derive(CassEntity)]`
 pub fn entity(input: TokenStream) -> TokenStream {
-    let input = match parse(input) {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
+    parse(input, |input| {
+        pipeline(
+            input,
+            model::Entity::from_input,
+            |_, _| {},
+            |e| generate::entity::generate(e),
+            |_| TokenStream::new(),
+        )
+    })
+}
+
+/// The item, handed to `expand`, or the parse error.
+fn parse(input: TokenStream, expand: impl FnOnce(&DeriveInput) -> TokenStream) -> TokenStream {
+    match syn::parse2::<DeriveInput>(input) {
+        Ok(input) => expand(&input),
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Model, check, then the generated code, or every error and the fallback.
+fn pipeline<'i, M>(
+    input: &'i DeriveInput,
+    model: impl FnOnce(&mut Ctxt, &'i DeriveInput) -> Option<M>,
+    check: impl FnOnce(&mut Ctxt, &M),
+    generate: impl FnOnce(&M) -> TokenStream,
+    fallback: impl FnOnce(Option<&M>) -> TokenStream,
+) -> TokenStream {
     let mut cx = Ctxt::default();
-    let entity = model::Entity::from_input(&mut cx, &input);
-    match (cx.finish(), entity) {
-        (Ok(()), Some(e)) => generate::entity::generate(&e),
-        (result, _) => result
-            .err()
-            .map(|e| e.to_compile_error())
-            .unwrap_or_default(),
+    let model = model(&mut cx, input);
+    if let Some(m) = &model {
+        check(&mut cx, m);
+    }
+    match (cx.finish(), model) {
+        (Ok(()), Some(m)) => generate(&m),
+        (result, m) => {
+            let mut out = result
+                .err()
+                .map(|e| e.to_compile_error())
+                .unwrap_or_default();
+            out.extend(fallback(m.as_ref()));
+            out
+        }
     }
 }

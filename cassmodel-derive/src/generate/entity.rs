@@ -15,7 +15,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
     let lints = super::lints();
     let aliases = super::aliases(&e.krate);
     let krate = &super::alias();
-    let p = super::private(krate);
+    let p = super::private();
     let ident = e.ident;
     let names: Vec<String> = e
         .tables

@@ -7,20 +7,23 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-/// The crate path from `#[cass(crate = "...")]` if it parsed, else `::cassmodel`.
-fn krate(krate: Option<&syn::Path>) -> syn::Path {
-    krate
-        .cloned()
-        .unwrap_or_else(|| syn::parse_quote!(::cassmodel))
+/// The crate path from `#[cass(crate = "...")]` if it parsed, else `::cassmodel`; `None` for
+/// a generic struct or a non-struct, which gets no fallback (the error already says to write a
+/// plain struct, and an impl without the generics would be an error of its own).
+fn krate(input: &DeriveInput, krate: Option<&syn::Path>) -> Option<syn::Path> {
+    let plain = input.generics.params.is_empty() && matches!(input.data, syn::Data::Struct(_));
+    plain.then(|| {
+        krate
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(::cassmodel))
+    })
 }
 
-/// `impl Table`, the row traits and `Insertable` for a table struct with errors. Nothing for
-/// a generic struct or a non-struct (the error already says to write a plain struct).
+/// `impl Table`, the row traits and `Insertable` for a table struct with errors.
 pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
-    if !input.generics.params.is_empty() || !matches!(input.data, syn::Data::Struct(_)) {
+    let Some(krate) = self::krate(input, krate) else {
         return TokenStream::new();
-    }
-    let krate = self::krate(krate);
+    };
     let p = quote!(#krate::__private);
     let ident = &input.ident;
     quote! {
@@ -53,10 +56,9 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
 
 /// `CqlMapping` and the value traits for a user-defined type with errors.
 pub fn udt(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
-    if !input.generics.params.is_empty() || !matches!(input.data, syn::Data::Struct(_)) {
+    let Some(krate) = self::krate(input, krate) else {
         return TokenStream::new();
-    }
-    let krate = self::krate(krate);
+    };
     let p = quote!(#krate::__private);
     let ident = &input.ident;
     quote! {

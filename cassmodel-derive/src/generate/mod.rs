@@ -55,7 +55,7 @@ pub fn alias() -> syn::Path {
 }
 
 /// The hidden module's alias inside a `const _` block.
-pub fn private(_krate: &syn::Path) -> TokenStream {
+pub fn private() -> TokenStream {
     quote!(__p)
 }
 
@@ -90,7 +90,7 @@ impl<'t> Cx<'t> {
         Cx {
             t,
             krate,
-            p: private(krate),
+            p: private(),
             st: quote!(#krate::state),
             kd: quote!(#krate::kind),
             q: &t.builder,
@@ -139,7 +139,7 @@ pub fn imp(name: &Ident, state: TokenStream) -> TokenStream {
 
 /// The `ColumnDef` of one field.
 pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
-    let p = private(krate);
+    let p = private();
     let m = mapping(krate, f);
     let column = &f.column;
     let field = f.ident.to_string();
@@ -190,8 +190,8 @@ pub fn readers(krate: &syn::Path, fields: &[Field<'_>]) -> Vec<TokenStream> {
 /// `on_unimplemented` message points at the field: key types (without a `frozen`/`cql_type`
 /// override) may be key columns. Every other field type is checked by its use in the
 /// `ColumnDef` (`CqlMapping`).
-pub fn type_assertions(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
-    let p = private(krate);
+pub fn type_assertions(fields: &[Field<'_>]) -> TokenStream {
+    let p = private();
     let checks = fields.iter().filter_map(|f| {
         let ty = f.ty;
         let key = f.role.is_key()

@@ -11,7 +11,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
     let lints = super::lints();
     let aliases = super::aliases(&pr.krate);
     let krate = &super::alias();
-    let p = private(krate);
+    let p = private();
     let ident = pr.ident;
     let table = &pr.table;
     let rust_name = ident.to_string();

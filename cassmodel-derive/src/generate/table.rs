@@ -17,7 +17,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let aliases = super::aliases(&t.krate);
     let lints = super::lints();
     let (krate, p, ident) = (cx.krate, &cx.p, cx.ident);
-    let assertions = type_assertions(krate, &t.fields);
+    let assertions = type_assertions(&t.fields);
     let table_impl = table_impl(&cx);
     let rows = row_traits(&cx);
     let entry_points = entry_points(&cx);

@@ -10,12 +10,12 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
     let lints = super::lints();
     let aliases = super::aliases(&u.krate);
     let krate = &super::alias();
-    let p = private(krate);
+    let p = private();
     let ident = u.ident;
     let rust_name = ident.to_string();
     let name = &u.name;
     let fields = u.fields.iter().map(|f| column_def(krate, f));
-    let assertions = type_assertions(krate, &u.fields);
+    let assertions = type_assertions(&u.fields);
     let values = value_match(krate, &u.fields);
     let n = u.fields.len();
     let reads = readers(krate, &u.fields)
