@@ -262,4 +262,12 @@ impl Db {
             .get(key)
             .cloned()
     }
+
+    /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
+    /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
+    /// TTL, write time, `IF NOT EXISTS` and writing nulls.
+    // Here rather than beside `Insert`, so that a compile error about it names `Db::insert`.
+    pub fn insert<'d, T: crate::Insertable>(&'d self, row: &'d T) -> crate::QueryFuture<'d, ()> {
+        crate::Insert::new(row).execute(self)
+    }
 }

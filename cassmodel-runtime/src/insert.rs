@@ -192,15 +192,6 @@ impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
     }
 }
 
-impl Db {
-    /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
-    /// left unset (no tombstone; an existing value stays): see [`Insert`] for TTL, write
-    /// time, `IF NOT EXISTS` and writing nulls.
-    pub fn insert<'d, T: Insertable>(&'d self, row: &'d T) -> QueryFuture<'d, ()> {
-        Insert::new(row).execute(self)
-    }
-}
-
 /// The values of an INSERT: every column (None as unset unless nulls are written), then
 /// TTL and TIMESTAMP.
 pub(crate) struct InsertValues<'r, T> {
