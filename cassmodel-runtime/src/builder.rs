@@ -70,11 +70,7 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
     /// Adds `column op ?` to the WHERE clause.
     #[inline]
     pub fn restrict<S2>(self, column: u16, op: Op, value: Bound<'a>) -> Query<'a, T, S2, K, R> {
-        self.with(|q| {
-            q.spec.restrictions.push((column, op));
-            q.values.where_.push(value);
-        })
-        .to()
+        self.with(|q| q.restrict(column, op, value)).to()
     }
 
     /// `ORDER BY` the first clustering column in `order`, declared `declared`.
@@ -128,19 +124,13 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
     /// `LIMIT n` (bound, not spliced).
     #[inline]
     pub fn limit(self, n: i32) -> Self {
-        self.with(|q| {
-            q.spec.limit = true;
-            q.values.limit = Some(n);
-        })
+        self.with(|q| q.limit(n))
     }
 
     /// `PER PARTITION LIMIT n`.
     #[inline]
     pub fn per_partition_limit(self, n: i32) -> Self {
-        self.with(|q| {
-            q.spec.per_partition_limit = true;
-            q.values.per_partition_limit = Some(n);
-        })
+        self.with(|q| q.per_partition_limit(n))
     }
 
     /// Reads rows as `R2`.
@@ -170,11 +160,8 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
     /// `IF column op ?`.
     #[inline]
     pub fn condition<K2>(self, column: u16, cmp: Cmp, value: Bound<'a>) -> Query<'a, T, S, K2, R> {
-        self.with(|q| {
-            q.spec.conditions.push((column, Op::from(cmp)));
-            q.values.if_.push(value);
-        })
-        .to()
+        self.with(|q| q.condition(column, Op::from(cmp), value))
+            .to()
     }
 
     /// `IF EXISTS`.
@@ -186,19 +173,13 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
     /// `USING TTL seconds`.
     #[inline]
     pub fn using_ttl(self, seconds: i32) -> Self {
-        self.with(|q| {
-            q.spec.ttl = true;
-            q.values.ttl = Some(seconds);
-        })
+        self.with(|q| q.ttl(seconds))
     }
 
     /// `USING TIMESTAMP micros`.
     #[inline]
     pub fn using_timestamp(self, micros: i64) -> Self {
-        self.with(|q| {
-            q.spec.timestamp = true;
-            q.values.timestamp = Some(micros);
-        })
+        self.with(|q| q.timestamp(micros))
     }
 }
 

@@ -286,8 +286,7 @@ pub(crate) async fn select_first<T: Table, R: Projection<T>>(
     let by_full_key = q.spec.restrictions.len() == key_len
         && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
     if !q.spec.limit && !by_full_key {
-        q.spec.limit = true;
-        q.values.limit = Some(1);
+        q.limit(1);
     }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     first_row(db, st, q.values).await

@@ -15,7 +15,7 @@ use crate::db::{CacheKey, Db};
 use crate::error::{Error, Result};
 use crate::exec::lwt_outcome;
 use crate::query::{Outcome, QueryFuture, QueryOptions};
-use crate::table::{Columns, Table, write_column};
+use crate::table::{Columns, Table, write_value};
 
 /// A table whose rows can be inserted: every table but a counter table. Implemented by
 /// `#[derive(CassTable)]`.
@@ -250,10 +250,11 @@ impl<T: Table> SerializeRow for InsertValues<'_, T> {
         let n = schema.columns.len();
         for (i, spec) in specs.iter().take(n).enumerate() {
             let cell = writer.make_cell_writer();
-            if self.unset_nulls && self.row.__value(i).is_some_and(|v| v.is_none()) {
+            let value = self.row.__value(i);
+            if self.unset_nulls && value.is_some_and(|v| v.is_none()) {
                 cell.set_unset();
             } else {
-                write_column(self.row, i, spec.typ(), cell)?;
+                write_value(schema, i, value, spec.typ(), cell)?;
             }
         }
         let mut rest = specs.iter().skip(n);

@@ -39,8 +39,19 @@ pub(crate) fn write_column<'b, T: Table>(
     typ: &ColumnType<'_>,
     writer: CellWriter<'b>,
 ) -> Result<WrittenCellProof<'b>, SerializationError> {
-    let schema = T::schema();
-    match row.__value(index) {
+    write_value(T::schema(), index, row.__value(index), typ, writer)
+}
+
+/// Writes `value`, column `index` of a row of `schema` (`None`: a column the row does not
+/// have), with the table and column in any error.
+pub(crate) fn write_value<'b>(
+    schema: &TableSchema,
+    index: usize,
+    value: Option<&dyn ErasedValue>,
+    typ: &ColumnType<'_>,
+    writer: CellWriter<'b>,
+) -> Result<WrittenCellProof<'b>, SerializationError> {
+    match value {
         Some(v) => v
             .write_to(typ, writer)
             .map_err(|e| write_error(schema, index, e)),

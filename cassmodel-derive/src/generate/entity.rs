@@ -12,8 +12,6 @@ use quote::quote;
 use crate::model::Entity;
 
 pub fn generate(e: &Entity<'_>) -> TokenStream {
-    let lints = super::lints();
-    let aliases = super::aliases(&e.krate);
     let krate = &super::alias();
     let p = super::private();
     let ident = e.ident;
@@ -37,35 +35,32 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
         "Deletes this `{ident}` from every table it is stored in ({list}), by each table's \
          primary key, in one logged batch."
     );
-    quote! {
-        #lints
-        const _: () = {
-            #aliases
+    let body = quote! {
 
-            impl #ident {
-                #[doc(hidden)]
-                pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
+        impl #ident {
+            #[doc(hidden)]
+            pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
 
-                #[doc = #save_doc]
-                pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
-                    #p::run_entity_batch(db, self.save_in(#krate::Batch::logged()))
-                }
-
-                /// Adds the inserts of [`save`](Self::save) to `batch`.
-                pub fn save_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
-                    batch #(.insert_owned(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
-                }
-
-                #[doc = #delete_doc]
-                pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
-                    #p::run_entity_batch(db, self.delete_in(#krate::Batch::logged()))
-                }
-
-                /// Adds the deletes of [`delete`](Self::delete) to `batch`.
-                pub fn delete_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
-                    batch #(.delete_row(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
-                }
+            #[doc = #save_doc]
+            pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
+                #p::run_entity_batch(db, self.save_in(#krate::Batch::logged()))
             }
-        };
-    }
+
+            /// Adds the inserts of [`save`](Self::save) to `batch`.
+            pub fn save_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
+                batch #(.insert_owned(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
+            }
+
+            #[doc = #delete_doc]
+            pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
+                #p::run_entity_batch(db, self.delete_in(#krate::Batch::logged()))
+            }
+
+            /// Adds the deletes of [`delete`](Self::delete) to `batch`.
+            pub fn delete_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
+                batch #(.delete_row(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
+            }
+        }
+    };
+    super::wrap(&e.krate, body)
 }

@@ -7,87 +7,83 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-/// The crate path from `#[cass(crate = "...")]` if it parsed, else `::cassmodel`; `None` for
-/// a generic struct or a non-struct, which gets no fallback (the error already says to write a
-/// plain struct, and an impl without the generics would be an error of its own).
-fn krate(input: &DeriveInput, krate: Option<&syn::Path>) -> Option<syn::Path> {
-    let plain = input.generics.params.is_empty() && matches!(input.data, syn::Data::Struct(_));
-    plain.then(|| {
-        krate
-            .cloned()
-            .unwrap_or_else(|| syn::parse_quote!(::cassmodel))
-    })
+/// `impls` of the struct, in the derive's `const _` block, with the crate path from
+/// `#[cass(crate = "...")]` if it parsed (else `::cassmodel`). Nothing for a generic struct or a
+/// non-struct: the error already says to write a plain struct, and an impl without the
+/// generics would be an error of its own.
+fn wrap(
+    input: &DeriveInput,
+    krate: Option<&syn::Path>,
+    impls: impl FnOnce(&syn::Ident) -> TokenStream,
+) -> TokenStream {
+    if !input.generics.params.is_empty() || !matches!(input.data, syn::Data::Struct(_)) {
+        return TokenStream::new();
+    }
+    let krate = krate
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(::cassmodel));
+    super::wrap(&krate, impls(&input.ident))
 }
 
 /// `impl Table`, the row traits and `Insertable` for a table struct with errors.
 pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
-    let Some(krate) = self::krate(input, krate) else {
-        return TokenStream::new();
-    };
-    let p = quote!(#krate::__private);
-    let ident = &input.ident;
-    quote! {
-        const _: () = {
-            impl #krate::Table for #ident {
-                fn schema() -> &'static #krate::TableSchema {
+    wrap(input, krate, |ident| {
+        quote! {
+            impl __cm::Table for #ident {
+                fn schema() -> &'static __cm::TableSchema {
                     ::core::unreachable!()
                 }
                 fn __value(
                     &self,
                     _: ::core::primitive::usize,
-                ) -> #p::Option<&dyn #p::ErasedValue> {
+                ) -> __p::Option<&dyn __p::ErasedValue> {
                     ::core::unreachable!()
                 }
             }
-            impl #krate::Insertable for #ident {}
-            impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
-                fn type_check(_: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
+            impl __cm::Insertable for #ident {}
+            impl<'__f, '__m> __p::DeserializeRow<'__f, '__m> for #ident {
+                fn type_check(_: &[__p::ColumnSpec<'_>]) -> __p::Result<(), __p::TypeCheckError> {
                     ::core::unreachable!()
                 }
                 fn deserialize(
-                    _: #p::ColumnIterator<'__f, '__m>,
-                ) -> #p::Result<Self, #p::DeserializationError> {
+                    _: __p::ColumnIterator<'__f, '__m>,
+                ) -> __p::Result<Self, __p::DeserializationError> {
                     ::core::unreachable!()
                 }
             }
-        };
-    }
+        }
+    })
 }
 
 /// `CqlMapping` and the value traits for a user-defined type with errors.
 pub fn udt(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
-    let Some(krate) = self::krate(input, krate) else {
-        return TokenStream::new();
-    };
-    let p = quote!(#krate::__private);
-    let ident = &input.ident;
-    quote! {
-        const _: () = {
-            impl #krate::CqlMapping for #ident {
-                fn cql_type() -> #p::CqlType {
+    wrap(input, krate, |ident| {
+        quote! {
+            impl __cm::CqlMapping for #ident {
+                fn cql_type() -> __p::CqlType {
                     ::core::unreachable!()
                 }
             }
-            impl #p::SerializeValue for #ident {
+            impl __p::SerializeValue for #ident {
                 fn serialize<'__b>(
                     &self,
-                    _: &#p::ColumnType<'_>,
-                    _: #p::CellWriter<'__b>,
-                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                    _: &__p::ColumnType<'_>,
+                    _: __p::CellWriter<'__b>,
+                ) -> __p::Result<__p::WrittenCellProof<'__b>, __p::SerializationError> {
                     ::core::unreachable!()
                 }
             }
-            impl<'__f, '__m> #p::DeserializeValue<'__f, '__m> for #ident {
-                fn type_check(_: &#p::ColumnType<'_>) -> #p::Result<(), #p::TypeCheckError> {
+            impl<'__f, '__m> __p::DeserializeValue<'__f, '__m> for #ident {
+                fn type_check(_: &__p::ColumnType<'_>) -> __p::Result<(), __p::TypeCheckError> {
                     ::core::unreachable!()
                 }
                 fn deserialize(
-                    _: &'__m #p::ColumnType<'__m>,
-                    _: #p::Option<#p::FrameSlice<'__f>>,
-                ) -> #p::Result<Self, #p::DeserializationError> {
+                    _: &'__m __p::ColumnType<'__m>,
+                    _: __p::Option<__p::FrameSlice<'__f>>,
+                ) -> __p::Result<Self, __p::DeserializationError> {
                     ::core::unreachable!()
                 }
             }
-        };
-    }
+        }
+    })
 }

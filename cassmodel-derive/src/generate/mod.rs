@@ -32,24 +32,24 @@ use crate::attr::Order;
 use crate::model::{Field, Role, Table};
 use crate::types;
 
-/// The short names generated code inside its `const _` block uses for `::cassmodel` (or the
-/// `crate = "..."` path) and its hidden `__private` module: still absolute paths, like
-/// serde's `extern crate serde as _serde`, but half the text to expand and type-check.
-pub fn aliases(krate: &syn::Path) -> TokenStream {
+/// `body` in the `const _: () = { ... };` block every derive expands into. The block names
+/// `::cassmodel` (or the `crate = "..."` path) and its hidden `__private` module `__cm` and `__p`:
+/// still absolute paths, like serde's `extern crate serde as _serde`, but half the text to
+/// expand and type-check. It allows, once: aliases that go unused, marker traits named after
+/// columns (`__Eq_user_id`), and public methods bound by them though nothing outside can name
+/// them.
+pub fn wrap(krate: &syn::Path, body: TokenStream) -> TokenStream {
     quote! {
-        use #krate as __cm;
-        use #krate::__private as __p;
+        #[allow(unused_imports, non_camel_case_types, private_bounds, private_interfaces)]
+        const _: () = {
+            use #krate as __cm;
+            use #krate::__private as __p;
+            #body
+        };
     }
 }
 
-/// The lints a derive's `const _` block allows: its [`aliases`] may go unused, its marker
-/// traits are named after columns (`__Eq_user_id`), and public methods are bound by them
-/// though nothing outside can name them.
-pub fn lints() -> TokenStream {
-    quote!(#[allow(unused_imports, non_camel_case_types, private_bounds, private_interfaces)])
-}
-
-/// The crate's alias inside a `const _` block (see [`aliases`]).
+/// The crate's alias inside a `const _` block (see [`wrap`]).
 pub fn alias() -> syn::Path {
     syn::parse_quote!(__cm)
 }
@@ -123,7 +123,7 @@ pub fn list(fields: &[&Field<'_>]) -> String {
 
 /// A `#[diagnostic::on_unimplemented]` marker trait: implemented for the states in which a
 /// method may be called; its message is what a user sees otherwise. It lives in the table's
-/// `const _` block (so nothing outside can name or implement it), whose [`lints`] allow its
+/// `const _` block (so nothing outside can name or implement it), whose [`wrap`] allows its
 /// name and its use in public bounds.
 pub fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStream {
     quote! {

@@ -8,8 +8,6 @@ use super::{private, readers};
 use crate::model::Projection;
 
 pub fn generate(pr: &Projection<'_>) -> TokenStream {
-    let lints = super::lints();
-    let aliases = super::aliases(&pr.krate);
     let krate = &super::alias();
     let p = private();
     let ident = pr.ident;
@@ -25,41 +23,38 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
     let reads = readers(krate, &pr.fields);
     let field_idents = pr.fields.iter().map(|f| f.ident);
 
-    quote! {
-        #lints
-        const _: () = {
-            #aliases
-            #[allow(dead_code, clippy::all)]
-            fn __fields_of_table(row: &#table) {
-                #(#same_fields)*
+    let body = quote! {
+        #[allow(dead_code, clippy::all)]
+        fn __fields_of_table(row: &#table) {
+            #(#same_fields)*
+        }
+
+        fn __defs() -> &'static [#krate::ColumnDef] {
+            static DEFS: #p::OnceLock<#p::Vec<#krate::ColumnDef>> = #p::OnceLock::new();
+            DEFS.get_or_init(|| {
+                #p::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns())
+            })
+        }
+
+        impl #krate::Projection<#table> for #ident {
+            fn columns() -> &'static [::core::primitive::usize] {
+                static COLUMNS: #p::OnceLock<#p::Vec<::core::primitive::usize>> = #p::OnceLock::new();
+                COLUMNS.get_or_init(|| #p::projection_columns::<#table>(&[#(#names),*]))
+            }
+        }
+
+        impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
+            fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
+                #p::check_columns(#rust_name, __defs(), specs)
             }
 
-            fn __defs() -> &'static [#krate::ColumnDef] {
-                static DEFS: #p::OnceLock<#p::Vec<#krate::ColumnDef>> = #p::OnceLock::new();
-                DEFS.get_or_init(|| {
-                    #p::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns())
-                })
+            fn deserialize(
+                row: #p::ColumnIterator<'__f, '__m>,
+            ) -> #p::Result<Self, #p::DeserializationError> {
+                let mut __row = #p::RowReader::with_columns(__defs, row);
+                #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
             }
-
-            impl #krate::Projection<#table> for #ident {
-                fn columns() -> &'static [::core::primitive::usize] {
-                    static COLUMNS: #p::OnceLock<#p::Vec<::core::primitive::usize>> = #p::OnceLock::new();
-                    COLUMNS.get_or_init(|| #p::projection_columns::<#table>(&[#(#names),*]))
-                }
-            }
-
-            impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
-                fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
-                    #p::check_columns(#rust_name, __defs(), specs)
-                }
-
-                fn deserialize(
-                    row: #p::ColumnIterator<'__f, '__m>,
-                ) -> #p::Result<Self, #p::DeserializationError> {
-                    let mut __row = #p::RowReader::with_columns(__defs, row);
-                    #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
-                }
-            }
-        };
-    }
+        }
+    };
+    super::wrap(&pr.krate, body)
 }

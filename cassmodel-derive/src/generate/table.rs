@@ -14,8 +14,6 @@ use crate::model::{Field, Table};
 pub fn generate(t: &Table<'_>) -> TokenStream {
     let alias = super::alias();
     let cx = Cx::new(t, &alias);
-    let aliases = super::aliases(&t.krate);
-    let lints = super::lints();
     let (krate, p, ident) = (cx.krate, &cx.p, cx.ident);
     let assertions = type_assertions(&t.fields);
     let table_impl = table_impl(&cx);
@@ -30,29 +28,25 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         .then(|| quote!(impl #krate::Insertable for #ident {}));
     let from_entities = t.attrs.entities.iter().map(|e| from_entity(t, e));
     let builder = builder_struct(&cx);
-    quote! {
-        #builder
+    let body = quote! {
+        const _: () = { #assertions };
 
-        #lints
-        const _: () = {
-            #aliases
-            const _: () = { #assertions };
+        // Registers the table for `cassmodel::migrate::registered_tables()`.
+        #p::inventory::submit! {
+            #p::TableEntry(<#ident as #krate::Table>::schema)
+        }
 
-            // Registers the table for `cassmodel::migrate::registered_tables()`.
-            #p::inventory::submit! {
-                #p::TableEntry(<#ident as #krate::Table>::schema)
-            }
-
-            #table_impl
-            #rows
-            #insertable
-            #(#from_entities)*
-            #entry_points
-            #keys
-            #reads
-            #writes
-        };
-    }
+        #table_impl
+        #rows
+        #insertable
+        #(#from_entities)*
+        #entry_points
+        #keys
+        #reads
+        #writes
+    };
+    let wrapped = super::wrap(&t.krate, body);
+    quote!(#builder #wrapped)
 }
 
 /// `PostQuery<'a, S, K, R>`: the typed builder, a wrapper of the runtime's generic query.

@@ -7,8 +7,6 @@ use super::{column_def, private, readers, type_assertions, value_match};
 use crate::model::Udt;
 
 pub fn generate(u: &Udt<'_>) -> TokenStream {
-    let lints = super::lints();
-    let aliases = super::aliases(&u.krate);
     let krate = &super::alias();
     let p = private();
     let ident = u.ident;
@@ -27,63 +25,60 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
             quote!(#id: __udt.field(#i, #read)?,)
         });
 
-    quote! {
-        #lints
-        const _: () = {
-            #aliases
-            const _: () = { #assertions };
+    let body = quote! {
+        const _: () = { #assertions };
 
-            // Registers the type for `cassmodel::migrate::registered_udts()`.
-            #p::inventory::submit! {
-                #p::UdtEntry(<#ident as #krate::Udt>::udt_schema)
+        // Registers the type for `cassmodel::migrate::registered_udts()`.
+        #p::inventory::submit! {
+            #p::UdtEntry(<#ident as #krate::Udt>::udt_schema)
+        }
+
+        impl #krate::Udt for #ident {
+            fn udt_schema() -> &'static #krate::UdtSchema {
+                static SCHEMA: #p::OnceLock<#krate::UdtSchema> = #p::OnceLock::new();
+                SCHEMA.get_or_init(|| {
+                    #krate::UdtSchema::new(#rust_name, #name, #p::Vec::from([#(#fields),*]))
+                })
             }
 
-            impl #krate::Udt for #ident {
-                fn udt_schema() -> &'static #krate::UdtSchema {
-                    static SCHEMA: #p::OnceLock<#krate::UdtSchema> = #p::OnceLock::new();
-                    SCHEMA.get_or_init(|| {
-                        #krate::UdtSchema::new(#rust_name, #name, #p::Vec::from([#(#fields),*]))
-                    })
-                }
+            fn __field(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
+                #values
+            }
+        }
 
-                fn __field(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
-                    #values
-                }
+        impl #krate::CqlMapping for #ident {
+            fn cql_type() -> #p::CqlType {
+                #p::CqlType::Udt(#p::String::from(#name))
             }
 
-            impl #krate::CqlMapping for #ident {
-                fn cql_type() -> #p::CqlType {
-                    #p::CqlType::Udt(#p::String::from(#name))
-                }
+            fn collect_udts(out: &mut #p::Vec<&'static #krate::UdtSchema>) {
+                <Self as #krate::Udt>::udt_schema().collect(out)
+            }
+        }
 
-                fn collect_udts(out: &mut #p::Vec<&'static #krate::UdtSchema>) {
-                    <Self as #krate::Udt>::udt_schema().collect(out)
-                }
+        impl #p::SerializeValue for #ident {
+            fn serialize<'__b>(
+                &self,
+                typ: &#p::ColumnType<'_>,
+                writer: #p::CellWriter<'__b>,
+            ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
+                #p::serialize_udt(self, typ, writer)
+            }
+        }
+
+        impl<'__f, '__m> #p::DeserializeValue<'__f, '__m> for #ident {
+            fn type_check(typ: &#p::ColumnType<'_>) -> #p::Result<(), #p::TypeCheckError> {
+                #p::type_check_udt::<Self>(typ)
             }
 
-            impl #p::SerializeValue for #ident {
-                fn serialize<'__b>(
-                    &self,
-                    typ: &#p::ColumnType<'_>,
-                    writer: #p::CellWriter<'__b>,
-                ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
-                    #p::serialize_udt(self, typ, writer)
-                }
+            fn deserialize(
+                typ: &'__m #p::ColumnType<'__m>,
+                v: #p::Option<#p::FrameSlice<'__f>>,
+            ) -> #p::Result<Self, #p::DeserializationError> {
+                let __udt = #p::UdtReader::<'__f, '__m, #n>::new::<Self>(typ, v)?;
+                #p::Result::Ok(Self { #(#reads)* })
             }
-
-            impl<'__f, '__m> #p::DeserializeValue<'__f, '__m> for #ident {
-                fn type_check(typ: &#p::ColumnType<'_>) -> #p::Result<(), #p::TypeCheckError> {
-                    #p::type_check_udt::<Self>(typ)
-                }
-
-                fn deserialize(
-                    typ: &'__m #p::ColumnType<'__m>,
-                    v: #p::Option<#p::FrameSlice<'__f>>,
-                ) -> #p::Result<Self, #p::DeserializationError> {
-                    let __udt = #p::UdtReader::<'__f, '__m, #n>::new::<Self>(typ, v)?;
-                    #p::Result::Ok(Self { #(#reads)* })
-                }
-            }
-        };
-    }
+        }
+    };
+    super::wrap(&u.krate, body)
 }

@@ -84,6 +84,45 @@ pub(crate) struct QueryState<'a> {
 }
 
 impl<'a> QueryState<'a> {
+    // Each clause with a bound value sets the statement's shape (the cache key) and the value
+    // together, here, so the two cannot disagree.
+
+    /// Adds `column op ?` to the WHERE clause.
+    pub(crate) fn restrict(&mut self, column: u16, op: Op, value: Bound<'a>) {
+        self.spec.restrictions.push((column, op));
+        self.values.where_.push(value);
+    }
+
+    /// Adds `IF column op ?`.
+    pub(crate) fn condition(&mut self, column: u16, op: Op, value: Bound<'a>) {
+        self.spec.conditions.push((column, op));
+        self.values.if_.push(value);
+    }
+
+    /// `LIMIT n` (bound, not spliced).
+    pub(crate) fn limit(&mut self, n: i32) {
+        self.spec.limit = true;
+        self.values.limit = Some(n);
+    }
+
+    /// `PER PARTITION LIMIT n`.
+    pub(crate) fn per_partition_limit(&mut self, n: i32) {
+        self.spec.per_partition_limit = true;
+        self.values.per_partition_limit = Some(n);
+    }
+
+    /// `USING TTL seconds`.
+    pub(crate) fn ttl(&mut self, seconds: i32) {
+        self.spec.ttl = true;
+        self.values.ttl = Some(seconds);
+    }
+
+    /// `USING TIMESTAMP micros`.
+    pub(crate) fn timestamp(&mut self, micros: i64) {
+        self.spec.timestamp = true;
+        self.values.timestamp = Some(micros);
+    }
+
     /// Adds a change of `column` to the SET clause: one value, or two for `c[?] = ?`.
     /// Assigning a column twice keeps the last value.
     pub(crate) fn set(&mut self, column: u16, op: SetOp, values: [Option<Bound<'a>>; 2]) {
