@@ -7,7 +7,7 @@
 //! gc_grace_seconds = N, comment = "...", compaction = "...", crate = "...")]` on tables,
 //! `#[cass(name = "...", crate = "...")]` on user-defined types.
 
-use cassmodel_schema::{CqlType, IndexTarget, ParseError};
+use cassmodel_schema::{CqlType, IndexTarget, ParseError, Period, Span as TimeSpan};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
@@ -51,6 +51,18 @@ pub struct FieldAttrs {
     pub frozen: Option<Span>,
     /// The `index` option.
     pub index: Option<IndexAttr>,
+    /// `avg_bytes = N`: the average size of the column's values, for the size analysis.
+    pub avg_bytes: Option<Spanned<u32>>,
+}
+
+/// `expect(rows = N)` or `expect(rows = N, per = "month", horizon = "5 years")` on a table.
+pub struct ExpectAttr {
+    /// The whole option.
+    pub span: Span,
+    /// Rows per partition, or per period with `per`.
+    pub rows: Option<u64>,
+    pub per: Option<Spanned<Period>>,
+    pub horizon: Option<Spanned<TimeSpan>>,
 }
 
 /// `index`, `index(name = "...")`, `index(keys)`, ... on a field.
@@ -79,6 +91,8 @@ pub struct ContainerAttrs {
     pub entities: Vec<syn::Path>,
     /// The tables an entity is stored in (`tables(A, B)`).
     pub tables: Option<Vec<syn::Path>>,
+    /// How the partitions grow (`expect(...)`).
+    pub expect: Option<ExpectAttr>,
 }
 
 /// Stores `value` in `slot` unless it is already set, in which case the repeat is an error.
@@ -211,15 +225,20 @@ fn bad_cql_type(text: &str, e: &ParseError) -> String {
     }
 }
 
-const FIELD_OPTIONS: &str =
-    "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen`, `static` or `index`";
+const FIELD_OPTIONS: &str = "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen`, `static`, \
+    `index` or `avg_bytes = 120`";
+/// Every form of the `expect` option.
+pub const EXPECT_FORMS: &str = "`expect(rows = 5000)` (rows per partition) or \
+    `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` (rows added per day, week, \
+    month or year, kept that long)";
 /// Every form of the `index` option.
 const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))]`, or for a \
     collection the part to index: `index(values)`, `index(keys)` or `index(entries)` (maps), \
     `index(full)` (frozen collections)";
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
-    `entity = EntityStruct` or `crate = \"path\"`";
+    `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` or \
+    `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
@@ -235,6 +254,107 @@ fn path_value(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<syn::Path> 
     } else {
         v.parse()
     }
+}
+
+/// `= N` with a whole number above zero, or an error saying so (`form` is the correct form);
+/// `None` after an error.
+fn positive(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    form: &str,
+) -> syn::Result<Option<(u64, Span)>> {
+    let name = path_name(meta);
+    if !meta.input.peek(syn::Token![=]) {
+        cx.error_at(meta.path.span(), format_args!("write `{form}`"));
+        return Ok(None);
+    }
+    let expr: syn::Expr = meta.value()?.parse()?;
+    let span = expr.span();
+    let n = match &expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n) if n > 0 => Ok(Some((n, span))),
+        _ => {
+            cx.error_at(
+                span,
+                format_args!(
+                    "`{name}` must be a whole number above zero, e.g. `{form}`; `{}` is not",
+                    expr.to_token_stream()
+                ),
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// The `expect(...)` option of a table.
+fn expect_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<ExpectAttr>> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_at(meta.path.span(), format_args!("write {EXPECT_FORMS}"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let group: proc_macro2::Group = meta.input.fork().parse()?;
+    let mut out = ExpectAttr {
+        span: group.span(),
+        rows: None,
+        per: None,
+        horizon: None,
+    };
+    meta.parse_nested_meta(|inner| {
+        let at = inner.path.span();
+        if inner.path.is_ident("rows") {
+            if let Some((n, _)) = positive(cx, &inner, "rows = 1000")? {
+                set_once(cx, &mut out.rows, n, at, "`rows`");
+            }
+        } else if inner.path.is_ident("per") {
+            let (text, span) = string(&inner)?;
+            match text.parse::<Period>() {
+                Ok(value) => set_once(cx, &mut out.per, Spanned { value, span }, at, "`per`"),
+                Err(e) => cx.error_at(
+                    span,
+                    format_args!("{e}: write e.g. `per = \"month\"` (rows added per month)"),
+                ),
+            }
+        } else if inner.path.is_ident("horizon") {
+            let (text, span) = string(&inner)?;
+            match text.parse::<TimeSpan>() {
+                Ok(value) => set_once(
+                    cx,
+                    &mut out.horizon,
+                    Spanned { value, span },
+                    at,
+                    "`horizon`",
+                ),
+                Err(e) => cx.error_at(
+                    span,
+                    format_args!("`horizon`: {e} (how long rows are kept)"),
+                ),
+            }
+        } else {
+            cx.error_at(
+                at,
+                format_args!(
+                    "unknown option `{}` in `expect(...)`: write {EXPECT_FORMS}",
+                    path_name(&inner)
+                ),
+            );
+            skip_value(&inner)?;
+        }
+        Ok(())
+    })?;
+    if out.rows.is_none() {
+        cx.error_at(
+            out.span,
+            format_args!("`expect(...)` needs `rows`: write {EXPECT_FORMS}"),
+        );
+    }
+    Ok(Some(out))
 }
 
 /// Reports an option `#[cass(...)]` does not know, with the options it does, and skips the
@@ -317,6 +437,23 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                 } else if meta.path.is_ident("index") && kind == Kind::Table {
                     if let Some(index) = index_option(cx, &meta)? {
                         set_once(cx, &mut out.index, index, at, "`index`");
+                    }
+                } else if meta.path.is_ident("avg_bytes") && kind == Kind::Table {
+                    if let Some((value, span)) = positive(cx, &meta, "avg_bytes = 120")? {
+                        match u32::try_from(value) {
+                            Ok(value) => set_once(
+                                cx,
+                                &mut out.avg_bytes,
+                                Spanned { value, span },
+                                at,
+                                "`avg_bytes`",
+                            ),
+                            Err(_) => cx.error_at(
+                                span,
+                                "`avg_bytes` is over 4 GB, more than Cassandra stores in a cell: \
+                                 give the average size of one value in bytes",
+                            ),
+                        }
                     }
                 } else {
                     let opts = if kind == Kind::Table {
@@ -518,6 +655,11 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                         at,
                         "`keyspace`",
                     );
+                }
+                Kind::Table if is("expect") => {
+                    if let Some(e) = expect_option(cx, &meta)? {
+                        set_once(cx, &mut out.expect, e, at, "`expect`");
+                    }
                 }
                 Kind::Table if is("default_ttl") => {
                     let n = number(&meta)?;

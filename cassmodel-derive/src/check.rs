@@ -27,6 +27,47 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     indexes(cx, t);
     unique_columns(cx, &t.fields);
     builder_method_names(cx, t);
+    expectations(cx, t);
+}
+
+/// `expect(...)` is a whole growth, and `avg_bytes` is given only where the type does not fix
+/// the size.
+fn expectations(cx: &mut Ctxt, t: &Table<'_>) {
+    if let Some(e) = &t.attrs.expect {
+        match (&e.per, &e.horizon) {
+            (None, Some(h)) => cx.error_at(
+                h.span,
+                "`horizon` goes with a rate: write `expect(rows = 1000, per = \"month\", \
+                 horizon = \"5 years\")` (rows added per month, kept 5 years), or \
+                 `expect(rows = 5000)` for partitions that do not grow",
+            ),
+            (Some(p), None) if t.attrs.default_ttl.is_none() => cx.error_at(
+                p.span,
+                format_args!(
+                    "a rate needs a horizon, how long rows are kept: write \
+                     `expect(rows = .., per = \"{}\", horizon = \"5 years\")`, or give the \
+                     table a `default_ttl`",
+                    p.value
+                ),
+            ),
+            _ => {}
+        }
+    }
+    for f in &t.fields {
+        let (Some(avg), Some(ty)) = (&f.attrs.avg_bytes, &f.cql_type) else {
+            continue;
+        };
+        if let Some(n) = cassmodel_schema::fixed_size(ty, &|_| None) {
+            cx.error_at(
+                avg.span,
+                format_args!(
+                    "`{}` is `{ty}`, always {n} bytes: remove `avg_bytes` (it is for types whose \
+                     size varies: text, blob, varint, decimal, collections)",
+                    f.column
+                ),
+            );
+        }
+    }
 }
 
 pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {

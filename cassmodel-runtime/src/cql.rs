@@ -16,7 +16,7 @@ fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
         .map_or(std::borrow::Cow::Borrowed("?"), |c| quote_ident(c.name))
 }
 
-fn column_list(schema: &TableSchema, columns: &[usize]) -> String {
+pub(crate) fn column_list(schema: &TableSchema, columns: &[usize]) -> String {
     columns
         .iter()
         .map(|&i| name(schema, i))

@@ -19,6 +19,7 @@ mod mapping;
 pub mod migrate;
 mod query;
 mod schema;
+pub mod sizing;
 mod table;
 mod udt;
 
@@ -31,7 +32,10 @@ pub use exec::{Page, Projection};
 pub use insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
 pub use query::{Cmp, Outcome, QueryFuture, QueryOptions, RowStream, kind, state};
-pub use schema::{ColumnDef, ColumnKind, IndexDef, Order, TableOptions, TableSchema, UdtSchema};
+pub use cassmodel_schema::{Period, Span};
+pub use schema::{
+    ColumnDef, ColumnKind, Growth, IndexDef, Order, TableOptions, TableSchema, UdtSchema,
+};
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
 pub use table::Table;

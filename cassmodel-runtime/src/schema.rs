@@ -3,7 +3,7 @@
 //! Generated code builds one [`TableSchema`] (or [`UdtSchema`]) per type, once, and the rest
 //! of the runtime (DDL, statements, row checks) works from it.
 
-use cassmodel_schema::{CqlType, IndexTarget};
+use cassmodel_schema::{CqlType, IndexTarget, Period, Span};
 
 use scylla::deserialize::TypeCheckError;
 use scylla::frame::response::result::ColumnType;
@@ -76,6 +76,9 @@ pub struct ColumnDef {
     pub rust_type: &'static str,
     /// The secondary index on this column (`#[cass(index)]`), if any.
     pub index: Option<IndexDef>,
+    /// The average size of its values in bytes, declared with `#[cass(avg_bytes = N)]` for
+    /// the partition-size analysis ([`sizing`](crate::sizing)) of a type whose size varies.
+    pub avg_bytes: Option<u32>,
     udts: Vec<&'static UdtSchema>,
     /// Whether the field's Rust type can read a result column of a given type.
     pub(crate) type_check: TypeCheckFn,
@@ -155,6 +158,7 @@ impl ColumnDef {
             nullable,
             rust_type,
             index: None,
+            avg_bytes: None,
             udts,
             type_check,
         }
@@ -166,6 +170,12 @@ impl ColumnDef {
     pub fn with_index(mut self, name: &'static str, target: Option<IndexTarget>) -> Self {
         let target = IndexTarget::resolve(target, &self.cql_type);
         self.index = Some(IndexDef { name, target });
+        self
+    }
+
+    /// The column with its values' average size declared (`#[cass(avg_bytes = N)]`).
+    pub fn with_avg_bytes(mut self, bytes: u32) -> Self {
+        self.avg_bytes = Some(bytes);
         self
     }
 
@@ -189,6 +199,25 @@ pub struct TableOptions {
     pub gc_grace_seconds: Option<u32>,
 }
 
+/// How the partitions of a table grow, declared with `#[cass(expect(...))]` on the struct.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Growth {
+    /// `expect(rows = N)`: each partition holds about `N` rows, and no more over time.
+    Rows(u64),
+    /// `expect(rows = N, per = "month", horizon = "5 years")`: each partition gains about `N`
+    /// rows per period, and keeps them for the horizon (by default the table's
+    /// `default_ttl`, if it has one; `None`: neither, the partitions grow without end).
+    Rate {
+        /// Rows added per period.
+        rows: u64,
+        /// The period.
+        per: Period,
+        /// How long rows are kept.
+        horizon: Option<Span>,
+    },
+}
+
 /// Everything cassmodel knows about a table, built once per `#[derive(CassTable)]` type.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -208,6 +237,9 @@ pub struct TableSchema {
     pub clustering: Vec<usize>,
     /// Table options.
     pub options: TableOptions,
+    /// How its partitions grow, declared with `#[cass(expect(...))]`: the input of the
+    /// partition-size analysis ([`sizing`](crate::sizing)). `None`: not declared.
+    pub growth: Option<Growth>,
     udts: Vec<&'static UdtSchema>,
     all: Vec<usize>,
     key: Vec<usize>,
@@ -243,10 +275,17 @@ impl TableSchema {
             partition_key,
             clustering,
             options,
+            growth: None,
             udts,
             all: (0..n).collect(),
             key,
         }
+    }
+
+    /// The table with its partitions' growth declared (`#[cass(expect(...))]`).
+    pub fn with_growth(mut self, growth: Growth) -> Self {
+        self.growth = Some(growth);
+        self
     }
 
     /// `0..columns.len()`: the indices of every column, in field order.

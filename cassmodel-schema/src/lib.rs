@@ -12,10 +12,12 @@
 //! assert!(t.key_violation().is_some()); // a non-frozen map cannot be a key column
 //! ```
 
+mod growth;
 mod ident;
 mod index;
 mod types;
 
+pub use growth::{PERIODS, Period, Span, fixed_size};
 pub use ident::{
     MAX_SCHEMA_NAME_LEN, NameError, is_reserved_word, quote_ident, validate_column_name,
     validate_schema_name,

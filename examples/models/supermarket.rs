@@ -29,12 +29,16 @@
 //! timeslots of a date; Q5 orders of a customer; Q6 orders of a date and team in start-time
 //! order; Q7 one address by customer id and address key.
 //!
-//! Partition sizing (the article's arithmetic): an `orders_by_customer` row has 12 columns, 2
-//! of them in the clustering key and 1 in the partition key; the article counts 12 - 2 = 10
-//! cells per order row. A customer partition reaches Cassandra's hard limit of 2 billion cells
-//! after 200 million orders, and the 100,000-cell guidance after 10,000 orders. If customers
-//! can order that much, split the partition: another table, another key column, or a month
-//! bucket in the partition key (queries then name the month).
+//! Partition sizing: the article counts 12 columns - 2 key columns = 10 cells per order row
+//! and asks when a customer ordering 1,000,000 times a month reaches Cassandra's hard limit of
+//! 2 billion cells: after 200 million orders, about 17 years. `OrdersByCustomer` declares that
+//! growth (`#[cass(expect(...))]`), so `migrate analyze` (or
+//! `cassmodel::sizing::analyze`) does the arithmetic on the table as written: its primary key
+//! has 3 columns (the article's count leaves one out), so 9 cells per row and 18.5 years to
+//! the hard limit, but the 100,000-value guidance after about 8 hours. The fix it names: a
+//! bucket by day together with an extra key column, since even one day of such a customer's
+//! orders is over the guidance. `OrdersByCustomerMonth` shows the month bucket the article
+//! suggests, for customers ordering about 1,000 times a month.
 
 use std::collections::BTreeMap;
 
@@ -131,7 +135,11 @@ pub struct Order {
 /// customer's orders newest first. `submission_time DESC` only orders the versions of one
 /// order. To list orders by time, cluster by `submission_time` first (or a timeuuid id).
 #[derive(CassTable, Debug, Clone, PartialEq)]
-#[cass(keyspace = "order_delivery", entity = Order)]
+#[cass(
+    keyspace = "order_delivery",
+    entity = Order,
+    expect(rows = 1_000_000, per = "month", horizon = "20 years")
+)]
 pub struct OrdersByCustomer {
     #[partition_key]
     pub customer_id: Uuid,
@@ -139,14 +147,20 @@ pub struct OrdersByCustomer {
     pub order_id: Uuid,
     #[clustering(desc)]
     pub submission_time: DateTime<Utc>,
+    /// About 4 products: 4 x (16-byte id + 4-byte quantity + 8 bytes of lengths).
+    #[cass(avg_bytes = 112)]
     pub products: BTreeMap<Uuid, i32>,
+    #[cass(avg_bytes = 9)]
     pub status: String,
+    #[cass(avg_bytes = 8)]
     pub delivery_address_key: String,
+    #[cass(avg_bytes = 3)]
     pub currency: String,
     pub item_subtotal: f64,
     pub postage_packing_fee: f64,
     pub vat: f64,
     pub promotional_discount: Option<f64>,
+    #[cass(avg_bytes = 40)]
     pub remarks: Option<String>,
 }
 

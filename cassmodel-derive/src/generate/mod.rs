@@ -172,7 +172,15 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         };
         quote!(.with_index(#name, #target))
     });
-    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #index)
+    let avg = f
+        .attrs
+        .avg_bytes
+        .as_ref()
+        .map(|a| {
+            let n = a.value;
+            quote!(.with_avg_bytes(#n))
+        });
+    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #index #avg)
 }
 
 /// `read` functions for `RowReader::next` / `UdtReader::field`, one per field.

@@ -97,6 +97,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     ];
     let columns = t.fields.iter().map(|f| column_def(krate, f));
     let values = value_match(krate, &t.fields);
+    let growth = a.expect.as_ref().and_then(|e| growth(krate, p, e));
     quote! {
         impl #krate::Table for #ident {
             fn schema() -> &'static #krate::TableSchema {
@@ -108,7 +109,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
                         #keyspace,
                         #krate::TableOptions::new() #(#options)*,
                         #p::Vec::from([#(#columns),*]),
-                    )
+                    ) #growth
                 })
             }
 
@@ -117,6 +118,29 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// `.with_growth(..)` from `expect(...)` (nothing after an error in it).
+fn growth(krate: &syn::Path, p: &TokenStream, e: &crate::attr::ExpectAttr) -> Option<TokenStream> {
+    let rows = e.rows?;
+    let period = |p: cassmodel_schema::Period| {
+        let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
+        quote!(#krate::Period::#v)
+    };
+    Some(match &e.per {
+        None => quote!(.with_growth(#krate::Growth::Rows(#rows))),
+        Some(per) => {
+            let per = period(per.value);
+            let horizon = match &e.horizon {
+                Some(h) => {
+                    let (amount, unit) = (h.value.amount, period(h.value.period));
+                    quote!(#p::Option::Some(#krate::Span { amount: #amount, period: #unit }))
+                }
+                None => quote!(#p::Option::None),
+            };
+            quote!(.with_growth(#krate::Growth::Rate { rows: #rows, per: #per, horizon: #horizon }))
+        }
+    })
 }
 
 /// The driver's `DeserializeRow` (by position, names checked once per result) and

@@ -10,13 +10,16 @@
 //! ```
 //!
 //! ```text
-//! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema>
+//! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema|analyze [--live]>
 //!
 //!   plan       dry run: print the CQL it would run, what it refuses, what it leaves alone
 //!   apply      run the plan (nothing at all if something is refused)
 //!   generate   write the plan as the next DIR/NNNN_<description>.cql
 //!   validate   check that the cluster matches the models (for start-up checks and CI)
 //!   schema     print the full DDL of every model, offline (no cluster needed)
+//!   analyze    estimate each table's partition size from its `#[cass(expect(...))]`
+//!              (offline); `--live` adds what the node reports about the real partitions,
+//!              `--count-rows` the partition with the most rows (a scan of each table)
 //!
 //!   --contact-points HOST:PORT,...   default: $CASSMODEL_CONTACT_POINTS, else 127.0.0.1:9042
 //!   --keyspace KS                    keyspace of the models that do not name one
@@ -28,7 +31,8 @@
 //!
 //! Exit codes ([`Exit`]), for CI jobs: `0` nothing to do / done, `1` error (including a bad
 //! command line), `2` the plan is not empty or the cluster does not match (`plan`,
-//! `validate`), `3` something is refused.
+//! `validate`), `3` something is refused, `4` a table outgrows the partition-size guidance
+//! (`analyze`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -52,6 +56,9 @@ pub enum Exit {
     Pending = 2,
     /// `3`: the plan refuses something (`plan`, `apply`, `generate`).
     Refused = 3,
+    /// `4`: a table's partitions outgrow the guidance (`analyze`; see
+    /// [`sizing`](crate::sizing)).
+    OverGuidance = 4,
 }
 
 impl Exit {
@@ -71,7 +78,8 @@ impl From<Exit> for ExitCode {
 #[command(
     about = "Migrations from cassmodel structs: plan, apply, generate files, validate, print the schema",
     after_help = "Exit codes: 0 nothing to do or done; 1 error; 2 plan not empty or cluster \
-                  differs (plan, validate); 3 something refused."
+                  differs (plan, validate); 3 something refused; 4 a table outgrows the \
+                  partition-size guidance (analyze)."
 )]
 struct Cli {
     /// Comma-separated host:port pairs [default: $CASSMODEL_CONTACT_POINTS, else 127.0.0.1:9042].
@@ -114,6 +122,16 @@ enum Command {
     Validate,
     /// Print the full DDL of every model, offline (no cluster needed).
     Schema,
+    /// Estimate each table's partition size from its `#[cass(expect(...))]` (offline), with
+    /// the fix for each table over the guidance.
+    Analyze {
+        /// Also read what the node reports about each table's real partitions.
+        #[arg(long)]
+        live: bool,
+        /// With `--live`: find the partition with the most rows (scans each table).
+        #[arg(long, requires = "live")]
+        count_rows: bool,
+    },
 }
 
 /// Parses `SimpleStrategy:1` or `NetworkTopologyStrategy:dc1=3,dc2=3` (class names in any
@@ -297,6 +315,22 @@ async fn execute(
         write!(out, "{}", m.schema_cql()?).map_err(io)?;
         return Ok(Exit::Ok);
     }
+    if let Command::Analyze { live, count_rows } = cli.command {
+        let report = crate::sizing::analyze_all(models.tables(), cli.keyspace.as_deref());
+        write!(out, "{report}").map_err(io)?;
+        if live {
+            let db = connect(&cli).await?;
+            for (schema, size) in models.tables().iter().zip(&report.tables) {
+                let live = crate::sizing::live(&db, schema, count_rows).await?;
+                writeln!(out, "{}", live.compare(size.estimate.as_ref())).map_err(io)?;
+            }
+        }
+        return Ok(if report.exceeds_guidance() {
+            Exit::OverGuidance
+        } else {
+            Exit::Ok
+        });
+    }
     let db = connect(&cli).await?;
     let m = configure(Migrator::new(&db, models), &cli);
     match &cli.command {
@@ -343,6 +377,6 @@ async fn execute(
             writeln!(out, "the cluster matches the models").map_err(io)?;
             Ok(Exit::Ok)
         }
-        Command::Schema => Ok(Exit::Ok),
+        Command::Schema | Command::Analyze { .. } => Ok(Exit::Ok),
     }
 }
