@@ -63,6 +63,8 @@ pub struct ExpectAttr {
     pub rows: Option<u64>,
     pub per: Option<Spanned<Period>>,
     pub horizon: Option<Spanned<TimeSpan>>,
+    /// Whether a part of it was wrong (already reported): nothing more is said about it.
+    pub broken: bool,
 }
 
 /// `index`, `index(name = "...")`, `index(keys)`, ... on a field.
@@ -280,12 +282,15 @@ fn positive(
     match n {
         Some(n) if n > 0 => Ok(Some((n, span))),
         _ => {
+            let what = match &expr {
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                    "a negative number".to_owned()
+                }
+                _ => format!("`{}`", expr.to_token_stream()),
+            };
             cx.error_at(
                 span,
-                format_args!(
-                    "`{name}` must be a whole number above zero, e.g. `{form}`; `{}` is not",
-                    expr.to_token_stream()
-                ),
+                format_args!("`{name}` must be a whole number above zero, e.g. `{form}`, not {what}"),
             );
             Ok(None)
         }
@@ -305,7 +310,9 @@ fn expect_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Optio
         rows: None,
         per: None,
         horizon: None,
+        broken: false,
     };
+    let errors = cx.count();
     meta.parse_nested_meta(|inner| {
         let at = inner.path.span();
         if inner.path.is_ident("rows") {
@@ -348,7 +355,8 @@ fn expect_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Optio
         }
         Ok(())
     })?;
-    if out.rows.is_none() {
+    out.broken = cx.count() > errors;
+    if out.rows.is_none() && !out.broken {
         cx.error_at(
             out.span,
             format_args!("`expect(...)` needs `rows`: write {EXPECT_FORMS}"),

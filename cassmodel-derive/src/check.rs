@@ -33,7 +33,7 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
 /// `expect(...)` is a whole growth, and `avg_bytes` is given only where the type does not fix
 /// the size.
 fn expectations(cx: &mut Ctxt, t: &Table<'_>) {
-    if let Some(e) = &t.attrs.expect {
+    if let Some(e) = t.attrs.expect.as_ref().filter(|e| !e.broken) {
         match (&e.per, &e.horizon) {
             (None, Some(h)) => cx.error_at(
                 h.span,
