@@ -51,7 +51,10 @@ fn years(days: Option<f64>) -> f64 {
 fn the_guides_worked_example() {
     let size = sizing::analyze(GuideOrders::schema(), Some("order_delivery"));
     assert_eq!(size.table, "order_delivery.orders_by_customer");
-    let e = size.estimate.as_ref().expect("the table declares its growth");
+    let e = size
+        .estimate
+        .as_ref()
+        .expect("the table declares its growth");
     assert_eq!((e.columns, e.key_columns, e.static_columns), (12, 2, 0));
     assert_eq!(e.cells_per_row, 10);
     // 2 billion cells / 10 per row = 200 million orders = 200 months.
@@ -60,7 +63,10 @@ fn the_guides_worked_example() {
     assert_eq!(to_limit.round(), 17.0);
     // 100,000 values = 10,000 orders: 0.01 month, about 7.3 hours.
     let hours = e.days_to_values_guidance.expect("a rate") * 24.0;
-    assert!((hours - 0.01 * 365.25 / 12.0 * 24.0).abs() < 1e-9, "{hours}");
+    assert!(
+        (hours - 0.01 * 365.25 / 12.0 * 24.0).abs() < 1e-9,
+        "{hours}"
+    );
     // 20 years of 1,000,000 a month: 240 million rows, 2.4 billion values: over the limit.
     assert!((e.rows - 240e6).abs() < 1e-3);
     assert!(e.values > CELL_LIMIT as f64);
@@ -75,7 +81,10 @@ fn the_guides_worked_example() {
     // A day of this customer's orders (32,854) is over 10,000 rows, so no time bucket alone
     // is enough.
     assert!(text.contains("even one day of rows (32,854)"), "{text}");
-    assert!(text.contains("splits each day's rows into 4 parts"), "{text}");
+    assert!(
+        text.contains("splits each day's rows into 4 parts"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -98,7 +107,10 @@ fn within_guidance_and_undeclared() {
     let addresses = sizing::analyze(models::supermarket::CustomerAddresses::schema(), None);
     assert!(addresses.estimate.is_none());
     assert!(!addresses.exceeds_guidance());
-    assert!(addresses.to_string().contains("not declared"), "{addresses}");
+    assert!(
+        addresses.to_string().contains("not declared"),
+        "{addresses}"
+    );
 
     #[derive(CassTable)]
     #[cass(table = "small", expect(rows = 500))]
@@ -146,10 +158,7 @@ fn the_fix_names_a_bucket_width() {
     // At most 50,000 rows per partition: a month is 50,000 (not over), so a month bucket.
     assert!(size.exceeds_guidance());
     let text = size.to_string();
-    assert!(
-        text.contains("`#[cass(bucket(month))]` on `at`"),
-        "{text}"
-    );
+    assert!(text.contains("`#[cass(bucket(month))]` on `at`"), "{text}");
     assert!(matches!(
         e.growth,
         Growth::Rate {
@@ -170,7 +179,10 @@ async fn analyze_command_exit_code() {
     let (exit, out) = run(Models::new().table::<GuideOrders>()).await;
     assert_eq!(exit, cli::Exit::OverGuidance, "{out}");
     assert!(out.contains("10 cells per row"), "{out}");
-    assert!(out.contains("1 table(s): 1 over the guidance, 0 not declared"), "{out}");
+    assert!(
+        out.contains("1 table(s): 1 over the guidance, 0 not declared"),
+        "{out}"
+    );
     let (exit, out) = run(Models::new().table::<models::supermarket::CustomerAddresses>()).await;
     assert_eq!(exit, cli::Exit::Ok, "{out}");
     assert!(out.contains("1 not declared"), "{out}");

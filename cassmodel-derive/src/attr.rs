@@ -290,7 +290,9 @@ fn positive(
             };
             cx.error_at(
                 span,
-                format_args!("`{name}` must be a whole number above zero, e.g. `{form}`, not {what}"),
+                format_args!(
+                    "`{name}` must be a whole number above zero, e.g. `{form}`, not {what}"
+                ),
             );
             Ok(None)
         }

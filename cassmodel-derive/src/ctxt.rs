@@ -30,7 +30,9 @@ impl Ctxt {
 
     /// How many errors are recorded so far.
     pub fn count(&self) -> usize {
-        self.errors.as_ref().map_or(0, |e| e.clone().into_iter().count())
+        self.errors
+            .as_ref()
+            .map_or(0, |e| e.clone().into_iter().count())
     }
 
     /// All errors combined, or `Ok` when there were none.

@@ -117,6 +117,20 @@ pub enum NodeError {
         detail: String,
     },
 
+    /// `nodetool` failed.
+    #[error(
+        "`nodetool {args}` failed ({status}); is the node running (`cassmodel-node status`) with \
+         its JMX port at CASSMODEL_NODE_JMX_PORT? It said:\n{output}"
+    )]
+    Nodetool {
+        /// Its arguments.
+        args: String,
+        /// Its exit status.
+        status: String,
+        /// What it printed.
+        output: String,
+    },
+
     /// Another process held the start lock for too long.
     #[error(
         "waited {secs} s for the lock {path} held by another process starting or stopping the \

@@ -203,6 +203,52 @@ pub(crate) fn config_url(cfg: &NodeConfig) -> String {
     url
 }
 
+/// The arguments after `java` that run `nodetool args..` against the node's local JMX port:
+/// the JPMS flags Cassandra's classes need, a logback configuration that only prints
+/// warnings (to stderr), and Cassandra's `NodeTool` class from the node's jars.
+pub(crate) fn nodetool_args(
+    cfg: &NodeConfig,
+    java: &Java,
+    lib: &Path,
+    args: &[&str],
+) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    for (flag, value) in JPMS {
+        let module = value.split('/').next().unwrap_or_default();
+        if java.modules.is_empty() || java.modules.contains(module) {
+            out.push((*flag).into());
+            out.push((*value).into());
+        }
+    }
+    // FileUtils looks up `jdk.internal.ref.Cleaner` at class load.
+    out.push("--add-exports".into());
+    out.push("java.base/jdk.internal.ref=ALL-UNNAMED".into());
+    out.push(
+        format!(
+            "-Dlogback.configurationFile={}",
+            cfg.conf_dir().join("logback-tools.xml").display()
+        )
+        .into(),
+    );
+    out.push("-cp".into());
+    out.push(format!("{}", lib.join("*").display()).into());
+    out.push("org.apache.cassandra.tools.NodeTool".into());
+    out.extend(["-h", crate::config::HOST, "-p"].map(OsString::from));
+    out.push(cfg.jmx_port.to_string().into());
+    out.extend(args.iter().map(OsString::from));
+    out
+}
+
+/// logback-tools.xml: warnings and errors to stderr, nothing else.
+pub(crate) const LOGBACK_TOOLS: &str = r#"<configuration>
+  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%-5level %logger{0} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="STDERR" /></root>
+</configuration>
+"#;
+
 /// The arguments after `java`: JVM flags, class path and main class.
 ///
 /// Based on Cassandra 5.0's conf/jvm-server.options, conf/jvm17-server.options and

@@ -292,6 +292,40 @@ fn log_tail_impl(cfg: &NodeConfig, lines: usize, since_start: bool) -> String {
     out
 }
 
+/// Runs Cassandra's `nodetool` with `args` (e.g. `["flush", "ks", "table"]`) against the node
+/// of `cfg` (its local JMX port) and returns what it printed. Blocking: it starts a JVM
+/// (about a second).
+///
+/// ```no_run
+/// let cfg = cassmodel_node::NodeConfig::from_env();
+/// cassmodel_node::nodetool(&cfg, &["flush", "shop", "orders"])?;
+/// # Ok::<(), cassmodel_node::NodeError>(())
+/// ```
+pub fn nodetool(cfg: &NodeConfig, args: &[&str]) -> Result<String, NodeError> {
+    let java = java::find_java(cfg.java_home.as_deref())?;
+    let lib = jars::ensure_jars(cfg, &java)?;
+    let conf = cfg.conf_dir();
+    std::fs::create_dir_all(&conf)
+        .map_err(|e| NodeError::io(format!("creating {}", conf.display()), e))?;
+    let logback = conf.join("logback-tools.xml");
+    std::fs::write(&logback, launch::LOGBACK_TOOLS)
+        .map_err(|e| NodeError::io(format!("writing {}", logback.display()), e))?;
+    let output = std::process::Command::new(&java.bin)
+        .args(launch::nodetool_args(cfg, &java, &lib, args))
+        .output()
+        .map_err(|e| NodeError::io(format!("running {} (nodetool)", java.bin.display()), e))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    if output.status.success() {
+        Ok(stdout)
+    } else {
+        Err(NodeError::Nodetool {
+            args: args.join(" "),
+            status: output.status.to_string(),
+            output: format!("{stdout}{}", String::from_utf8_lossy(&output.stderr)),
+        })
+    }
+}
+
 /// Finds Java, downloads the jars if needed, writes the configuration and spawns the node.
 fn prepare_and_spawn(cfg: &NodeConfig) -> Result<Child, NodeError> {
     let java = java::find_java(cfg.java_home.as_deref())?;

@@ -30,6 +30,12 @@ enum Cmd {
     Reset,
     /// Tell whether a node answers CQL; exit status 0 if it does, 3 if not.
     Status,
+    /// Run Cassandra's nodetool against the node, e.g. `nodetool flush ks table`.
+    Nodetool {
+        /// nodetool's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<String>,
+    },
     /// Print the last lines of the node's logs.
     Logs {
         /// Number of lines.
@@ -111,6 +117,10 @@ async fn run(cmd: Cmd) -> Result<ExitCode, NodeError> {
             }
         }
         Cmd::Logs { lines } => print!("{}", cassmodel_node::log_tail(&cfg, lines)),
+        Cmd::Nodetool { args } => {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            print!("{}", cassmodel_node::nodetool(&cfg, &args)?);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

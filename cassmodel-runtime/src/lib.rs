@@ -25,6 +25,7 @@ mod udt;
 
 pub use batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularStatement};
 pub use cassmodel_schema::{CqlType, IndexTarget, NativeType};
+pub use cassmodel_schema::{Period, Span};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
 pub use error::{Error, Result, RowError};
@@ -32,7 +33,6 @@ pub use exec::{Page, Projection};
 pub use insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};
 pub use query::{Cmp, Outcome, QueryFuture, QueryOptions, RowStream, kind, state};
-pub use cassmodel_schema::{Period, Span};
 pub use schema::{
     ColumnDef, ColumnKind, Growth, IndexDef, Order, TableOptions, TableSchema, UdtSchema,
 };

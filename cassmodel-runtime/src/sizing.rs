@@ -39,8 +39,8 @@
 //! - values (cells) per partition: `Nv = Nr * (Nc - Npk - Ns) + Ns`. A row stores one cell
 //!   per regular column; a static column is one cell per partition. (A non-frozen collection
 //!   really stores one cell per element; like the guides, the analysis counts it as one.)
-//! - bytes per partition: `St = sum(partition-key sizes) + sum(static sizes)
-//!   + Nr * (sum(clustering sizes) + sum(regular sizes)) + 8 * Nv`, where 8 bytes are each
+//! - bytes per partition: `St = sum(partition-key sizes) + sum(static sizes) +
+//!   Nr * (sum(clustering sizes) + sum(regular sizes)) + 8 * Nv`, where 8 bytes are each
 //!   cell's write timestamp.
 //! - sizes: `boolean`/`tinyint` 1, `smallint` 2, `int`/`float`/`date` 4,
 //!   `bigint`/`double`/`timestamp`/`time`/`counter` 8, `uuid`/`timeuuid`/`inet` 16,
@@ -156,7 +156,9 @@ impl Estimate {
 impl TableSize {
     /// Whether a partition outgrows the guidance (values or bytes) at the horizon.
     pub fn exceeds_guidance(&self) -> bool {
-        self.estimate.as_ref().is_some_and(|e| !e.warnings.is_empty())
+        self.estimate
+            .as_ref()
+            .is_some_and(|e| !e.warnings.is_empty())
     }
 }
 
@@ -319,10 +321,7 @@ fn warnings(schema: &TableSchema, e: &Estimate) -> Vec<String> {
         } else {
             ""
         };
-        out.push(format!(
-            "a partition reaches {}{limit}",
-            what.join(" and ")
-        ));
+        out.push(format!("a partition reaches {}{limit}", what.join(" and ")));
     }
     out.push(fix(schema, e));
     out
@@ -350,7 +349,7 @@ fn fix(schema: &TableSchema, e: &Estimate) -> String {
             .filter(|(_, c)| c.kind == ColumnKind::Regular)
             .filter_map(|(i, c)| column_bytes(schema, i).map(|b| (b, c.name)))
             .collect();
-        cols.sort_by(|a, b| b.0.cmp(&a.0));
+        cols.sort_by_key(|c| std::cmp::Reverse(c.0));
         let names: Vec<String> = cols.iter().take(2).map(|(_, n)| format!("`{n}`")).collect();
         if names.is_empty() {
             String::new()
@@ -504,7 +503,8 @@ impl fmt::Display for TableSize {
                 f,
                 "  100,000 values after {}; 100 MB after {}; 2 billion cells after {}",
                 duration(d),
-                e.days_to_bytes_guidance.map_or("never".to_owned(), duration),
+                e.days_to_bytes_guidance
+                    .map_or("never".to_owned(), duration),
                 e.days_to_cell_limit.map_or("never".to_owned(), duration)
             )?;
         }
@@ -559,9 +559,9 @@ pub struct LiveSize {
 /// The node's figures cover flushed data only (`nodetool flush`), and the estimates are
 /// refreshed every few minutes (`nodetool refreshsizeestimates`).
 pub async fn live(db: &Db, schema: &TableSchema, count_rows: bool) -> Result<LiveSize> {
-    let keyspace = db.resolve_keyspace(schema.keyspace).ok_or(Error::NoKeyspace {
-        table: schema.name,
-    })?;
+    let keyspace = db
+        .resolve_keyspace(schema.keyspace)
+        .ok_or(Error::NoKeyspace { table: schema.name })?;
     let session = db.session();
     let run = |cql: &'static str| async move {
         session
@@ -663,7 +663,10 @@ impl LiveSize {
             ));
         }
         if let Some((key, rows)) = &self.largest {
-            out.push_str(&format!(" most rows: {} in partition ({key})", count(*rows as f64)));
+            out.push_str(&format!(
+                " most rows: {} in partition ({key})",
+                count(*rows as f64)
+            ));
             if let Some(e) = estimate {
                 out.push_str(&format!(
                     ", so {} values and about {} by the model's row size",

@@ -150,10 +150,18 @@ mod tests {
                 period: Period::Year
             })
         );
-        assert_eq!("1 Month".parse::<Span>().map(|s| s.period), Ok(Period::Month));
+        assert_eq!(
+            "1 Month".parse::<Span>().map(|s| s.period),
+            Ok(Period::Month)
+        );
         assert!("0 days".parse::<Span>().is_err());
         assert!("-3 days".parse::<Span>().is_err());
-        assert!("3 fortnights".parse::<Span>().unwrap_err().contains("unknown unit"));
+        assert!(
+            "3 fortnights"
+                .parse::<Span>()
+                .unwrap_err()
+                .contains("unknown unit")
+        );
         assert!("years".parse::<Span>().is_err());
         assert_eq!("weeks".parse::<Period>(), Ok(Period::Week));
     }

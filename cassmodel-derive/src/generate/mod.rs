@@ -172,14 +172,10 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         };
         quote!(.with_index(#name, #target))
     });
-    let avg = f
-        .attrs
-        .avg_bytes
-        .as_ref()
-        .map(|a| {
-            let n = a.value;
-            quote!(.with_avg_bytes(#n))
-        });
+    let avg = f.attrs.avg_bytes.as_ref().map(|a| {
+        let n = a.value;
+        quote!(.with_avg_bytes(#n))
+    });
     quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #index #avg)
 }
 
