@@ -1,5 +1,6 @@
 //! The seed-model demo: starts (or reuses) a local Cassandra node, creates every model of the
-//! seed articles, writes their sample rows and prints them back.
+//! seed articles, writes their sample rows and prints them back, then prints the partition-size
+//! analysis of every model (`cassmodel::sizing`, the same as `migrate analyze`).
 //!
 //! ```text
 //! cargo run --example demo
@@ -47,5 +48,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     models::ebay::demo(&db).await?;
     println!("\n== G");
     models::keys::demo(&db).await?;
+
+    // The modelling guides' last step: partition sizes, from each table's declared growth.
+    println!("\n== Partition sizes (cargo run --example migrate -- analyze)");
+    let tables: Vec<_> = models::SECTIONS.iter().flat_map(|s| (s.tables)()).collect();
+    print!(
+        "{}",
+        cassmodel::sizing::analyze_all(&tables, Some(&keyspace))
+    );
     Ok(())
 }

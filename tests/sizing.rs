@@ -158,7 +158,11 @@ fn the_fix_names_a_bucket_width() {
     // At most 50,000 rows per partition: a month is 50,000 (not over), so a month bucket.
     assert!(size.exceeds_guidance());
     let text = size.to_string();
-    assert!(text.contains("`#[cass(bucket(month))]` on `at`"), "{text}");
+    assert!(
+        text.contains("fix: bucket the partition by month: add the month of `at`"),
+        "{text}"
+    );
+    assert!(text.contains("about 50,000 rows per partition"), "{text}");
     assert!(matches!(
         e.growth,
         Growth::Rate {

@@ -54,7 +54,8 @@
 //! For a rate (`rows = N, per = "month"`), the rows of a partition at the horizon are
 //! `N * horizon / period` (months of 365.25 / 12 days), and the report gives the time each
 //! threshold is reached. Over the guidance, it names a fix: a time bucket of the first
-//! clustering column (`#[cass(bucket(month))]`) wide enough to stay under it, an extra
+//! clustering column (its day, week, month or year as an extra partition-key column) wide
+//! enough to stay under it, an extra
 //! partition-key column splitting each partition into `n` parts, or moving the largest
 //! columns to a second table.
 //!
@@ -370,18 +371,18 @@ fn fix(schema: &TableSchema, e: &Estimate) -> String {
         let bucket_rows = |p: Period| per_day * p.days();
         return match (bucket, first_clustering) {
             (Some(p), Some(c)) => format!(
-                "fix: bucket the partition by {p}: `#[cass(bucket({p}))]` on `{}` adds its {p} \
-                 to the partition key (about {} rows per partition), and reads give a range of \
-                 `{}`{split_columns}",
+                "fix: bucket the partition by {p}: add the {p} of `{}` to the partition key \
+                 (a `date` column set from `{}` on every write; about {} rows per partition), \
+                 and give reads the {p} as well{split_columns}",
                 c.name,
-                count(bucket_rows(p)),
-                c.name
+                c.name,
+                count(bucket_rows(p))
             ),
             (Some(p), None) => format!(
-                "fix: bucket the partition by {p} (about {} rows per partition): make a \
-                 `timestamp` or `date` column the first clustering column and put \
-                 `#[cass(bucket({p}))]` on it; or add a partition-key column that splits each \
-                 partition into {} parts{split_columns}",
+                "fix: bucket the partition by {p} (about {} rows per partition): add the {p} of \
+                 a `timestamp` or `date` column to the partition key, with that column the first \
+                 clustering column; or add a partition-key column that splits each partition \
+                 into {} parts{split_columns}",
                 count(bucket_rows(p)),
                 parts(e.rows)
             ),
@@ -455,12 +456,7 @@ pub fn duration(days: f64) -> String {
 impl fmt::Display for TableSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(e) = &self.estimate else {
-            return writeln!(
-                f,
-                "{}: not declared (add #[cass(expect(rows = N))] or \
-                 #[cass(expect(rows = N, per = \"month\", horizon = \"5 years\"))])",
-                self.table
-            );
+            return writeln!(f, "{}: not declared (no #[cass(expect(...))])", self.table);
         };
         writeln!(
             f,
@@ -526,7 +522,15 @@ impl fmt::Display for SizeReport {
             f,
             "-- {} table(s): {over} over the guidance, {undeclared} not declared",
             self.tables.len()
-        )
+        )?;
+        if undeclared > 0 {
+            writeln!(
+                f,
+                "-- declare a table's growth with #[cass(expect(rows = N))] or \
+                 #[cass(expect(rows = N, per = \"month\", horizon = \"5 years\"))]"
+            )?;
+        }
+        Ok(())
     }
 }
 
