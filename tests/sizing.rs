@@ -159,7 +159,7 @@ fn the_fix_names_a_bucket_width() {
     assert!(size.exceeds_guidance());
     let text = size.to_string();
     assert!(
-        text.contains("fix: bucket the partition by month: add the month of `at`"),
+        text.contains("`#[cass(bucket(month))]` on `at` adds its month"),
         "{text}"
     );
     assert!(text.contains("about 50,000 rows per partition"), "{text}");

@@ -53,7 +53,30 @@ pub struct FieldAttrs {
     pub index: Option<IndexAttr>,
     /// `avg_bytes = N`: the average size of the column's values, for the size analysis.
     pub avg_bytes: Option<Spanned<u32>>,
+    /// `bucket(month)`, `bucket(width = 1000)`, with an optional `name = "..."`.
+    pub bucket: Option<BucketAttr>,
 }
+
+/// How a bucket is computed from its source field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum BucketRule {
+    Period(Period),
+    Width(u64),
+}
+
+/// The `bucket(...)` option of a field.
+pub struct BucketAttr {
+    /// The whole option.
+    pub span: Span,
+    /// `None` after an error (already reported).
+    pub rule: Option<BucketRule>,
+    pub name: Option<Spanned<String>>,
+}
+
+/// Every form of the `bucket` option.
+pub const BUCKET_FORMS: &str = "`bucket(day)`, `bucket(week)`, `bucket(month)` or `bucket(year)` \
+    on a `DateTime<Utc>` or `NaiveDate` field, `bucket(width = 1000)` on an integer field, \
+    optionally with `name = \"column\"`";
 
 /// `expect(rows = N)` or `expect(rows = N, per = "month", horizon = "5 years")` on a table.
 pub struct ExpectAttr {
@@ -228,7 +251,7 @@ fn bad_cql_type(text: &str, e: &ParseError) -> String {
 }
 
 const FIELD_OPTIONS: &str = "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen`, `static`, \
-    `index` or `avg_bytes = 120`";
+    `index`, `avg_bytes = 120` or `bucket(month)`";
 /// Every form of the `expect` option.
 pub const EXPECT_FORMS: &str = "`expect(rows = 5000)` (rows per partition) or \
     `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` (rows added per day, week, \
@@ -297,6 +320,68 @@ fn positive(
             Ok(None)
         }
     }
+}
+
+/// The `bucket(...)` option of a field.
+fn bucket_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<BucketAttr>> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_at(meta.path.span(), format_args!("write {BUCKET_FORMS}"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let group: proc_macro2::Group = meta.input.fork().parse()?;
+    let mut out = BucketAttr {
+        span: group.span(),
+        rule: None,
+        name: None,
+    };
+    let mut seen = false;
+    meta.parse_nested_meta(|inner| {
+        let at = inner.path.span();
+        let word = path_name(&inner);
+        let rule = if inner.path.is_ident("name") {
+            let (value, span) = string(&inner)?;
+            set_once(
+                cx,
+                &mut out.name,
+                Spanned { value, span },
+                at,
+                "the bucket `name`",
+            );
+            return Ok(());
+        } else if inner.path.is_ident("width") {
+            positive(cx, &inner, "width = 1000")?.map(|(n, _)| BucketRule::Width(n))
+        } else {
+            match word.parse::<Period>() {
+                Ok(p) => Some(BucketRule::Period(p)),
+                _ => {
+                    cx.error_at(
+                        at,
+                        format_args!("unknown bucket `{word}`: write {BUCKET_FORMS}"),
+                    );
+                    skip_value(&inner)?;
+                    None
+                }
+            }
+        };
+        if seen {
+            cx.error_at(
+                at,
+                "give one bucket rule, e.g. `bucket(month)` or `bucket(width = 1000)`",
+            );
+        } else {
+            seen = true;
+            out.rule = rule;
+        }
+        Ok(())
+    })?;
+    if !seen {
+        cx.error_at(
+            out.span,
+            format_args!("`bucket(...)` needs a rule: write {BUCKET_FORMS}"),
+        );
+    }
+    Ok(Some(out))
 }
 
 /// The `expect(...)` option of a table.
@@ -447,6 +532,10 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                 } else if meta.path.is_ident("index") && kind == Kind::Table {
                     if let Some(index) = index_option(cx, &meta)? {
                         set_once(cx, &mut out.index, index, at, "`index`");
+                    }
+                } else if meta.path.is_ident("bucket") && kind == Kind::Table {
+                    if let Some(b) = bucket_option(cx, &meta)? {
+                        set_once(cx, &mut out.bucket, b, at, "`bucket`");
                     }
                 } else if meta.path.is_ident("avg_bytes") && kind == Kind::Table {
                     if let Some((value, span)) = positive(cx, &meta, "avg_bytes = 120")? {

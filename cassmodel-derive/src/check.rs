@@ -28,6 +28,67 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     unique_columns(cx, &t.fields);
     builder_method_names(cx, t);
     expectations(cx, t);
+    bucket(cx, t);
+}
+
+/// A bucket goes on the first clustering column, once per table, under a free column name.
+fn bucket(cx: &mut Ctxt, t: &Table<'_>) {
+    let mut sources = t.fields.iter().filter(|f| f.attrs.bucket.is_some());
+    let Some(b) = &t.bucket else { return };
+    let _ = sources.next();
+    for extra in sources {
+        if let Some(a) = &extra.attrs.bucket {
+            cx.error_at(
+                a.span,
+                format_args!(
+                    "a table has at most one bucket, and `{}` already has it: remove this one",
+                    t.fields[b.source].column
+                ),
+            );
+        }
+    }
+    let source = &t.fields[b.source];
+    let first = t.clustering.first().map(|&i| &t.fields[i]);
+    if first.is_none_or(|f| f.position != source.position) {
+        let fix = match first {
+            Some(f) => format!(
+                "make `{}` the first `#[clustering]` field (before `{}`), or bucket `{}` instead",
+                source.column, f.column, f.column
+            ),
+            None => format!("make `{}` a `#[clustering]` column", source.column),
+        };
+        cx.error_at(
+            b.span,
+            format_args!(
+                "a bucket is computed from the first clustering column, so that a read over a \
+                 range of it is one slice of each bucket: {fix}"
+            ),
+        );
+    }
+    if let Err(e) = validate_column_name(&b.column) {
+        cx.error_at(
+            b.span,
+            format_args!(
+                "`{}` cannot be the bucket's column name: {e}; write e.g. \
+                 `bucket(month, name = \"month\")`",
+                b.column
+            ),
+        );
+    }
+    let taken = t
+        .fields
+        .iter()
+        .find(|f| f.column == b.column || f.builder_methods().contains(&b.column));
+    if let Some(f) = taken {
+        cx.error_at(
+            b.span,
+            format_args!(
+                "the bucket column `{}` clashes with field `{}`: name it with \
+                 `bucket(.., name = \"...\")`",
+                b.column, f.ident
+            ),
+        );
+    }
 }
 
 /// `expect(...)` is a whole growth, and `avg_bytes` is given only where the type does not fix

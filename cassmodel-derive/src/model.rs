@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Fields};
 
-use crate::attr::{self, ContainerAttrs, FieldAttrs, Kind, Order};
+use crate::attr::{self, BucketRule, ContainerAttrs, FieldAttrs, Kind, Order};
 use crate::ctxt::Ctxt;
 use crate::types::{self, Shape};
 
@@ -81,6 +81,9 @@ impl Field<'_> {
         let mut out = vec![n.clone(), format!("order_by_{n}"), format!("set_{n}")];
         if self.role.is_key() {
             out.extend(with(&["in", "gt", "ge", "lt", "le"]));
+            if self.attrs.bucket.is_some() {
+                out.push(format!("{n}_range"));
+            }
             return out;
         }
         out.push(format!("if_{n}"));
@@ -179,6 +182,20 @@ pub struct Table<'a> {
     pub partition_key: Vec<usize>,
     /// Positions of the clustering columns, in key order.
     pub clustering: Vec<usize>,
+    /// The bucket column, declared with `#[cass(bucket(..))]` on its source field.
+    pub bucket: Option<TableBucket>,
+}
+
+/// A bucket column: a partition-key column after the declared ones, computed from a field.
+pub struct TableBucket {
+    /// The source field's position in `fields`.
+    pub source: usize,
+    /// The rule (`None` after an error in it).
+    pub rule: Option<BucketRule>,
+    /// The column name: the given `name`, else `<source>_<period>` or `<source>_bucket`.
+    pub column: String,
+    /// Where to point for it: the `name = "..."` value, or the whole option.
+    pub span: Span,
 }
 
 pub struct Udt<'a> {
@@ -396,6 +413,22 @@ impl<'a> Table<'a> {
         };
         let partition_key = positions(|r| r == Role::PartitionKey);
         let clustering = positions(|r| matches!(r, Role::Clustering(_)));
+        let bucket = fields.iter().enumerate().find_map(|(i, f)| {
+            let b = f.attrs.bucket.as_ref()?;
+            let column = b.name.as_ref().map_or_else(
+                || match b.rule {
+                    Some(BucketRule::Period(p)) => format!("{}_{}", f.column, p.name()),
+                    _ => format!("{}_bucket", f.column),
+                },
+                |n| n.value.clone(),
+            );
+            Some(TableBucket {
+                source: i,
+                rule: b.rule,
+                column,
+                span: b.name.as_ref().map_or(b.span, |n| n.span),
+            })
+        });
         Some(Table {
             ident: &input.ident,
             vis: &input.vis,
@@ -407,7 +440,90 @@ impl<'a> Table<'a> {
             fields,
             partition_key,
             clustering,
+            bucket,
         })
+    }
+
+    /// 1 with a bucket column, else 0: the key states after the declared partition key
+    /// are shifted by it.
+    pub fn bucketed(&self) -> usize {
+        usize::from(self.bucket.is_some())
+    }
+
+    /// The key state (number of key columns restricted) once the partition key is given.
+    pub fn partition_state(&self) -> usize {
+        self.partition_key.len() + self.bucketed()
+    }
+
+    /// The key state once the whole primary key is given.
+    pub fn full_key_state(&self) -> usize {
+        self.partition_key.len() + self.clustering.len() + self.bucketed()
+    }
+
+    /// The key state in which key column `i` (into `primary_key()`) is restricted. The
+    /// bucket's source (the first clustering column) restricts the bucket and itself at once,
+    /// from the state where the declared partition key is given.
+    pub fn state_before(&self, i: usize) -> usize {
+        let p = self.partition_key.len();
+        if self.bucket.is_some() && i > p {
+            i + 1
+        } else {
+            i
+        }
+    }
+
+    /// The key state after key column `i` is restricted by `=`.
+    pub fn state_after(&self, i: usize) -> usize {
+        let p = self.partition_key.len();
+        if self.bucket.is_some() && i >= p {
+            i + 2
+        } else {
+            i + 1
+        }
+    }
+
+    /// The partition key for messages: its columns, the bucket by its source.
+    pub fn partition_key_names(&self) -> String {
+        let mut names: Vec<String> = self
+            .partition_key()
+            .iter()
+            .map(|f| f.column.clone())
+            .collect();
+        if let Some(b) = &self.bucket {
+            names.push(self.bucket_source_note(b));
+        }
+        names.join(", ")
+    }
+
+    /// The primary key for messages, in the order its columns are restricted.
+    pub fn key_names(&self) -> String {
+        let mut names: Vec<String> = self
+            .partition_key()
+            .iter()
+            .map(|f| f.column.clone())
+            .collect();
+        for (i, f) in self.clustering().iter().enumerate() {
+            match &self.bucket {
+                Some(b) if i == 0 => names.push(self.bucket_source_note(b)),
+                _ => names.push(f.column.clone()),
+            }
+        }
+        names.join(", ")
+    }
+
+    /// `submission_time (which gives the bucket submission_time_month)`.
+    fn bucket_source_note(&self, b: &TableBucket) -> String {
+        format!(
+            "{} (which gives the bucket {})",
+            self.fields[b.source].column, b.column
+        )
+    }
+
+    /// Whether field `f` is the bucket's source.
+    pub fn is_bucket_source(&self, f: &Field<'_>) -> bool {
+        self.bucket
+            .as_ref()
+            .is_some_and(|b| usize::from(f.position) == b.source)
     }
 
     /// The partition-key columns, in key order.

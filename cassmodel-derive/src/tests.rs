@@ -59,6 +59,29 @@ fn orders() -> TokenStream {
     }
 }
 
+/// A bucketed table with declared growth: a month bucket of the first clustering column.
+fn bucketed() -> TokenStream {
+    quote! {
+        #[cass(table = "orders_by_month", expect(rows = 1000, per = "month", horizon = "5 years"))]
+        pub struct OrderByMonth {
+            #[partition_key]
+            customer: Uuid,
+            #[clustering(desc)]
+            #[cass(bucket(month))]
+            at: DateTime<Utc>,
+            #[clustering]
+            order_id: Uuid,
+            #[cass(avg_bytes = 20)]
+            status: String,
+        }
+    }
+}
+
+#[test]
+fn table_bucketed() {
+    insta::assert_snapshot!(pretty(expand::table(bucketed())));
+}
+
 /// A counter table.
 fn views() -> TokenStream {
     quote! {

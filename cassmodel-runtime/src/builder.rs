@@ -12,8 +12,10 @@ use std::marker::PhantomData;
 
 use scylla::response::PagingState;
 
+use crate::bucket::{BucketRange, BucketRead, BucketRule};
 use crate::db::Db;
 use crate::exec::{self, Page, Projection};
+use crate::mapping::CqlMapping;
 use crate::query::kind::{Select, WriteKind};
 use crate::query::{Bound, Cmp, Op, Outcome, QueryFuture, QueryState, RowStream, SetOp};
 use crate::schema::Order;
@@ -71,6 +73,23 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
     #[inline]
     pub fn restrict<S2>(self, column: u16, op: Op, value: Bound<'a>) -> Query<'a, T, S2, K, R> {
         self.with(|q| q.restrict(column, op, value)).to()
+    }
+
+    /// `source = ?` and `bucket = ?` with the bucket of the same value: the source column of
+    /// a bucketed table restricted by `=`.
+    #[inline]
+    pub fn restrict_bucketed<S2>(
+        self,
+        bucket: u16,
+        bucket_value: Bound<'a>,
+        source: u16,
+        value: Bound<'a>,
+    ) -> Query<'a, T, S2, K, R> {
+        self.with(|q| {
+            q.restrict(bucket, Op::Eq, bucket_value);
+            q.restrict(source, Op::Eq, value);
+        })
+        .to()
     }
 
     /// `ORDER BY` the first clustering column in `order`, declared `declared`.
@@ -190,6 +209,17 @@ impl<T, S, K, R> Default for Query<'_, T, S, K, R> {
 }
 
 impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
+    /// The read of a range of `source` over its buckets (`bucket`, computed by `rule`).
+    pub fn bucket_range<V: CqlMapping + Sync + Send + 'static>(
+        self,
+        bucket: u16,
+        source: u16,
+        rule: BucketRule,
+        range: impl BucketRange<V>,
+    ) -> BucketRead<'a, T, R> {
+        BucketRead::new(self.state, bucket, source, rule, range)
+    }
+
     /// Runs the query and collects every row.
     pub fn fetch_all<'d>(self, db: &'d Db) -> QueryFuture<'d, Vec<R>>
     where

@@ -41,7 +41,7 @@ pub fn insert_with(
     let mut s = format!(
         "INSERT INTO {} ({}) VALUES ({marks})",
         qualified(keyspace, schema.name),
-        column_list(schema, schema.all_columns())
+        column_list(schema, schema.written_columns())
     );
     if if_not_exists {
         s.push_str(" IF NOT EXISTS");

@@ -95,7 +95,7 @@ impl Stmt {
     }
 
     /// The statement of `spec` for table `T` read as `R`, with `options`.
-    async fn prepare<T: Table, R: Projection<T>>(
+    pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         db: &Db,
         spec: Spec,
         what: Statement,

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod bucket;
 mod builder;
 #[doc(hidden)]
 pub mod cql;
@@ -24,6 +25,7 @@ mod table;
 mod udt;
 
 pub use batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularStatement};
+pub use bucket::{BucketDef, BucketRange, BucketRead, BucketRule, BucketSource, BucketStream};
 pub use cassmodel_schema::{CqlType, IndexTarget, NativeType};
 pub use cassmodel_schema::{Period, Span};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
@@ -60,6 +62,10 @@ pub mod __private {
     //! look at. **Not a public API**: anything here may change in any release.
 
     pub use crate::batch::{BatchEntry, contains_str, run_entity_batch};
+    pub use crate::bucket::{
+        BucketValue, TimeBucketSource, WidthBucketSource, assert_time_bucket, assert_width_bucket,
+        bucket_of,
+    };
     pub use crate::builder::Query;
     pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};

@@ -112,6 +112,13 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         false
     }
 
+    /// The bucket of this value (`None`: not a bucket source).
+    #[doc(hidden)]
+    fn __bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
+        let _ = rule;
+        None
+    }
+
     #[doc(hidden)]
     fn __write<'b>(
         &self,
@@ -144,6 +151,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
 
     fn is_none(&self) -> bool {
         self.__is_none()
+    }
+
+    fn source_bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
+        self.__bucket(rule)
     }
 }
 
@@ -190,14 +201,21 @@ impl ColumnDef {
 pub trait KeyColumn: CqlMapping {}
 
 macro_rules! native {
-    ($($t:ty => $n:ident $(, key $k:tt)?;)*) => {$(
+    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)?;)*) => {$(
         impl CqlMapping for $t {
             fn cql_type() -> CqlType {
                 CqlType::Native(NativeType::$n)
             }
+            $(native!(@bucket $b);)?
         }
         $(native!(@key $t, $k);)?
     )*};
+    // A bucket source (`bucket.rs`): its bucket, reachable through `ErasedValue`.
+    (@bucket yes) => {
+        fn __bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
+            Some(crate::bucket::BucketSource::bucket(self, rule))
+        }
+    };
     // `do_not_recommend` on every `KeyColumn` impl keeps rustc from listing them all under
     // an error; the trait's notes say what a key column may be.
     (@key $t:ty, yes) => {
@@ -210,8 +228,8 @@ native! {
     String => Text, key yes;
     i8 => Tinyint, key yes;
     i16 => Smallint, key yes;
-    i32 => Int, key yes;
-    i64 => Bigint, key yes;
+    i32 => Int, key yes, bucket yes;
+    i64 => Bigint, key yes, bucket yes;
     f32 => Float, key yes;
     f64 => Double, key yes;
     bool => Boolean, key yes;
@@ -221,8 +239,8 @@ native! {
     CqlTimestamp => Timestamp, key yes;
     CqlDate => Date, key yes;
     CqlTime => Time, key yes;
-    chrono::DateTime<chrono::Utc> => Timestamp, key yes;
-    chrono::NaiveDate => Date, key yes;
+    chrono::DateTime<chrono::Utc> => Timestamp, key yes, bucket yes;
+    chrono::NaiveDate => Date, key yes, bucket yes;
     chrono::NaiveTime => Time, key yes;
     IpAddr => Inet, key yes;
     Vec<u8> => Blob, key yes;

@@ -3,7 +3,9 @@
 //! Generated code builds one [`TableSchema`] (or [`UdtSchema`]) per type, once, and the rest
 //! of the runtime (DDL, statements, row checks) works from it.
 
-use cassmodel_schema::{CqlType, IndexTarget, Period, Span};
+use cassmodel_schema::{CqlType, IndexTarget, NativeType, Period, Span};
+
+use crate::bucket::{BucketDef, BucketRule};
 
 use scylla::deserialize::TypeCheckError;
 use scylla::frame::response::result::ColumnType;
@@ -79,6 +81,9 @@ pub struct ColumnDef {
     /// The average size of its values in bytes, declared with `#[cass(avg_bytes = N)]` for
     /// the partition-size analysis ([`sizing`](crate::sizing)) of a type whose size varies.
     pub avg_bytes: Option<u32>,
+    /// For a bucket column (`#[cass(bucket(..))]` on its source): the source and the rule.
+    /// A bucket column has no field; it is written from its source and never read.
+    pub bucket: Option<BucketDef>,
     udts: Vec<&'static UdtSchema>,
     /// Whether the field's Rust type can read a result column of a given type.
     pub(crate) type_check: TypeCheckFn,
@@ -159,6 +164,7 @@ impl ColumnDef {
             rust_type,
             index: None,
             avg_bytes: None,
+            bucket: None,
             udts,
             type_check,
         }
@@ -242,6 +248,7 @@ pub struct TableSchema {
     pub growth: Option<Growth>,
     udts: Vec<&'static UdtSchema>,
     all: Vec<usize>,
+    written: Vec<usize>,
     key: Vec<usize>,
 }
 
@@ -254,32 +261,86 @@ impl TableSchema {
         options: TableOptions,
         columns: Vec<ColumnDef>,
     ) -> Self {
-        let indices = |pred: fn(ColumnKind) -> bool| {
-            columns
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| pred(c.kind))
-                .map(|(i, _)| i)
-                .collect::<Vec<_>>()
-        };
-        let partition_key = indices(|k| k == ColumnKind::PartitionKey);
-        let clustering = indices(|k| matches!(k, ColumnKind::Clustering(_)));
-        let udts = dedup_udts(columns.iter().flat_map(|c| c.udts.iter().copied()));
-        let n = columns.len();
-        let key = partition_key.iter().chain(&clustering).copied().collect();
-        TableSchema {
+        let mut t = TableSchema {
             rust_name,
             name,
             keyspace,
             columns,
-            partition_key,
-            clustering,
+            partition_key: Vec::new(),
+            clustering: Vec::new(),
             options,
             growth: None,
-            udts,
-            all: (0..n).collect(),
-            key,
-        }
+            udts: Vec::new(),
+            all: Vec::new(),
+            written: Vec::new(),
+            key: Vec::new(),
+        };
+        t.index();
+        t
+    }
+
+    /// Resolves the key layout and column lists from `columns`.
+    fn index(&mut self) {
+        let indices = |pred: &dyn Fn(&ColumnDef) -> bool| {
+            self.columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| pred(c))
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        let partition_key = indices(&|c| c.kind == ColumnKind::PartitionKey);
+        let clustering = indices(&|c| matches!(c.kind, ColumnKind::Clustering(_)));
+        let all = indices(&|c| c.bucket.is_none());
+        self.udts = dedup_udts(self.columns.iter().flat_map(|c| c.udts.iter().copied()));
+        self.key = partition_key.iter().chain(&clustering).copied().collect();
+        self.written = (0..self.columns.len()).collect();
+        self.partition_key = partition_key;
+        self.clustering = clustering;
+        self.all = all;
+    }
+
+    /// The table with a bucket column (`#[cass(bucket(..))]` on column `source`): a
+    /// partition-key column named `name`, after the others, computed from `source` by `rule`
+    /// (a `date` for a time bucket, a `bigint` for a width).
+    pub fn with_bucket(mut self, name: &'static str, source: usize, rule: BucketRule) -> Self {
+        let cql_type = match rule {
+            BucketRule::Period(_) => CqlType::Native(NativeType::Date),
+            BucketRule::Width(_) => CqlType::Native(NativeType::Bigint),
+        };
+        let mut col = ColumnDef::from_parts(
+            name,
+            "",
+            cql_type,
+            ColumnKind::PartitionKey,
+            false,
+            "bucket",
+            Vec::new(),
+            |_| Ok(()),
+        );
+        col.bucket = Some(BucketDef { source, rule });
+        self.columns.push(col);
+        self.index();
+        self
+    }
+
+    /// The bucket column, if the table has one: its index and definition.
+    pub fn bucket(&self) -> Option<(usize, BucketDef)> {
+        self.columns
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| c.bucket.map(|b| (i, b)))
+    }
+
+    /// The columns that are fields of the struct (every column but a bucket), in field order:
+    /// what a row read holds.
+    pub fn field_columns(&self) -> &[ColumnDef] {
+        &self.columns[..self.all.len()]
+    }
+
+    /// The indices of every column an insert writes: the fields and the bucket.
+    pub fn written_columns(&self) -> &[usize] {
+        &self.written
     }
 
     /// The table with its partitions' growth declared (`#[cass(expect(...))]`).
@@ -288,7 +349,7 @@ impl TableSchema {
         self
     }
 
-    /// `0..columns.len()`: the indices of every column, in field order.
+    /// The indices of every column that is a field (all but a bucket), in field order.
     pub fn all_columns(&self) -> &[usize] {
         &self.all
     }

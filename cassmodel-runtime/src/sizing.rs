@@ -54,7 +54,7 @@
 //! For a rate (`rows = N, per = "month"`), the rows of a partition at the horizon are
 //! `N * horizon / period` (months of 365.25 / 12 days), and the report gives the time each
 //! threshold is reached. Over the guidance, it names a fix: a time bucket of the first
-//! clustering column (its day, week, month or year as an extra partition-key column) wide
+//! clustering column (`#[cass(bucket(month))]`, see [`BucketRead`](crate::BucketRead)) wide
 //! enough to stay under it, an extra
 //! partition-key column splitting each partition into `n` parts, or moving the largest
 //! columns to a second table.
@@ -371,25 +371,25 @@ fn fix(schema: &TableSchema, e: &Estimate) -> String {
         let bucket_rows = |p: Period| per_day * p.days();
         return match (bucket, first_clustering) {
             (Some(p), Some(c)) => format!(
-                "fix: bucket the partition by {p}: add the {p} of `{}` to the partition key \
-                 (a `date` column set from `{}` on every write; about {} rows per partition), \
-                 and give reads the {p} as well{split_columns}",
+                "fix: bucket the partition by {p}: `#[cass(bucket({p}))]` on `{}` adds its {p} \
+                 to the partition key (about {} rows per partition); reads then give \
+                 `.{}_range(from..to)`{split_columns}",
                 c.name,
-                c.name,
-                count(bucket_rows(p))
+                count(bucket_rows(p)),
+                c.field
             ),
             (Some(p), None) => format!(
-                "fix: bucket the partition by {p} (about {} rows per partition): add the {p} of \
-                 a `timestamp` or `date` column to the partition key, with that column the first \
-                 clustering column; or add a partition-key column that splits each partition \
-                 into {} parts{split_columns}",
+                "fix: bucket the partition by {p} (about {} rows per partition): make a \
+                 `timestamp` or `date` column the first clustering column and put \
+                 `#[cass(bucket({p}))]` on it; or add a partition-key column that splits each \
+                 partition into {} parts{split_columns}",
                 count(bucket_rows(p)),
                 parts(e.rows)
             ),
             (None, _) => format!(
                 "fix: even one day of rows ({}) is over the guidance: add a partition-key \
                  column that splits each day's rows into {} parts (e.g. a hash of a column \
-                 modulo {}), together with a bucket by day{split_columns}",
+                 modulo {}), together with `#[cass(bucket(day))]`{split_columns}",
                 count(bucket_rows(Period::Day)),
                 parts(bucket_rows(Period::Day)),
                 parts(bucket_rows(Period::Day))

@@ -39,7 +39,26 @@ pub(crate) fn write_column<'b, T: Table>(
     typ: &ColumnType<'_>,
     writer: CellWriter<'b>,
 ) -> Result<WrittenCellProof<'b>, SerializationError> {
-    write_value(T::schema(), index, row.__value(index), typ, writer)
+    let schema = T::schema();
+    if let Some(b) = schema.columns.get(index).and_then(|c| c.bucket) {
+        // A bucket has no field: it is computed from its source's value.
+        let value = row.__value(b.source).map(|v| v.source_bucket(b.rule));
+        return match value {
+            Some(Some(v)) => write_value(schema, index, Some(&v), typ, writer),
+            _ => Err(write_error(
+                schema,
+                index,
+                SerializationError::new(crate::RowError::Value {
+                    table: String::new(),
+                    column: String::new(),
+                    rust_type: "bucket",
+                    detail: "its source column has no value a bucket can be computed from"
+                        .to_owned(),
+                }),
+            )),
+        };
+    }
+    write_value(schema, index, row.__value(index), typ, writer)
 }
 
 /// Writes `value`, column `index` of a row of `schema` (`None`: a column the row does not
@@ -124,7 +143,7 @@ fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
 /// columns, by name, in field order, each of a type its field can read.
 pub fn check_row<T: Table>(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
-    check_columns(T::schema().rust_name, &T::schema().columns, specs)
+    check_columns(T::schema().rust_name, T::schema().field_columns(), specs)
 }
 
 /// The row check shared by tables and projections: `columns[i]` is read from `specs[i]`.
@@ -179,7 +198,7 @@ impl<'f, 'm> RowReader<'f, 'm> {
     /// A reader of the columns of table `T`, in declared order.
     #[inline]
     pub fn new<T: Table>(iter: ColumnIterator<'f, 'm>) -> Self {
-        Self::with_columns(|| &T::schema().columns, iter)
+        Self::with_columns(|| T::schema().field_columns(), iter)
     }
 
     /// A reader of `columns()` (a projection's columns), in order.

@@ -164,6 +164,31 @@ pub struct OrdersByCustomer {
     pub remarks: Option<String>,
 }
 
+/// Q5 split by month, the guide's bucket: a customer's orders, newest first, in one partition
+/// per calendar month. `submission_time_month` is computed from `submission_time` on every
+/// write (the struct has no field for it); reads give `submission_time` (`=`) or a range of
+/// it, `.submission_time_range(from..to)`, which reads the months in range one after another.
+/// For customers ordering about 1,000 times a month: 1,000 rows of 9 cells per partition.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(
+    keyspace = "order_delivery",
+    expect(rows = 1_000, per = "month", horizon = "20 years")
+)]
+pub struct OrdersByCustomerMonth {
+    #[partition_key]
+    pub customer_id: Uuid,
+    #[clustering(desc)]
+    #[cass(bucket(month))]
+    pub submission_time: DateTime<Utc>,
+    #[clustering]
+    pub order_id: Uuid,
+    #[cass(avg_bytes = 112)]
+    pub products: BTreeMap<Uuid, i32>,
+    #[cass(avg_bytes = 9)]
+    pub status: String,
+    pub item_subtotal: f64,
+}
+
 /// Q6: the orders one team delivers on one date, in start-time order.
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(keyspace = "order_delivery", entity = Order)]
@@ -195,6 +220,7 @@ pub const SECTION: Section = Section {
             DeliveryTimeslots::schema(),
             OrdersByCustomer::schema(),
             OrdersByDeliveryDate::schema(),
+            OrdersByCustomerMonth::schema(),
         ]
     },
 };
@@ -208,7 +234,8 @@ pub async fn create(db: &Db) -> Result<()> {
     db.create_table::<BasketByCustomer>().await?;
     db.create_table::<DeliveryTimeslots>().await?;
     db.create_table::<OrdersByCustomer>().await?;
-    db.create_table::<OrdersByDeliveryDate>().await
+    db.create_table::<OrdersByDeliveryDate>().await?;
+    db.create_table::<OrdersByCustomerMonth>().await
 }
 
 pub fn jane() -> Uuid {
@@ -335,5 +362,59 @@ pub async fn demo(db: &Db) -> Result<()> {
     }
     let home = CustomerAddresses::get(db, &jane(), "home").await?;
     println!("Q7 Jane's home address: {:?}", home.map(|a| a.address));
+
+    // The month bucket: Jane's orders from November 2024 to February 2025, one partition per
+    // month, written without naming the month and read over a range that crosses the year.
+    for o in monthly_orders() {
+        db.insert(&o).await?;
+    }
+    let (from, to) = (month_start(2024, 11), month_start(2025, 3));
+    println!("Q5 by month, Jane's orders from {from} to {to}, newest first:");
+    let orders = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..to)
+        .fetch_all(db)
+        .await?;
+    for o in orders {
+        println!(
+            "  {} {} {:.2}",
+            o.submission_time, o.status, o.item_subtotal
+        );
+    }
     Ok(())
+}
+
+/// The first instant of a month.
+pub fn month_start(year: i32, month: u32) -> DateTime<Utc> {
+    use chrono::TimeZone;
+    Utc.with_ymd_and_hms(year, month, 1, 0, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+
+/// Jane's orders in `orders_by_customer_month`: two a month from October 2024 to March 2025.
+pub fn monthly_orders() -> Vec<OrdersByCustomerMonth> {
+    let months = [
+        (2024, 10),
+        (2024, 11),
+        (2024, 12),
+        (2025, 1),
+        (2025, 2),
+        (2025, 3),
+    ];
+    let mut out = Vec::new();
+    for (i, &(y, m)) in months.iter().enumerate() {
+        for (j, day) in [3i64, 17].into_iter().enumerate() {
+            let n = (i * 2 + j) as u128;
+            out.push(OrdersByCustomerMonth {
+                customer_id: jane(),
+                submission_time: month_start(y, m) + chrono::Duration::days(day - 1),
+                order_id: id(0x0de0 + n),
+                products: BTreeMap::from([(id(0xb0b), 1 + j as i32)]),
+                status: "DELIVERED".into(),
+                item_subtotal: 10.0 + n as f64,
+            });
+        }
+    }
+    out
 }

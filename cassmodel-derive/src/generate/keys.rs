@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use super::{Cx, imp, list, marker};
+use super::{Cx, imp, marker};
 
 /// The names of the key markers.
 pub fn partition_given() -> Ident {
@@ -27,7 +27,7 @@ pub fn full_key() -> Ident {
 /// range after them.
 fn partition_given_states(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream)> {
     let st = &cx.st;
-    let (np, nk) = (cx.t.partition_key.len(), cx.t.primary_key().len());
+    let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
     let bools = quote!(<const LO: ::core::primitive::bool, const HI: ::core::primitive::bool>);
     let keys = (np..=nk).map(|n| (quote!(), quote!(#st::Key<#n>)));
     let ranges = (np..nk).map(|n| (bools.clone(), quote!(#st::Range<#n, LO, HI>)));
@@ -37,9 +37,18 @@ fn partition_given_states(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream)> {
 /// The three markers and their impls.
 pub fn generate(cx: &Cx<'_>) -> TokenStream {
     let (table, ident, st) = (cx.table, cx.ident, &cx.st);
-    let pk_list = list(&cx.t.partition_key());
-    let key_order = list(&cx.t.primary_key());
-    let nk = cx.t.primary_key().len();
+    let pk_list = cx.t.partition_key_names();
+    let key_order = cx.t.key_names();
+    let nk = cx.t.full_key_state();
+    let range_note = cx
+        .t
+        .bucket
+        .as_ref()
+        .map(|b| {
+            let src = &cx.t.fields[b.source].ident;
+            format!("; to read a range of `{src}` over its buckets, call `.{src}_range(from..to)`")
+        })
+        .unwrap_or_default();
     let (given, readable, full) = (partition_given(), readable(), full_key());
     let traits = [
         marker(
@@ -49,7 +58,7 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
             &format!(
                 "a read without the whole partition key would visit every node; for a \
                  deliberate full scan use `{ident}::scan_full_table(..)` (or \
-                 `{ident}::select_allow_filtering()`)"
+                 `{ident}::select_allow_filtering()`){range_note}"
             ),
         ),
         marker(

@@ -54,7 +54,7 @@ fn order_note(cx: &Cx<'_>) -> String {
         "key columns are restricted in this order, each by `=` or `IN`: {}; a range (`_gt`, \
          `_ge`, `_lt`, `_le`) may follow on the next clustering column, and nothing after it. \
          To filter on other columns anyway (a scan), start from `{}::select_allow_filtering()`",
-        list(&cx.t.primary_key()),
+        cx.t.key_names(),
         cx.ident
     )
 }
@@ -66,6 +66,10 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
     let f = key[i];
     let (col, name, ty, idx) = (&f.column, f.ident, f.ty, f.position);
     let eq = format_ident!("__Eq_{}", name);
+    let before = cx.t.state_before(i);
+    if cx.t.is_bucket_source(f) {
+        return bucket_source(cx, key, i);
+    }
     let message = match i {
         0 => format!(
             "`{}`: `{col}` is restricted already: it is the first key column and takes one `=` \
@@ -85,10 +89,10 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
             &format!("`{col}` restricted here"),
             &order_note(cx),
         ),
-        imp(&eq, quote!(#st::Key<#i>)),
+        imp(&eq, quote!(#st::Key<#before>)),
         imp(&eq, quote!(#st::Filtering)),
     ];
-    let next = i + 1;
+    let next = cx.t.state_after(i);
     let to = quote!(#q<'a, #p::EqNext<S, #next>, K, R>);
     let in_name = format_ident!("{}_in", name);
     let (param, bound) = (
@@ -127,6 +131,151 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
     (quote!(#(#items)*), methods)
 }
 
+/// The bucket's source (the first clustering column): `src(v)` restricts the bucket and the
+/// source at once, after the declared partition key; `src_range(from..to)` (on a SELECT, in
+/// `reads`) reads a range over the buckets; `src_in` and the single-bound ranges exist to say
+/// why not; the bucket column's own methods, to say it is never given by hand.
+fn bucket_source(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStream) {
+    let (q, p, st, krate) = (cx.q, &cx.p, &cx.st, cx.krate);
+    let f = key[i];
+    let Some(b) = cx.t.bucket.as_ref() else {
+        return (quote!(), quote!());
+    };
+    let (col, name, ty, idx) = (&f.column, f.ident, f.ty, f.position);
+    let (before, next) = (cx.t.state_before(i), cx.t.state_after(i));
+    let bucket_idx = u16::try_from(cx.t.fields.len()).unwrap_or(u16::MAX);
+    let rule = b.rule.map(|r| super::table::bucket_rule(krate, r));
+    let (table, bucket) = (cx.table, &b.column);
+    let eq = format_ident!("__Eq_{}", name);
+    let first_needed = match i {
+        0 => String::new(),
+        _ => format!(": give `{}` first, by `=` or `IN`", key[i - 1].column),
+    };
+    let eq_marker = marker(
+        &eq,
+        &format!("`{table}`: cannot restrict `{col}` here{first_needed}"),
+        &format!("`{col}` restricted here"),
+        &order_note(cx),
+    );
+    let range_tr = format_ident!("__BucketRange_{}", name);
+    let range_marker = marker(
+        &range_tr,
+        &format!(
+            "`{table}`: a range of `{col}` over its buckets needs the rest of the partition key \
+             first{first_needed}"
+        ),
+        "partition key incomplete",
+        &order_note(cx),
+    );
+    let no = format_ident!("__NoBound_{}", name);
+    let no_marker = marker(
+        &no,
+        &format!(
+            "`{table}`: `{col}` gives the bucket `{bucket}`, so it is restricted by `=` \
+             (`.{name}(..)`) or by a range with both ends (`.{name}_range(from..to)`)"
+        ),
+        "one bound or `IN` on a bucket's source",
+        "a bucket is a partition: a range is read bucket by bucket, so it needs its first and \
+         last bucket; each `IN` value would be a partition of its own",
+    );
+    let by_hand = format_ident!("__ByHand_{}", bucket);
+    let by_hand_marker = marker(
+        &by_hand,
+        &format!(
+            "`{table}`: `{bucket}` is a bucket computed from `{col}` on every write: it is never \
+             given by hand"
+        ),
+        "bucket column",
+        &format!(
+            "give `{col}` instead: `.{name}(..)` for one value, `.{name}_range(from..to)` for a \
+             range over its buckets; a write fills `{bucket}` from the row's `{col}`"
+        ),
+    );
+    let items = quote! {
+        #eq_marker
+        impl #eq for #st::Key<#before> {}
+        #range_marker
+        impl #range_tr for #st::Key<#before> {}
+        #no_marker
+        #by_hand_marker
+    };
+    let doc_eq = format!("`{col} = ?` and `{bucket} = ?` with its bucket.");
+    let refused = range_ops(f)
+        .into_iter()
+        .map(|(method, ..)| method)
+        .chain([format_ident!("{}_in", name)]);
+    let bucket_methods = [format_ident!("{}", bucket), format_ident!("set_{}", bucket)];
+    let eq_method = rule.map(|rule| {
+        quote_spanned! {name.span()=>
+            #[doc = #doc_eq]
+            pub fn #name(self, value: &'a #ty) -> #q<'a, #p::EqNext<S, #next>, K, R>
+            where
+                S: #eq + #p::AfterEq<#st::Key<#next>>,
+            {
+                #q(self.0.restrict_bucketed(
+                    #bucket_idx,
+                    #p::bucket_of(value, #rule),
+                    #idx,
+                    #krate::BindAs::<#ty>::__bound(value),
+                ))
+            }
+        }
+    });
+    let methods = quote! {
+        #eq_method
+        #(
+            #[doc(hidden)]
+            pub fn #refused<V>(self, value: V) -> #q<'a, #p::EqNext<S, #next>, K, R>
+            where
+                S: #no + #p::AfterEq<#st::Key<#next>>,
+            {
+                let _ = value;
+                #q(self.0.to())
+            }
+        )*
+        #(
+            #[doc(hidden)]
+            pub fn #bucket_methods<V>(self, value: V) -> Self
+            where
+                S: #by_hand,
+            {
+                let _ = value;
+                self
+            }
+        )*
+    };
+    (items, methods)
+}
+
+/// `<source>_range(from..to)` of a bucketed table, on a SELECT.
+fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
+    let (krate, ident) = (cx.krate, cx.ident);
+    let b = cx.t.bucket.as_ref()?;
+    let rule = super::table::bucket_rule(krate, b.rule?);
+    let f = &cx.t.fields[b.source];
+    let (name, ty, idx, col) = (f.ident, f.ty, f.position, &f.column);
+    let method = format_ident!("{}_range", name);
+    let tr = format_ident!("__BucketRange_{}", name);
+    let bucket_idx = u16::try_from(cx.t.fields.len()).unwrap_or(u16::MAX);
+    let doc = format!(
+        "The rows whose `{col}` is in `range` (`from..to` or `from..=to`), read over the \
+         buckets `{}` in range, one query per bucket, in clustering order.",
+        b.column
+    );
+    Some(quote_spanned! {name.span()=>
+        #[doc = #doc]
+        pub fn #method(
+            self,
+            range: impl #krate::BucketRange<#ty>,
+        ) -> #krate::BucketRead<'a, #ident, R>
+        where
+            S: #tr,
+        {
+            self.0.bucket_range(#bucket_idx, #idx, #rule, range)
+        }
+    })
+}
+
 /// `_gt`, `_ge`, `_lt`, `_le` names with their operators and whether each is an upper bound.
 fn range_ops(f: &Field<'_>) -> [(syn::Ident, &'static str, &'static str, bool); 4] {
     let n = f.ident;
@@ -151,6 +300,7 @@ fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStrea
         cx.table,
         key[i - 1].column
     );
+    let i = cx.t.state_before(i);
     let (label, note) = (format!("range on `{col}`"), order_note(cx));
     let bool_ = quote!(::core::primitive::bool);
     let items = quote! {
@@ -350,6 +500,7 @@ fn options(cx: &Cx<'_>) -> TokenStream {
 fn reads(cx: &Cx<'_>) -> TokenStream {
     let (q, krate, kd, ident) = (cx.q, cx.krate, &cx.kd, cx.ident);
     let (readable, given) = (keys::readable(), keys::partition_given());
+    let bucket_range = bucket_range(cx);
     let db = quote!(db: &'d #krate::Db);
     let fut = |t: TokenStream| quote!(#krate::QueryFuture<'d, #t>);
     let (all, first, stream, page) = (
@@ -360,6 +511,8 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
     );
     quote! {
         impl<'a, S, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
+            #bucket_range
+
             /// `LIMIT n`: at most `n` rows.
             pub fn limit(self, n: ::core::primitive::i32) -> Self {
                 Self(self.0.limit(n))

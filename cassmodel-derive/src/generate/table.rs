@@ -15,7 +15,8 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let alias = super::alias();
     let cx = Cx::new(t, &alias);
     let (krate, p, ident) = (cx.krate, &cx.p, cx.ident);
-    let assertions = type_assertions(&t.fields);
+    let mut assertions = type_assertions(&t.fields);
+    assertions.extend(bucket_assertion(&cx));
     let table_impl = table_impl(&cx);
     let rows = row_traits(&cx);
     let entry_points = entry_points(&cx);
@@ -98,6 +99,11 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     let columns = t.fields.iter().map(|f| column_def(krate, f));
     let values = value_match(krate, &t.fields);
     let growth = a.expect.as_ref().and_then(|e| growth(krate, p, e));
+    let bucket = t.bucket.as_ref().and_then(|b| {
+        let rule = bucket_rule(krate, b.rule?);
+        let (name, source) = (&b.column, b.source);
+        Some(quote!(.with_bucket(#name, #source, #rule)))
+    });
     quote! {
         impl #krate::Table for #ident {
             fn schema() -> &'static #krate::TableSchema {
@@ -109,7 +115,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
                         #keyspace,
                         #krate::TableOptions::new() #(#options)*,
                         #p::Vec::from([#(#columns),*]),
-                    ) #growth
+                    ) #growth #bucket
                 })
             }
 
@@ -118,6 +124,32 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// `BucketRule::Period(Period::Month)` or `BucketRule::Width(n)`.
+pub fn bucket_rule(krate: &syn::Path, rule: crate::attr::BucketRule) -> TokenStream {
+    match rule {
+        crate::attr::BucketRule::Period(p) => {
+            let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
+            quote!(#krate::BucketRule::Period(#krate::Period::#v))
+        }
+        crate::attr::BucketRule::Width(w) => {
+            let w = i64::try_from(w).unwrap_or(i64::MAX);
+            quote!(#krate::BucketRule::Width(#w))
+        }
+    }
+}
+
+/// The check that the bucket's source type takes its rule (on the field's type).
+fn bucket_assertion(cx: &Cx<'_>) -> Option<TokenStream> {
+    let b = cx.t.bucket.as_ref()?;
+    let ty = cx.t.fields[b.source].ty;
+    let p = &cx.p;
+    let check = match b.rule? {
+        crate::attr::BucketRule::Period(_) => quote!(assert_time_bucket),
+        crate::attr::BucketRule::Width(_) => quote!(assert_width_bucket),
+    };
+    Some(quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::#check::<#ty>();))
 }
 
 /// `.with_growth(..)` from `expect(...)` (nothing after an error in it).
@@ -241,7 +273,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
         fs.iter()
             .map(|f| {
                 let (arg, ty) = (f.ident, f.ty);
-                if f.is_string {
+                if f.is_string && !cx.t.is_bucket_source(f) {
                     quote!(#arg: &'d ::core::primitive::str)
                 } else {
                     quote!(#arg: &'d #ty)
@@ -258,7 +290,16 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (get_params, get_values, n) = (params(&all), bounds(&all), all.len());
+    let (get_params, mut get_values, mut n) = (params(&all), bounds(&all), all.len());
+    if let Some(b) = &cx.t.bucket
+        && let Some(rule) = b.rule
+    {
+        // The bucket follows the declared partition key; it is computed from its source.
+        let source = cx.t.fields[b.source].ident;
+        let rule = bucket_rule(krate, rule);
+        get_values.insert(pk.len(), quote!(#p::bucket_of(#source, #rule)));
+        n += 1;
+    }
     let get_doc = format!(
         "The row with primary key ({}), if it exists: the same as `select()` with every key \
          column, then `fetch_first`.",
@@ -266,7 +307,8 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
     );
     let fut = |out: TokenStream| quote!(impl ::core::future::Future<Output = #krate::Result<#out>> + ::core::marker::Send + 'd);
     let get_out = fut(quote!(::core::option::Option<Self>));
-    let partition = (!cx.t.clustering.is_empty()).then(|| {
+    // A bucketed table's partition is one bucket: read it with `<source>_range(..)`.
+    let partition = (!cx.t.clustering.is_empty() && cx.t.bucket.is_none()).then(|| {
         let (part_params, part_values, np) = (params(&pk), bounds(&pk), pk.len());
         let doc = format!(
             "Every row of the partition ({}), in clustering order: the same as `select()` with \

@@ -15,7 +15,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
-use super::{Cx, keys, list, marker};
+use super::{Cx, keys, marker};
 use crate::model::{Collection, Field, Role};
 
 /// The builder's write side.
@@ -212,7 +212,7 @@ fn markers(cx: &Cx<'_>) -> TokenStream {
 /// An update that sets only static columns names the partition key, or the whole key.
 fn static_key(cx: &Cx<'_>) -> TokenStream {
     let st = &cx.st;
-    let (np, nk) = (cx.t.partition_key.len(), cx.t.primary_key().len());
+    let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
     let tr = format_ident!("__StaticKey");
     let m = marker(
         &tr,
@@ -220,8 +220,8 @@ fn static_key(cx: &Cx<'_>) -> TokenStream {
             "`{}`: an update of static columns names the partition key ({}), or the whole \
              primary key ({})",
             cx.table,
-            list(&cx.t.partition_key()),
-            list(&cx.t.primary_key())
+            cx.t.partition_key_names(),
+            cx.t.key_names()
         ),
         "key incomplete",
         "a static column holds one value per partition, so the partition key identifies it",

@@ -24,6 +24,13 @@ pub trait ErasedValue: Sync {
     fn is_none(&self) -> bool {
         false
     }
+
+    /// Its bucket under `rule`, if it is a bucket source (`DateTime<Utc>`, `NaiveDate`, `i32`,
+    /// `i64`).
+    fn source_bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
+        let _ = rule;
+        None
+    }
 }
 
 /// A list bound to one marker (`IN ?`, a set of map keys to remove).
@@ -68,6 +75,17 @@ impl<'a> Bound<'a> {
                 SerializeValue::serialize(&scylla::value::Counter(*n), typ, writer)
             }
             Bound::Boxed(v) => v.write_to(typ, writer),
+        }
+    }
+
+    /// The same value, borrowed (an owned adapter as a reference to it).
+    pub(crate) fn reborrow(&self) -> Bound<'_> {
+        match self {
+            Bound::Value(v) => Bound::Value(*v),
+            Bound::Str(s) => Bound::Str(s),
+            Bound::Index(i) => Bound::Index(*i),
+            Bound::Counter(n) => Bound::Counter(*n),
+            Bound::Boxed(b) => Bound::Value(&**b),
         }
     }
 

@@ -1,0 +1,282 @@
+//! Buckets on the node: the bucket column is filled in on every write (the struct has no
+//! field for it), key reads and writes give its source, and a range read fans out over the
+//! buckets in range, merged in clustering order. Every result is checked against plain CQL over
+//! the same buckets, including ranges that cross a year boundary, both orders, limits, a
+//! projection and a width bucket.
+
+#![allow(dead_code)]
+
+mod support;
+
+#[path = "../examples/models/mod.rs"]
+mod models;
+
+use cassmodel::{CassProjection, CassTable, Db, Table};
+use chrono::{DateTime, NaiveDate, Utc};
+use futures::TryStreamExt;
+use models::supermarket::{OrdersByCustomerMonth, jane, month_start, monthly_orders};
+use uuid::Uuid;
+
+/// What plain CQL returns for `customer_id = ? AND submission_time_month IN (months) AND
+/// submission_time >= from AND submission_time < to`, in the table's order (newest first).
+async fn plain(
+    db: &Db,
+    ks: &str,
+    months: &[NaiveDate],
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Vec<(DateTime<Utc>, Uuid)> {
+    let mut out = Vec::new();
+    for m in months {
+        let rows = db
+            .session()
+            .query_unpaged(
+                format!(
+                    "SELECT submission_time, order_id FROM {ks}.orders_by_customer_month \
+                     WHERE customer_id = ? AND submission_time_month = ? \
+                     AND submission_time >= ? AND submission_time < ?"
+                ),
+                (jane(), *m, from, to),
+            )
+            .await
+            .expect("plain CQL")
+            .into_rows_result()
+            .expect("rows");
+        for r in rows.rows::<(DateTime<Utc>, Uuid)>().expect("typed") {
+            out.push(r.expect("row"));
+        }
+    }
+    out
+}
+
+fn month(y: i32, m: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, 1).expect("a date")
+}
+
+#[derive(CassProjection, Debug, PartialEq)]
+#[cass(table = OrdersByCustomerMonth)]
+struct OrderTime {
+    submission_time: DateTime<Utc>,
+    order_id: Uuid,
+}
+
+#[tokio::test]
+async fn month_buckets_match_plain_cql() {
+    let mut t = support::test_db("buckets_month").await;
+    t.map_keyspace("order_delivery").await;
+    let ks = t.keyspaces[1].clone();
+    t.db.create_table::<OrdersByCustomerMonth>()
+        .await
+        .expect("create table");
+    let written = monthly_orders();
+    for o in &written {
+        t.db.insert(o).await.expect("insert");
+    }
+
+    // The bucket column was filled from `submission_time` on every write.
+    let months: Vec<NaiveDate> = t
+        .db
+        .session()
+        .query_unpaged(
+            format!("SELECT DISTINCT customer_id, submission_time_month FROM {ks}.orders_by_customer_month"),
+            &[],
+        )
+        .await
+        .expect("distinct partitions")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(Uuid, NaiveDate)>()
+        .expect("typed")
+        .map(|r| r.expect("row").1)
+        .collect();
+    let mut sorted = months.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            (2024, 10),
+            (2024, 11),
+            (2024, 12),
+            (2025, 1),
+            (2025, 2),
+            (2025, 3)
+        ]
+        .map(|(y, m)| month(y, m))
+    );
+
+    // November 2024 to February 2025 (across the new year), newest first.
+    let (from, to) = (month_start(2024, 11), month_start(2025, 3));
+    let expected = plain(
+        &t.db,
+        &ks,
+        &[
+            month(2025, 2),
+            month(2025, 1),
+            month(2024, 12),
+            month(2024, 11),
+        ],
+        from,
+        to,
+    )
+    .await;
+    assert_eq!(
+        expected.len(),
+        8,
+        "the plain query finds the 8 orders in range"
+    );
+    let got: Vec<(DateTime<Utc>, Uuid)> = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..to)
+        .fetch_all(&t.db)
+        .await
+        .expect("range read")
+        .into_iter()
+        .map(|o| (o.submission_time, o.order_id))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(
+        got.windows(2).all(|w| w[0].0 > w[1].0),
+        "newest first: {got:?}"
+    );
+
+    // Reversed (oldest first), one bucket at a time, streamed, as a projection.
+    let mut oldest_first = expected.clone();
+    oldest_first.reverse();
+    let streamed: Vec<OrderTime> = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..to)
+        .reversed()
+        .concurrency(1)
+        .page_size(1)
+        .read_as::<OrderTime>()
+        .fetch_stream(&t.db)
+        .await
+        .expect("stream")
+        .try_collect()
+        .await
+        .expect("rows");
+    let streamed: Vec<_> = streamed
+        .into_iter()
+        .map(|o| (o.submission_time, o.order_id))
+        .collect();
+    assert_eq!(streamed, oldest_first);
+
+    // A limit stops after n rows in all, across buckets.
+    let limited = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..to)
+        .limit(3)
+        .fetch_all(&t.db)
+        .await
+        .expect("limited");
+    assert_eq!(limited.len(), 3);
+    assert_eq!(limited[2].submission_time, expected[2].0);
+
+    // An inclusive range ending on an order's instant includes it.
+    let last = written[5].submission_time; // 2024-12-17
+    let inclusive = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..=last)
+        .fetch_all(&t.db)
+        .await
+        .expect("inclusive");
+    assert_eq!(inclusive.len(), 4);
+    assert_eq!(inclusive[0].submission_time, last);
+
+    // `get`, update and delete give the source; the bucket follows.
+    let o = &written[3];
+    let got = OrdersByCustomerMonth::get(&t.db, &jane(), &o.submission_time, &o.order_id)
+        .await
+        .expect("get");
+    assert_eq!(got.as_ref(), Some(o));
+    OrdersByCustomerMonth::update()
+        .customer_id(&jane())
+        .submission_time(&o.submission_time)
+        .order_id(&o.order_id)
+        .set_status("RETURNED")
+        .execute(&t.db)
+        .await
+        .expect("update");
+    let one = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time(&o.submission_time)
+        .fetch_all(&t.db)
+        .await
+        .expect("select by source");
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].status, "RETURNED");
+    OrdersByCustomerMonth::delete()
+        .customer_id(&jane())
+        .submission_time(&o.submission_time)
+        .order_id(&o.order_id)
+        .execute(&t.db)
+        .await
+        .expect("delete");
+    let after = plain(&t.db, &ks, &[month(2024, 11)], from, to).await;
+    assert_eq!(after.len(), 1, "{after:?}");
+    t.drop_all().await;
+}
+
+/// A width bucket of an integer clustering column, with negative values.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "readings_by_block")]
+struct Reading {
+    #[partition_key]
+    sensor: i32,
+    #[clustering]
+    #[cass(bucket(width = 100, name = "block"))]
+    seq: i64,
+    value: f64,
+}
+
+#[tokio::test]
+async fn width_buckets_match_plain_cql() {
+    let t = support::test_db("buckets_width").await;
+    t.db.create_table::<Reading>().await.expect("create table");
+    assert_eq!(
+        Reading::schema().columns.last().map(|c| c.name),
+        Some("block")
+    );
+    for seq in (-250..250).step_by(10) {
+        let r = Reading {
+            sensor: 1,
+            seq,
+            value: seq as f64 / 10.0,
+        };
+        t.db.insert(&r).await.expect("insert");
+    }
+    let got: Vec<i64> = Reading::select()
+        .sensor(&1)
+        .seq_range(-120..=130)
+        .fetch_all(&t.db)
+        .await
+        .expect("range")
+        .into_iter()
+        .map(|r| r.seq)
+        .collect();
+    let mut expected = Vec::new();
+    for block in [-200i64, -100, 0, 100] {
+        let rows =
+            t.db.session()
+                .query_unpaged(
+                    format!(
+                        "SELECT seq FROM {}.readings_by_block WHERE sensor = 1 AND block = ? \
+                     AND seq >= -120 AND seq <= 130",
+                        t.keyspace()
+                    ),
+                    (block,),
+                )
+                .await
+                .expect("plain")
+                .into_rows_result()
+                .expect("rows");
+        expected.extend(
+            rows.rows::<(i64,)>()
+                .expect("typed")
+                .map(|r| r.expect("row").0),
+        );
+    }
+    assert_eq!(expected.len(), 26, "{expected:?}");
+    assert_eq!(got, expected);
+    t.drop_all().await;
+}

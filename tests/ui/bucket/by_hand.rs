@@ -1,0 +1,22 @@
+use cassmodel::CassTable;
+use chrono::{DateTime, NaiveDate, Utc};
+use uuid::Uuid;
+
+#[derive(CassTable)]
+struct Orders {
+    #[partition_key]
+    customer_id: Uuid,
+    #[clustering(desc)]
+    #[cass(bucket(month))]
+    submission_time: DateTime<Utc>,
+    status: String,
+}
+
+fn main() {
+    let c = Uuid::nil();
+    let month = NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+    // Restricting the bucket by hand.
+    let _ = Orders::select().customer_id(&c).submission_time_month(&month);
+    // Setting it by hand.
+    let _ = Orders::update().set_submission_time_month(&month);
+}
