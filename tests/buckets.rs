@@ -183,6 +183,17 @@ async fn month_buckets_match_plain_cql() {
     assert_eq!(inclusive.len(), 4);
     assert_eq!(inclusive[0].submission_time, last);
 
+    // A conditional insert of an existing row does not apply, and reads the row back.
+    let mut again = written[0].clone();
+    again.status = "DUPLICATE".into();
+    let outcome = cassmodel::Insert::new(&again)
+        .if_not_exists()
+        .execute(&t.db)
+        .await
+        .expect("insert if not exists");
+    assert!(!outcome.applied);
+    assert_eq!(outcome.current.as_ref(), Some(&written[0]));
+
     // `get`, update and delete give the source; the bucket follows.
     let o = &written[3];
     let got = OrdersByCustomerMonth::get(&t.db, &jane(), &o.submission_time, &o.order_id)

@@ -194,6 +194,7 @@ fn bucket_source(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, Tok
     let items = quote! {
         #eq_marker
         impl #eq for #st::Key<#before> {}
+        impl #eq for #st::Filtering {}
         #range_marker
         impl #range_tr for #st::Key<#before> {}
         #no_marker
