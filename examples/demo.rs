@@ -44,6 +44,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     models::docs::demo(&db).await?;
     println!("\n== E");
     models::supermarket::demo(&db).await?;
+    models::supermarket::demo_buckets(&db).await?;
     println!("\n== F");
     models::ebay::demo(&db).await?;
     println!("\n== G");

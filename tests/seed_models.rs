@@ -358,6 +358,18 @@ async fn e_online_supermarket() {
                     ("remarks", "text", Regular),
                 ],
             ),
+            (
+                "orders_by_customer_month",
+                &[
+                    ("customer_id", "uuid", Pk(0)),
+                    ("submission_time_month", "date", Pk(1)),
+                    ("submission_time", "timestamp", Ck(0, "desc")),
+                    ("order_id", "uuid", Ck(1, "asc")),
+                    ("products", "map<uuid, int>", Regular),
+                    ("status", "text", Regular),
+                    ("item_subtotal", "double", Regular),
+                ],
+            ),
         ],
     )
     .await;
@@ -546,7 +558,7 @@ async fn create_all_is_idempotent() {
         .await
         .expect("second");
     let n: usize = models::SECTIONS.iter().map(|s| (s.tables)().len()).sum();
-    assert_eq!(n, 24);
+    assert_eq!(n, 25);
     assert!(models::social::Post::schema().keyspace.is_none());
     t.drop_all().await;
 }

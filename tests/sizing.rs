@@ -76,7 +76,7 @@ fn the_guides_worked_example() {
         text.contains("12 columns - 2 primary-key - 0 static = 10 cells per row"),
         "{text}"
     );
-    assert!(text.contains("2 billion cells after 16.7 years"), "{text}");
+    assert!(text.contains("2 billion cells: after 16.7 years"), "{text}");
     assert!(text.contains("over Cassandra's hard limit"), "{text}");
     // A day of this customer's orders (32,854) is over 10,000 rows, so no time bucket alone
     // is enough.
@@ -171,6 +171,25 @@ fn the_fix_names_a_bucket_width() {
         }
     ));
     assert_eq!(VALUES_GUIDANCE, 100_000);
+}
+
+/// A time bucket closes a partition at the end of its period: the month-bucketed orders hold
+/// one month of rows, whatever the horizon, and never reach the thresholds.
+#[test]
+fn a_bucket_bounds_the_partition() {
+    let size = sizing::analyze(models::supermarket::OrdersByCustomerMonth::schema(), None);
+    let e = size.estimate.as_ref().expect("declared");
+    assert!((e.rows - 1000.0).abs() < 1e-6, "{}", e.rows);
+    assert_eq!(e.cells_per_row, 3);
+    assert_eq!(e.days_to_values_guidance, None);
+    assert_eq!(e.days_to_cell_limit, None);
+    assert!(!size.exceeds_guidance(), "{size}");
+    let text = size.to_string();
+    assert!(
+        text.contains("one partition per month (bucket): 1,000 rows"),
+        "{text}"
+    );
+    assert!(text.contains("100,000 values: never"), "{text}");
 }
 
 #[tokio::test]

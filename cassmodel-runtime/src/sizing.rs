@@ -66,6 +66,7 @@ use std::fmt;
 use cassmodel_schema::{CqlType, NativeType, Period, fixed_size};
 use futures::TryStreamExt;
 
+use crate::bucket::BucketRule;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::schema::{ColumnKind, Growth, TableSchema};
@@ -87,6 +88,9 @@ pub struct TableSize {
     pub table: String,
     /// The estimate; `None` if the table declares no growth (`#[cass(expect(...))]`).
     pub estimate: Option<Estimate>,
+    /// The period of the table's time bucket (`#[cass(bucket(month))]`), which closes a
+    /// partition at its end.
+    pub bucket: Option<Period>,
 }
 
 /// The estimated size of one partition of a table, from its declared growth.
@@ -196,7 +200,15 @@ pub fn analyze(schema: &TableSchema, default_keyspace: Option<&str>) -> TableSiz
         None => schema.name.to_owned(),
     };
     let estimate = schema.growth.map(|g| estimate(schema, g));
-    TableSize { table, estimate }
+    let bucket = schema.bucket().and_then(|(_, b)| match b.rule {
+        BucketRule::Period(p) => Some(p),
+        BucketRule::Width(_) => None,
+    });
+    TableSize {
+        table,
+        estimate,
+        bucket,
+    }
 }
 
 /// The bytes of a column's value: fixed by its type, else its `avg_bytes`.
@@ -268,8 +280,24 @@ fn estimate(schema: &TableSchema, growth: Growth) -> Estimate {
                     .default_ttl
                     .map(|ttl| f64::from(ttl) / 86_400.0)
             });
-            e.rows = horizon_days.map_or(f64::INFINITY, |d| per_day * d);
-            let days_to = |rows: f64| (per_day > 0.0).then(|| rows / per_day);
+            // A time bucket closes a partition at the end of its period.
+            let bucket_days = match schema.bucket() {
+                Some((_, b)) => match b.rule {
+                    BucketRule::Period(p) => Some(p.days()),
+                    BucketRule::Width(_) => None,
+                },
+                None => None,
+            };
+            let life = match (horizon_days, bucket_days) {
+                (Some(h), Some(b)) => Some(h.min(b)),
+                (h, b) => h.or(b),
+            };
+            e.rows = life.map_or(f64::INFINITY, |d| per_day * d);
+            let days_to = |rows: f64| {
+                (per_day > 0.0)
+                    .then(|| rows / per_day)
+                    .filter(|d| bucket_days.is_none_or(|b| *d <= b))
+            };
             let rows_for_values = |v: u64| {
                 (cells_per_row > 0)
                     .then(|| (v as f64 - static_columns as f64) / cells_per_row as f64)
@@ -386,13 +414,19 @@ fn fix(schema: &TableSchema, e: &Estimate) -> String {
                 count(bucket_rows(p)),
                 parts(e.rows)
             ),
-            (None, _) => format!(
+            (None, c) => format!(
                 "fix: even one day of rows ({}) is over the guidance: add a partition-key \
                  column that splits each day's rows into {} parts (e.g. a hash of a column \
-                 modulo {}), together with `#[cass(bucket(day))]`{split_columns}",
+                 modulo {}), together with {}{split_columns}",
                 count(bucket_rows(Period::Day)),
                 parts(bucket_rows(Period::Day)),
-                parts(bucket_rows(Period::Day))
+                parts(bucket_rows(Period::Day)),
+                match c {
+                    Some(c) => format!("`#[cass(bucket(day))]` on `{}`", c.field),
+                    None => "a day bucket (`#[cass(bucket(day))]` on a `timestamp` or `date` \
+                             column made the first clustering column)"
+                        .to_owned(),
+                }
             ),
         };
     }
@@ -466,11 +500,14 @@ impl fmt::Display for TableSize {
         match e.growth {
             Growth::Rows(n) => writeln!(f, "  rows per partition: {}", count(n as f64))?,
             Growth::Rate { rows, per, horizon } => {
-                let kept = match horizon {
+                let mut kept = match horizon {
                     Some(h) => format!("kept {h}"),
                     None if e.rows.is_finite() => "kept for the default_ttl".to_owned(),
                     None => "kept forever".to_owned(),
                 };
+                if let Some(p) = self.bucket {
+                    kept.push_str(&format!(", one partition per {p} (bucket)"));
+                }
                 writeln!(
                     f,
                     "  growth: {} rows per {per} per partition, {kept}: {} rows",
@@ -494,14 +531,15 @@ impl fmt::Display for TableSize {
             bytes(e.bytes),
             bytes(e.row_bytes as f64)
         )?;
-        if let Some(d) = e.days_to_values_guidance {
+        if let Growth::Rate { .. } = e.growth {
+            let when =
+                |d: Option<f64>| d.map_or("never".to_owned(), |d| format!("after {}", duration(d)));
             writeln!(
                 f,
-                "  100,000 values after {}; 100 MB after {}; 2 billion cells after {}",
-                duration(d),
-                e.days_to_bytes_guidance
-                    .map_or("never".to_owned(), duration),
-                e.days_to_cell_limit.map_or("never".to_owned(), duration)
+                "  100,000 values: {}; 100 MB: {}; 2 billion cells: {}",
+                when(e.days_to_values_guidance),
+                when(e.days_to_bytes_guidance),
+                when(e.days_to_cell_limit)
             )?;
         }
         for w in &e.warnings {
