@@ -322,16 +322,29 @@ fn positive(
     }
 }
 
-/// The `bucket(...)` option of a field.
-fn bucket_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<BucketAttr>> {
+/// The span of an option's `(...)`, or an error giving its `forms` (and the option's value
+/// skipped) when it has none.
+fn parenthesized(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    forms: &str,
+) -> syn::Result<Option<Span>> {
     if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(meta.path.span(), format_args!("write {BUCKET_FORMS}"));
+        cx.error_at(meta.path.span(), format_args!("write {forms}"));
         skip_value(meta)?;
         return Ok(None);
     }
     let group: proc_macro2::Group = meta.input.fork().parse()?;
+    Ok(Some(group.span()))
+}
+
+/// The `bucket(...)` option of a field.
+fn bucket_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<BucketAttr>> {
+    let Some(span) = parenthesized(cx, meta, BUCKET_FORMS)? else {
+        return Ok(None);
+    };
     let mut out = BucketAttr {
-        span: group.span(),
+        span,
         rule: None,
         name: None,
     };
@@ -386,14 +399,11 @@ fn bucket_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Optio
 
 /// The `expect(...)` option of a table.
 fn expect_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<ExpectAttr>> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(meta.path.span(), format_args!("write {EXPECT_FORMS}"));
-        skip_value(meta)?;
+    let Some(span) = parenthesized(cx, meta, EXPECT_FORMS)? else {
         return Ok(None);
-    }
-    let group: proc_macro2::Group = meta.input.fork().parse()?;
+    };
     let mut out = ExpectAttr {
-        span: group.span(),
+        span,
         rows: None,
         per: None,
         horizon: None,

@@ -190,6 +190,8 @@ pub struct Table<'a> {
 pub struct TableBucket {
     /// The source field's position in `fields`.
     pub source: usize,
+    /// The bucket column's index at run time: after every field.
+    pub index: u16,
     /// The rule (`None` after an error in it).
     pub rule: Option<BucketRule>,
     /// The column name: the given `name`, else `<source>_<period>` or `<source>_bucket`.
@@ -424,6 +426,7 @@ impl<'a> Table<'a> {
             );
             Some(TableBucket {
                 source: i,
+                index: u16::try_from(fields.len()).unwrap_or(u16::MAX),
                 rule: b.rule,
                 column,
                 span: b.name.as_ref().map_or(b.span, |n| n.span),
@@ -495,20 +498,18 @@ impl<'a> Table<'a> {
         names.join(", ")
     }
 
-    /// The primary key for messages, in the order its columns are restricted.
+    /// The primary key for messages, in the order its columns are restricted (a bucket's
+    /// source, the first clustering column, is named with the partition key).
     pub fn key_names(&self) -> String {
-        let mut names: Vec<String> = self
-            .partition_key()
+        let clustering = self.clustering();
+        let rest = clustering
             .iter()
-            .map(|f| f.column.clone())
-            .collect();
-        for (i, f) in self.clustering().iter().enumerate() {
-            match &self.bucket {
-                Some(b) if i == 0 => names.push(self.bucket_source_note(b)),
-                _ => names.push(f.column.clone()),
-            }
-        }
-        names.join(", ")
+            .skip(self.bucketed())
+            .map(|f| f.column.as_str());
+        std::iter::once(self.partition_key_names())
+            .chain(rest.map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// `submission_time (which gives the bucket submission_time_month)`.

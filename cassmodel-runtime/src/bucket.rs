@@ -241,9 +241,7 @@ pub const fn assert_width_bucket<T: WidthBucketSource>() {}
 /// [`BucketSource`]: the derive asserts that once, on the field, so a wrong type is one error.
 #[doc(hidden)]
 pub fn bucket_of<'a, V: CqlMapping>(value: &V, rule: BucketRule) -> Bound<'a> {
-    Bound::Boxed(Box::new(
-        value.__bucket(rule).unwrap_or(BucketValue::Overflow),
-    ))
+    Bound::Bucket(value.__bucket(rule).unwrap_or(BucketValue::Overflow))
 }
 
 /// A range of a bucket's source with both ends: `from..to` or `from..=to`.
@@ -474,7 +472,7 @@ impl Shared<'_> {
             ..QueryValues::default()
         };
         values.where_ = self.where_.iter().map(Bound::reborrow).collect();
-        values.where_.push(Bound::Value(&bucket));
+        values.where_.push(Bound::Bucket(bucket));
         values
             .where_
             .extend(self.bounds.iter().map(|b| Bound::Value(&**b)));

@@ -250,11 +250,7 @@ impl<T: Table> SerializeRow for InsertValues<'_, T> {
         let n = schema.columns.len();
         for (i, spec) in specs.iter().take(n).enumerate() {
             let cell = writer.make_cell_writer();
-            if schema.columns[i].bucket.is_some() {
-                crate::table::write_column(self.row, i, spec.typ(), cell)?;
-                continue;
-            }
-            let value = self.row.__value(i);
+            let value = crate::table::column_value(self.row, i);
             if self.unset_nulls && value.is_some_and(|v| v.is_none()) {
                 cell.set_unset();
             } else {

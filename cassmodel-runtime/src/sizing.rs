@@ -88,9 +88,6 @@ pub struct TableSize {
     pub table: String,
     /// The estimate; `None` if the table declares no growth (`#[cass(expect(...))]`).
     pub estimate: Option<Estimate>,
-    /// The period of the table's time bucket (`#[cass(bucket(month))]`), which closes a
-    /// partition at its end.
-    pub bucket: Option<Period>,
 }
 
 /// The estimated size of one partition of a table, from its declared growth.
@@ -115,6 +112,9 @@ pub struct Estimate {
     pub unsized_columns: Vec<&'static str>,
     /// The declared growth.
     pub growth: Growth,
+    /// The period of the table's time bucket (`#[cass(bucket(month))]`), which closes a
+    /// partition at its end.
+    pub bucket: Option<Period>,
     /// Rows per partition at the horizon (infinite if a rate has no horizon).
     pub rows: f64,
     /// Values (cells) per partition at the horizon: `Nv`.
@@ -200,15 +200,7 @@ pub fn analyze(schema: &TableSchema, default_keyspace: Option<&str>) -> TableSiz
         None => schema.name.to_owned(),
     };
     let estimate = schema.growth.map(|g| estimate(schema, g));
-    let bucket = schema.bucket().and_then(|(_, b)| match b.rule {
-        BucketRule::Period(p) => Some(p),
-        BucketRule::Width(_) => None,
-    });
-    TableSize {
-        table,
-        estimate,
-        bucket,
-    }
+    TableSize { table, estimate }
 }
 
 /// The bytes of a column's value: fixed by its type, else its `avg_bytes`.
@@ -262,6 +254,10 @@ fn estimate(schema: &TableSchema, growth: Growth) -> Estimate {
         partition_bytes: partition_values,
         unsized_columns,
         growth,
+        bucket: schema.bucket().and_then(|(_, b)| match b.rule {
+            BucketRule::Period(p) => Some(p),
+            BucketRule::Width(_) => None,
+        }),
         rows: 0.0,
         values: 0.0,
         bytes: 0.0,
@@ -281,13 +277,7 @@ fn estimate(schema: &TableSchema, growth: Growth) -> Estimate {
                     .map(|ttl| f64::from(ttl) / 86_400.0)
             });
             // A time bucket closes a partition at the end of its period.
-            let bucket_days = match schema.bucket() {
-                Some((_, b)) => match b.rule {
-                    BucketRule::Period(p) => Some(p.days()),
-                    BucketRule::Width(_) => None,
-                },
-                None => None,
-            };
+            let bucket_days = e.bucket.map(Period::days);
             let life = match (horizon_days, bucket_days) {
                 (Some(h), Some(b)) => Some(h.min(b)),
                 (h, b) => h.or(b),
@@ -505,7 +495,7 @@ impl fmt::Display for TableSize {
                     None if e.rows.is_finite() => "kept for the default_ttl".to_owned(),
                     None => "kept forever".to_owned(),
                 };
-                if let Some(p) = self.bucket {
+                if let Some(p) = e.bucket {
                     kept.push_str(&format!(", one partition per {p} (bucket)"));
                 }
                 writeln!(

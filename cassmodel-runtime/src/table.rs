@@ -39,30 +39,20 @@ pub(crate) fn write_column<'b, T: Table>(
     typ: &ColumnType<'_>,
     writer: CellWriter<'b>,
 ) -> Result<WrittenCellProof<'b>, SerializationError> {
-    let schema = T::schema();
-    if let Some(b) = schema.columns.get(index).and_then(|c| c.bucket) {
-        // A bucket has no field: it is computed from its source's value.
-        let value = row.__value(b.source).map(|v| v.source_bucket(b.rule));
-        return match value {
-            Some(Some(v)) => write_value(schema, index, Some(&v), typ, writer),
-            _ => Err(write_error(
-                schema,
-                index,
-                SerializationError::new(crate::RowError::Value {
-                    table: String::new(),
-                    column: String::new(),
-                    rust_type: "bucket",
-                    detail: "its source column has no value a bucket can be computed from"
-                        .to_owned(),
-                }),
-            )),
-        };
-    }
-    write_value(schema, index, row.__value(index), typ, writer)
+    write_value(T::schema(), index, column_value(row, index), typ, writer)
 }
 
-/// Writes `value`, column `index` of a row of `schema` (`None`: a column the row does not
-/// have), with the table and column in any error.
+/// The value column `index` of `row` is written from: its field, or for a bucket column the
+/// field of its source ([`write_value`] computes the bucket).
+pub(crate) fn column_value<T: Table>(row: &T, index: usize) -> Option<&dyn ErasedValue> {
+    match T::schema().columns.get(index).and_then(|c| c.bucket) {
+        Some(b) => row.__value(b.source),
+        None => row.__value(index),
+    }
+}
+
+/// Writes `value` ([`column_value`]), column `index` of a row of `schema` (`None`: a column
+/// the row does not have), with the table and column in any error.
 pub(crate) fn write_value<'b>(
     schema: &TableSchema,
     index: usize,
@@ -70,12 +60,23 @@ pub(crate) fn write_value<'b>(
     typ: &ColumnType<'_>,
     writer: CellWriter<'b>,
 ) -> Result<WrittenCellProof<'b>, SerializationError> {
-    match value {
-        Some(v) => v
-            .write_to(typ, writer)
-            .map_err(|e| write_error(schema, index, e)),
-        None => Err(no_such_column(schema, index)),
-    }
+    let Some(v) = value else {
+        return Err(no_such_column(schema, index));
+    };
+    let written = match schema.columns.get(index).and_then(|c| c.bucket) {
+        // A bucket has no field: it is computed from its source's value.
+        Some(b) => match v.source_bucket(b.rule) {
+            Some(bucket) => bucket.write_to(typ, writer),
+            None => Err(SerializationError::new(crate::RowError::Value {
+                table: String::new(),
+                column: String::new(),
+                rust_type: "bucket",
+                detail: "its source column's type has no bucket".to_owned(),
+            })),
+        },
+        None => v.write_to(typ, writer),
+    };
+    written.map_err(|e| write_error(schema, index, e))
 }
 
 /// `keyspace.table` of a result column, for messages.

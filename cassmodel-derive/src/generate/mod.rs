@@ -222,3 +222,17 @@ pub fn value_match(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
         }
     }
 }
+
+/// `BucketRule::Period(Period::Month)` or `BucketRule::Width(n)`.
+pub fn bucket_rule(krate: &syn::Path, rule: crate::attr::BucketRule) -> TokenStream {
+    match rule {
+        crate::attr::BucketRule::Period(p) => {
+            let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
+            quote!(#krate::BucketRule::Period(#krate::Period::#v))
+        }
+        crate::attr::BucketRule::Width(w) => {
+            let w = i64::try_from(w).unwrap_or(i64::MAX);
+            quote!(#krate::BucketRule::Width(#w))
+        }
+    }
+}

@@ -142,64 +142,13 @@ fn bucket_source(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, Tok
         return (quote!(), quote!());
     };
     let (col, name, ty, idx) = (&f.column, f.ident, f.ty, f.position);
-    let (before, next) = (cx.t.state_before(i), cx.t.state_after(i));
-    let bucket_idx = u16::try_from(cx.t.fields.len()).unwrap_or(u16::MAX);
-    let rule = b.rule.map(|r| super::table::bucket_rule(krate, r));
-    let (table, bucket) = (cx.table, &b.column);
+    let next = cx.t.state_after(i);
+    let (bucket_idx, bucket) = (b.index, &b.column);
+    let rule = b.rule.map(|r| super::bucket_rule(krate, r));
     let eq = format_ident!("__Eq_{}", name);
-    let first_needed = match i {
-        0 => String::new(),
-        _ => format!(": give `{}` first, by `=` or `IN`", key[i - 1].column),
-    };
-    let eq_marker = marker(
-        &eq,
-        &format!("`{table}`: cannot restrict `{col}` here{first_needed}"),
-        &format!("`{col}` restricted here"),
-        &order_note(cx),
-    );
-    let range_tr = format_ident!("__BucketRange_{}", name);
-    let range_marker = marker(
-        &range_tr,
-        &format!(
-            "`{table}`: a range of `{col}` over its buckets needs the rest of the partition key \
-             first{first_needed}"
-        ),
-        "partition key incomplete",
-        &order_note(cx),
-    );
     let no = format_ident!("__NoBound_{}", name);
-    let no_marker = marker(
-        &no,
-        &format!(
-            "`{table}`: `{col}` gives the bucket `{bucket}`, so it is restricted by `=` \
-             (`.{name}(..)`) or by a range with both ends (`.{name}_range(from..to)`)"
-        ),
-        "one bound or `IN` on a bucket's source",
-        "a bucket is a partition: a range is read bucket by bucket, so it needs its first and \
-         last bucket; each `IN` value would be a partition of its own",
-    );
     let by_hand = format_ident!("__ByHand_{}", bucket);
-    let by_hand_marker = marker(
-        &by_hand,
-        &format!(
-            "`{table}`: `{bucket}` is a bucket computed from `{col}` on every write: it is never \
-             given by hand"
-        ),
-        "bucket column",
-        &format!(
-            "give `{col}` instead: `.{name}(..)` for one value, `.{name}_range(from..to)` for a \
-             range over its buckets; a write fills `{bucket}` from the row's `{col}`"
-        ),
-    );
-    let items = quote! {
-        #eq_marker
-        impl #eq for #st::Key<#before> {}
-        impl #eq for #st::Filtering {}
-        #range_marker
-        impl #range_tr for #st::Key<#before> {}
-        #no_marker
-        #by_hand_marker
-    };
+    let items = bucket_markers(cx, key, i, b);
     let doc_eq = format!("`{col} = ?` and `{bucket} = ?` with its bucket.");
     let refused = range_ops(f)
         .into_iter()
@@ -248,16 +197,84 @@ fn bucket_source(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, Tok
     (items, methods)
 }
 
+/// The marker traits of a bucket's source (see [`bucket_source`]), with their impls.
+fn bucket_markers(
+    cx: &Cx<'_>,
+    key: &[&Field<'_>],
+    i: usize,
+    b: &crate::model::TableBucket,
+) -> TokenStream {
+    let st = &cx.st;
+    let f = key[i];
+    let (col, name) = (&f.column, f.ident);
+    let before = cx.t.state_before(i);
+    let (table, bucket) = (cx.table, &b.column);
+    let eq = format_ident!("__Eq_{}", name);
+    let no = format_ident!("__NoBound_{}", name);
+    let by_hand = format_ident!("__ByHand_{}", bucket);
+    let first_needed = match i {
+        0 => String::new(),
+        _ => format!(": give `{}` first, by `=` or `IN`", key[i - 1].column),
+    };
+    let eq_marker = marker(
+        &eq,
+        &format!("`{table}`: cannot restrict `{col}` here{first_needed}"),
+        &format!("`{col}` restricted here"),
+        &order_note(cx),
+    );
+    let range_tr = format_ident!("__BucketRange_{}", name);
+    let range_marker = marker(
+        &range_tr,
+        &format!(
+            "`{table}`: a range of `{col}` over its buckets needs the rest of the partition key \
+             first{first_needed}"
+        ),
+        "partition key incomplete",
+        &order_note(cx),
+    );
+    let no_marker = marker(
+        &no,
+        &format!(
+            "`{table}`: `{col}` gives the bucket `{bucket}`, so it is restricted by `=` \
+             (`.{name}(..)`) or by a range with both ends (`.{name}_range(from..to)`)"
+        ),
+        "one bound or `IN` on a bucket's source",
+        "a bucket is a partition: a range is read bucket by bucket, so it needs its first and \
+         last bucket; each `IN` value would be a partition of its own",
+    );
+    let by_hand_marker = marker(
+        &by_hand,
+        &format!(
+            "`{table}`: `{bucket}` is a bucket computed from `{col}` on every write: it is never \
+             given by hand"
+        ),
+        "bucket column",
+        &format!(
+            "give `{col}` instead: `.{name}(..)` for one value, `.{name}_range(from..to)` for a \
+             range over its buckets; a write fills `{bucket}` from the row's `{col}`"
+        ),
+    );
+    quote! {
+        #eq_marker
+        impl #eq for #st::Key<#before> {}
+        impl #eq for #st::Filtering {}
+        #range_marker
+        impl #range_tr for #st::Key<#before> {}
+        #no_marker
+        #by_hand_marker
+    }
+}
+
 /// `<source>_range(from..to)` of a bucketed table, on a SELECT.
 fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
     let (krate, ident) = (cx.krate, cx.ident);
     let b = cx.t.bucket.as_ref()?;
-    let rule = super::table::bucket_rule(krate, b.rule?);
+    let rule = super::bucket_rule(krate, b.rule?);
     let f = &cx.t.fields[b.source];
     let (name, ty, idx, col) = (f.ident, f.ty, f.position, &f.column);
     let method = format_ident!("{}_range", name);
     let tr = format_ident!("__BucketRange_{}", name);
-    let bucket_idx = u16::try_from(cx.t.fields.len()).unwrap_or(u16::MAX);
+    let bucket_idx = b.index;
     let doc = format!(
         "The rows whose `{col}` is in `range` (`from..to` or `from..=to`), read over the \
          buckets `{}` in range, one query per bucket, in clustering order.",

@@ -8,7 +8,9 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{Cx, column_def, keys, list, query, readers, type_assertions, value_match, write};
+use super::{
+    Cx, bucket_rule, column_def, keys, list, query, readers, type_assertions, value_match, write,
+};
 use crate::model::{Field, Table};
 
 pub fn generate(t: &Table<'_>) -> TokenStream {
@@ -122,20 +124,6 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             fn __value(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
                 #values
             }
-        }
-    }
-}
-
-/// `BucketRule::Period(Period::Month)` or `BucketRule::Width(n)`.
-pub fn bucket_rule(krate: &syn::Path, rule: crate::attr::BucketRule) -> TokenStream {
-    match rule {
-        crate::attr::BucketRule::Period(p) => {
-            let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
-            quote!(#krate::BucketRule::Period(#krate::Period::#v))
-        }
-        crate::attr::BucketRule::Width(w) => {
-            let w = i64::try_from(w).unwrap_or(i64::MAX);
-            quote!(#krate::BucketRule::Width(#w))
         }
     }
 }

@@ -57,6 +57,8 @@ pub enum Bound<'a> {
     Index(i32),
     /// A counter change (`c = c + ?`).
     Counter(i64),
+    /// A bucket computed from its source's value (`#[cass(bucket(..))]`).
+    Bucket(crate::bucket::BucketValue),
     /// An owned adapter (the list of an `IN`).
     Boxed(Box<dyn ErasedValue + Send + 'a>),
 }
@@ -74,6 +76,7 @@ impl<'a> Bound<'a> {
             Bound::Counter(n) => {
                 SerializeValue::serialize(&scylla::value::Counter(*n), typ, writer)
             }
+            Bound::Bucket(b) => b.write_to(typ, writer),
             Bound::Boxed(v) => v.write_to(typ, writer),
         }
     }
@@ -85,6 +88,7 @@ impl<'a> Bound<'a> {
             Bound::Str(s) => Bound::Str(s),
             Bound::Index(i) => Bound::Index(*i),
             Bound::Counter(n) => Bound::Counter(*n),
+            Bound::Bucket(b) => Bound::Bucket(*b),
             Bound::Boxed(b) => Bound::Value(&**b),
         }
     }
