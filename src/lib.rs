@@ -49,7 +49,7 @@
 //! # use cassmodel::{CassTable, Db}; use uuid::Uuid; use cassmodel::value::Timeuuid;
 //! # #[derive(CassTable)] struct Post { #[partition_key] user_id: Uuid, #[clustering(desc)] post_id: Timeuuid, content: String }
 //! # async fn f(db: &Db, post_id: Timeuuid) {
-//! // error: `post`: cannot restrict `post_id` yet: give `user_id` first, by `=` or `IN`
+//! // error: `post`: give `user_id` first, by `=` or `IN`
 //! Post::select().post_id(&post_id).fetch_all(db).await;
 //! # }
 //! ```
@@ -64,6 +64,47 @@
 //!
 //! Deletes take the partition key and optionally a clustering prefix and a range (a range
 //! delete). Updates take `set_<column>(&v)` for regular columns and the whole primary key.
+//!
+//! ## Queries on indexed columns
+//!
+//! A field with `#[cass(index)]` (a storage-attached index) can be queried with no key column
+//! (across partitions) or after the whole partition key, each restriction only where its index
+//! answers it: `col(v)`, ranges (`col_gt(v)`, ...) on ordered types (numbers, dates, times,
+//! timestamps, timeuuids, inet), `col_contains(v)` on a list, set or map indexed on its values,
+//! `col_contains_key(k)` with `index(keys)`, `col_entry(k, v)` with `index(entries)`.
+//!
+//! ```no_run
+//! # use cassmodel::{CassTable, Db}; use std::collections::{HashMap, HashSet};
+//! #[derive(CassTable)]
+//! struct Item {
+//!     #[partition_key]
+//!     shop: String,
+//!     #[clustering]
+//!     sku: i32,
+//!     #[cass(index)]
+//!     stock: i32,
+//!     #[cass(index)]
+//!     tags: HashSet<String>,
+//!     #[cass(index(keys))]
+//!     attrs: HashMap<String, String>,
+//! }
+//! # async fn f(db: &Db) -> cassmodel::Result<()> {
+//! // Across partitions, two indexes combined: WHERE tags CONTAINS ? AND stock < ?
+//! let low = Item::select().tags_contains("fresh").stock_lt(&5).fetch_all(db).await?;
+//! // Within one partition: WHERE shop = ? AND attrs CONTAINS KEY ?
+//! let sized = Item::select().shop("north").attrs_contains_key("size").fetch_all(db).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail
+//! # use cassmodel::{CassTable, Db}; use std::collections::HashMap;
+//! # #[derive(CassTable)] struct Item { #[partition_key] shop: String, #[cass(index)] attrs: HashMap<String, String> }
+//! # async fn f(db: &Db) {
+//! // error: `item`: `CONTAINS KEY` on `attrs` needs an index on its keys: write
+//! // `#[cass(index(keys))]` on `attrs`
+//! Item::select().attrs_contains_key("size").fetch_all(db).await;
+//! # }
+//! ```
 //!
 //! Scans are possible only through calls that say what they cost:
 //! `T::scan_full_table(&db, splits)` (token ranges) and `T::select_allow_filtering()`.

@@ -1,6 +1,6 @@
 //! The description of a table or user-defined type built from the parsed struct.
 
-use cassmodel_schema::{CqlType, IndexTarget, default_index_name};
+use cassmodel_schema::{CqlType, IndexOp, IndexTarget, default_index_name};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
@@ -30,7 +30,7 @@ impl Role {
 #[derive(Clone, Copy)]
 pub enum Collection<'a> {
     List(&'a syn::Type),
-    Set,
+    Set(&'a syn::Type),
     Map(&'a syn::Type, &'a syn::Type),
 }
 
@@ -63,6 +63,35 @@ pub struct Field<'a> {
 }
 
 impl Field<'_> {
+    /// The target of the field's index, if it declares one: the given one, else the default
+    /// for its type (`values` for a non-frozen collection).
+    pub fn index_target(&self) -> Option<IndexTarget> {
+        let ix = self.index.as_ref()?;
+        let given = ix.target.map(|(t, _)| t);
+        Some(match &self.cql_type {
+            Some(t) => IndexTarget::resolve(given, t),
+            None => given.unwrap_or(if self.collection.is_some() {
+                IndexTarget::Values
+            } else {
+                IndexTarget::Column
+            }),
+        })
+    }
+
+    /// Whether the field's index answers `op` without `ALLOW FILTERING`. A range needs the
+    /// column's CQL type, so it is `false` when the syntax does not tell it.
+    pub fn index_serves(&self, op: IndexOp) -> bool {
+        match (self.index_target(), &self.cql_type) {
+            (Some(target), Some(t)) => target.serves(op, t),
+            (Some(target), None) => match op {
+                IndexOp::Range => false,
+                IndexOp::Eq => matches!(target, IndexTarget::Column | IndexTarget::Full),
+                _ => IndexTarget::for_op(op) == Some(target),
+            },
+            (None, _) => false,
+        }
+    }
+
     /// Whether the field is a counter column (by its type or its `cql_type` override).
     pub fn is_counter(&self) -> bool {
         self.counter
@@ -87,6 +116,13 @@ impl Field<'_> {
             return out;
         }
         out.push(format!("if_{n}"));
+        match self.collection {
+            None => out.extend(with(&["gt", "ge", "lt", "le"])),
+            Some(Collection::Map(..)) => {
+                out.extend(with(&["contains", "contains_key", "entry"]));
+            }
+            Some(_) => out.push(format!("{n}_contains")),
+        }
         if self.counter {
             out.extend([format!("increment_{n}"), format!("decrement_{n}")]);
         }
@@ -97,7 +133,7 @@ impl Field<'_> {
                 format!("remove_{n}"),
                 format!("set_{n}_at"),
             ],
-            Some(Collection::Set) => vec![format!("add_{n}"), format!("remove_{n}")],
+            Some(Collection::Set(_)) => vec![format!("add_{n}"), format!("remove_{n}")],
             Some(Collection::Map(..)) => vec![
                 format!("put_{n}"),
                 format!("merge_{n}"),
@@ -145,7 +181,7 @@ fn collection<'a>(value_ty: &'a syn::Type, attrs: &FieldAttrs) -> Option<Collect
     let args = types::type_args(value_ty);
     match types::shape(value_ty) {
         types::Shape::List => args.first().map(|e| Collection::List(e)),
-        types::Shape::Set => Some(Collection::Set),
+        types::Shape::Set => args.first().map(|e| Collection::Set(e)),
         types::Shape::Map => match args[..] {
             [k, v, ..] => Some(Collection::Map(k, v)),
             _ => None,

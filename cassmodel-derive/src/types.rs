@@ -129,6 +129,17 @@ fn rust_cql_type(ty: &Type) -> Option<CqlType> {
                 "i64" => NativeType::Bigint,
                 "f32" => NativeType::Float,
                 "f64" => NativeType::Double,
+                // The runtime's mappings of these names (a type of the user's own with one of
+                // them is read as the runtime's: the names are those of chrono, uuid, std and
+                // the driver's value types, which cassmodel maps).
+                "DateTime" | "CqlTimestamp" => NativeType::Timestamp,
+                "NaiveDate" | "CqlDate" => NativeType::Date,
+                "NaiveTime" | "CqlTime" => NativeType::Time,
+                "Timeuuid" | "CqlTimeuuid" => NativeType::Timeuuid,
+                "Uuid" => NativeType::Uuid,
+                "IpAddr" => NativeType::Inet,
+                "CqlDecimal" => NativeType::Decimal,
+                "CqlVarint" => NativeType::Varint,
                 _ => return None,
             })
         }
@@ -232,7 +243,7 @@ mod tests {
         );
         assert_eq!(
             cql("HashMap<Uuid, i32>", true).as_deref(),
-            Some("frozen<map<int, int>>")
+            Some("frozen<map<uuid, int>>")
         );
         assert_eq!(cql("Address", false), None);
     }

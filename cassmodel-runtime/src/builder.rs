@@ -75,6 +75,17 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
         self.with(|q| q.restrict(column, op, value)).to()
     }
 
+    /// Adds `column[?] = ?` (a map entry) to the WHERE clause.
+    #[inline]
+    pub fn restrict_entry<S2>(
+        self,
+        column: u16,
+        key: Bound<'a>,
+        value: Bound<'a>,
+    ) -> Query<'a, T, S2, K, R> {
+        self.with(|q| q.restrict_entry(column, key, value)).to()
+    }
+
     /// `source = ?` and `bucket = ?` with the bucket of the same value: the source column of
     /// a bucketed table restricted by `=`.
     #[inline]

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use cassmodel_schema::quote_ident;
 
 use crate::ddl::qualified;
-use crate::query::{SetOp, Spec};
+use crate::query::{Op, SetOp, Spec};
 use crate::schema::TableSchema;
 
 fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
@@ -79,7 +79,11 @@ fn conditions(schema: &TableSchema, spec: &Spec, out: &mut String) {
 fn where_clause(schema: &TableSchema, spec: &Spec, out: &mut String) {
     for (i, &(col, op)) in spec.restrictions.iter().enumerate() {
         out.push_str(if i == 0 { " WHERE " } else { " AND " });
-        let _ = write!(out, "{} {} ?", name(schema, usize::from(col)), op.cql());
+        let col = name(schema, usize::from(col));
+        let _ = match op {
+            Op::Entry => write!(out, "{col}[?] = ?"),
+            _ => write!(out, "{col} {} ?", op.cql()),
+        };
     }
 }
 

@@ -265,12 +265,18 @@ pub fn scan<T: Table>(db: &Db, splits: u32) -> QueryFuture<'_, RowStream<T>> {
     QueryFuture::new(scan_full_table::<T, T>(db, splits))
 }
 
-/// Runs a SELECT and collects every row (paging through all of them).
+/// The driver's page size when a query sets none (`scylla::statement::PageSize::default()`).
+const DRIVER_PAGE_SIZE: i32 = 5000;
+
+/// Runs a SELECT and collects every row: paged, or in one unpaged request when Cassandra
+/// cannot page it or its `LIMIT` fits in one page (the latest-N read: no pager to set up).
 pub(crate) async fn select_all<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
 ) -> Result<Vec<R>> {
-    let paged = !unpageable::<T>(&q.spec);
+    let page = q.options.page_size.unwrap_or(DRIVER_PAGE_SIZE);
+    let fits_one_page = q.values.limit.is_some_and(|n| n <= page);
+    let paged = !unpageable::<T>(&q.spec) && !fits_one_page;
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     rows_all(db, st, q.values, paged).await
 }

@@ -70,7 +70,10 @@ pub mod __private {
     pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
-    pub use crate::query::state::{AfterEq, AfterRange, EqNext, RangeNext};
+    pub use crate::query::state::{
+        AfterEq, AfterIndex, AfterRange, EqNext, Flags, InNext, IndexNext, NoInBeforeIndex,
+        Orderable, Pageable, RangeNext, Reverse, Reversed, Unordered,
+    };
     pub use crate::query::{Bound, ErasedValue, Op, SetOp, Spec, Statement};
     pub use crate::table::{RowReader, check_columns, check_row, serialize_by_name};
     pub use crate::udt::{UdtReader, serialize_udt, type_check_udt};

@@ -440,7 +440,7 @@ tuples! {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be bound to a column of Rust type `{F}`",
     label = "expected a `{F}` value here",
-    note = "a key or column value must have the Rust type of its field (`&str` is also accepted for `String`)"
+    note = "a key or column value must have the Rust type of its field (`&str` is also accepted for `String` and `Option<String>`)"
 )]
 pub trait BindAs<F: ?Sized>: SerializeValue + Sync {
     #[doc(hidden)]
@@ -460,6 +460,18 @@ impl BindAs<String> for str {
 }
 #[diagnostic::do_not_recommend]
 impl BindAs<String> for &str {
+    fn __bound(&self) -> Bound<'_> {
+        Bound::Str(self)
+    }
+}
+#[diagnostic::do_not_recommend]
+impl BindAs<Option<String>> for str {
+    fn __bound(&self) -> Bound<'_> {
+        Bound::Str(self)
+    }
+}
+#[diagnostic::do_not_recommend]
+impl BindAs<Option<String>> for &str {
     fn __bound(&self) -> Bound<'_> {
         Bound::Str(self)
     }

@@ -90,6 +90,76 @@ impl IndexTarget {
     }
 }
 
+/// What a query asks of an indexed column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexOp {
+    /// `c = ?`
+    Eq,
+    /// `c > ?`, `c >= ?`, `c < ?`, `c <= ?`
+    Range,
+    /// `c CONTAINS ?`: an element of a list or set, a value of a map.
+    Contains,
+    /// `m CONTAINS KEY ?`
+    ContainsKey,
+    /// `m[?] = ?`
+    Entry,
+}
+
+impl IndexTarget {
+    /// Whether an SAI index with this target answers `op` on a column of type `t`, without
+    /// `ALLOW FILTERING` (checked against Cassandra 5.0): `=` on the column or a frozen
+    /// collection; ranges on numbers, dates, times, timestamps, timeuuids and inet addresses
+    /// (not on text, uuid or boolean); `CONTAINS` with `values`, `CONTAINS KEY` with `keys`,
+    /// `m[k] = v` with `entries`.
+    ///
+    /// ```
+    /// use cassmodel_schema::{CqlType, IndexOp, IndexTarget};
+    /// let t = |s: &str| s.parse::<CqlType>().unwrap();
+    /// assert!(IndexTarget::Column.serves(IndexOp::Range, &t("timestamp")));
+    /// assert!(!IndexTarget::Column.serves(IndexOp::Range, &t("text")));
+    /// assert!(!IndexTarget::Values.serves(IndexOp::ContainsKey, &t("map<text, int>")));
+    /// ```
+    pub fn serves(self, op: IndexOp, t: &CqlType) -> bool {
+        match (self, op) {
+            (IndexTarget::Column | IndexTarget::Full, IndexOp::Eq) => true,
+            (IndexTarget::Column, IndexOp::Range) => matches!(
+                t,
+                CqlType::Native(
+                    NativeType::Tinyint
+                        | NativeType::Smallint
+                        | NativeType::Int
+                        | NativeType::Bigint
+                        | NativeType::Varint
+                        | NativeType::Float
+                        | NativeType::Double
+                        | NativeType::Decimal
+                        | NativeType::Date
+                        | NativeType::Time
+                        | NativeType::Timestamp
+                        | NativeType::Timeuuid
+                        | NativeType::Inet
+                )
+            ),
+            (IndexTarget::Values, IndexOp::Contains)
+            | (IndexTarget::Keys, IndexOp::ContainsKey)
+            | (IndexTarget::Entries, IndexOp::Entry) => true,
+            _ => false,
+        }
+    }
+
+    /// The target an index needs to answer `op`, if one can (`None` for ranges: they need a
+    /// column of a type SAI orders).
+    pub const fn for_op(op: IndexOp) -> Option<IndexTarget> {
+        match op {
+            IndexOp::Eq => Some(IndexTarget::Column),
+            IndexOp::Range => None,
+            IndexOp::Contains => Some(IndexTarget::Values),
+            IndexOp::ContainsKey => Some(IndexTarget::Keys),
+            IndexOp::Entry => Some(IndexTarget::Entries),
+        }
+    }
+}
+
 /// Why an index with a given target cannot be created on a column of a given type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexViolation {

@@ -1,13 +1,23 @@
 //! The per-table marker traits about the primary key, used by reads and writes alike:
 //! `__PartitionGiven` (the whole partition key is restricted: deletes, reversed reads,
-//! ORDER BY), `__Readable` (the same, or `ALLOW FILTERING`) and `__FullKey` (every key
-//! column by `=`: updates, conditional writes).
+//! ORDER BY), `__Readable` (the same, or `ALLOW FILTERING`, or an indexed column),
+//! `__FullKey` (every key column by `=`: updates, conditional writes), `__IndexBase` (where an
+//! indexed column may be restricted), and the traits that name what is missing:
+//! `__Missing_<column>` (the first key column not given yet) and `__AfterRange` (nothing may
+//! follow a range).
+//!
+//! Each key state (`Key<N, IN, REV>`, `Range<N, LO, HI, IN, REV>`) that cannot take a method
+//! because a key column is missing implements the method's trait under a bound
+//! `where Flags<IN, REV>: __Missing_<column>` that never holds (on another type than the
+//! state, so that rustc reports it with its own message), so that the error names the first
+//! column missing, whatever method was called.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::{Cx, imp, marker};
+use crate::model::Field;
 
 /// The names of the key markers.
 pub fn partition_given() -> Ident {
@@ -22,24 +32,111 @@ pub fn full_key() -> Ident {
     format_ident!("__FullKey")
 }
 
+pub fn index_base() -> Ident {
+    format_ident!("__IndexBase")
+}
+
+pub fn after_range() -> Ident {
+    format_ident!("__AfterRange")
+}
+
+/// The trait that names `f` as the first key column missing.
+pub fn missing(f: &Field<'_>) -> Ident {
+    format_ident!("__Missing_{}", f.ident)
+}
+
+/// `<const IN: bool, const REV: bool>`: the flags every key state carries.
+pub fn flags() -> TokenStream {
+    quote!(const IN: ::core::primitive::bool, const REV: ::core::primitive::bool)
+}
+
+/// `Key<n, IN, REV>`.
+pub fn key_state(cx: &Cx<'_>, n: usize) -> TokenStream {
+    let st = &cx.st;
+    quote!(#st::Key<#n, IN, REV>)
+}
+
+/// The order in which key columns are restricted, for notes.
+pub fn order_note(cx: &Cx<'_>) -> String {
+    format!(
+        "key columns are restricted in this order, each by `=` or `IN`: {}; a range (`_gt`, \
+         `_ge`, `_lt`, `_le`) may follow on the next clustering column, and nothing after it; \
+         indexed columns (`#[cass(index)]`) come after the key columns. To filter on other \
+         columns anyway (a scan), start from `{}::select_allow_filtering()`",
+        cx.t.key_names(),
+        cx.ident
+    )
+}
+
+/// The key column restricted from key state `n` (`None` for the bucket column, given with
+/// its source).
+fn column_at_state<'t>(cx: &'t Cx<'_>, n: usize) -> Option<&'t Field<'t>> {
+    let key = cx.t.primary_key();
+    (0..key.len())
+        .find(|&i| cx.t.state_before(i) == n)
+        .map(|i| &cx.t.fields[usize::from(key[i].position)])
+}
+
+/// `impl<..> tr for Key<n, IN, REV> where Flags<IN, REV>: __Missing_<column at n> {}` for each key
+/// state `n` in `states`: the error for `tr` in those states names the first column missing.
+/// `generics` are the trait's own (`const UPPER: bool`), `tr` the trait with its arguments.
+pub fn missing_impls(
+    cx: &Cx<'_>,
+    generics: &TokenStream,
+    tr: &TokenStream,
+    states: std::ops::Range<usize>,
+) -> TokenStream {
+    let (flags, p) = (flags(), &cx.p);
+    let impls = states.filter_map(|n| {
+        let f = column_at_state(cx, n)?;
+        let (missing, state) = (missing(f), key_state(cx, n));
+        Some(quote!(impl<#generics #flags> #tr for #state where #p::Flags<IN, REV>: #missing {}))
+    });
+    quote!(#(#impls)*)
+}
+
+/// `impl<..> tr for Range<n, LO, HI, IN, REV> where Flags<IN, REV>: __AfterRange {}` for each range
+/// state `n` in `states`: nothing may follow a range.
+pub fn after_range_impls(
+    cx: &Cx<'_>,
+    generics: &TokenStream,
+    tr: &TokenStream,
+    states: std::ops::Range<usize>,
+) -> TokenStream {
+    let (st, p, flags, after) = (&cx.st, &cx.p, flags(), after_range());
+    let bools = quote!(const LO: ::core::primitive::bool, const HI: ::core::primitive::bool,);
+    let impls = states.map(|n| {
+        quote! {
+            impl<#generics #bools #flags> #tr for #st::Range<#n, LO, HI, IN, REV>
+            where
+                #p::Flags<IN, REV>: #after,
+            {
+            }
+        }
+    });
+    quote!(#(#impls)*)
+}
+
 /// The states in which the whole partition key is given, each with the generics of its
 /// impl: `Key<n>` for `n` from the number of partition-key columns to the whole key, and any
 /// range after them.
 fn partition_given_states(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream)> {
     let st = &cx.st;
     let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
-    let bools = quote!(<const LO: ::core::primitive::bool, const HI: ::core::primitive::bool>);
-    let keys = (np..=nk).map(|n| (quote!(), quote!(#st::Key<#n>)));
-    let ranges = (np..nk).map(|n| (bools.clone(), quote!(#st::Range<#n, LO, HI>)));
+    let flags = flags();
+    let bools =
+        quote!(<const LO: ::core::primitive::bool, const HI: ::core::primitive::bool, #flags>);
+    let keys = (np..=nk).map(|n| (quote!(<#flags>), key_state(cx, n)));
+    let ranges = (np..nk).map(|n| (bools.clone(), quote!(#st::Range<#n, LO, HI, IN, REV>)));
     keys.chain(ranges).collect()
 }
 
-/// The three markers and their impls.
+/// The markers and their impls.
 pub fn generate(cx: &Cx<'_>) -> TokenStream {
     let (table, ident, st) = (cx.table, cx.ident, &cx.st);
     let pk_list = cx.t.partition_key_names();
     let key_order = cx.t.key_names();
-    let nk = cx.t.full_key_state();
+    let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
     let range_note = cx
         .t
         .bucket
@@ -73,19 +170,135 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
             "primary key incomplete",
             "an update of regular columns, and any conditional write (IF ...), works on one row",
         ),
+        marker(
+            &after_range(),
+            &format!(
+                "`{table}`: nothing may follow a range: a range (`_gt`, `_ge`, `_lt`, `_le`) is \
+                 the last key restriction of a query"
+            ),
+            "after a range",
+            &format!(
+                "Cassandra reads a slice of a partition: `=` on the key columns before the \
+                 slice, one range on the next clustering column; {}",
+                order_note(cx)
+            ),
+        ),
     ];
+    let missing_traits = cx.t.primary_key().into_iter().map(|f| {
+        let how = if cx.t.is_bucket_source(f) {
+            let b = cx.t.bucket.as_ref().map_or("", |b| b.column.as_str());
+            format!("by `=` (it gives the bucket `{b}`)")
+        } else {
+            "by `=` or `IN`".to_owned()
+        };
+        marker(
+            &missing(f),
+            &format!("`{table}`: give `{}` first, {how}", f.column),
+            &format!("`{}` missing", f.column),
+            &order_note(cx),
+        )
+    });
     let impls = partition_given_states(cx).into_iter().map(|(generics, s)| {
         quote! {
             impl #generics #readable for #s {}
             impl #generics #given for #s {}
         }
     });
+    let none = quote!();
+    let partial = [&readable, &given]
+        .into_iter()
+        .map(|tr| missing_impls(cx, &none, &quote!(#tr), 1..np));
+    let full_missing = missing_impls(cx, &none, &quote!(#full), 1..nk);
     let filtering = imp(&readable, quote!(#st::Filtering));
-    let full_impl = imp(&full, quote!(#st::Key<#nk>));
+    let (flags, full_state) = (flags(), key_state(cx, nk));
+    let index = index_states(cx);
+    // `Indexed` is reached through an indexed column, or a filter method that did not compile
+    // (whose error is enough). `__PartitionGiven` too, so that `reversed()` after an indexed
+    // column fails on `Orderable` alone, whose message says why.
+    let indexed = [&readable, &given].map(|tr| imp(tr, quote!(#st::Indexed)));
     quote! {
         #(#traits)*
+        #(#missing_traits)*
         #(#impls)*
+        #(#partial)*
+        #full_missing
         #filtering
-        #full_impl
+        impl<#flags> #full for #full_state {}
+        #(#indexed)*
+        #index
+    }
+}
+
+/// Whether the table has an indexed column that is not a key column (the typed queries on
+/// indexed columns are on those).
+pub fn has_indexed_columns(cx: &Cx<'_>) -> bool {
+    cx.t.fields
+        .iter()
+        .any(|f| !f.role.is_key() && f.index.is_some())
+}
+
+/// `__IndexBase`: the states from which an indexed column may be restricted: none of the key
+/// (across partitions), the whole partition key by `=` (within a partition, clustering
+/// columns after it allowed), another indexed column, or `ALLOW FILTERING`. In the other
+/// states its impl's bound names the reason: the first key column missing, `IN` on the
+/// partition key, a reversed read.
+fn index_states(cx: &Cx<'_>) -> TokenStream {
+    if !has_indexed_columns(cx) {
+        return quote!();
+    }
+    let (st, p, table) = (&cx.st, &cx.p, cx.table);
+    let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
+    let base = index_base();
+    let m = marker(
+        &base,
+        &format!(
+            "`{table}`: an indexed column is restricted with no key column, or after the whole \
+             partition key ({}) by `=`",
+            cx.t.partition_key_names()
+        ),
+        "indexed column",
+        &order_note(cx),
+    );
+    let none = quote!();
+    let partial = missing_impls(cx, &none, &quote!(#base), 1..np);
+    let bools = quote!(const LO: ::core::primitive::bool, const HI: ::core::primitive::bool);
+    let keys = (np..=nk).map(|n| {
+        quote! {
+            impl<const REV: ::core::primitive::bool> #base for #st::Key<#n, false, REV>
+            where
+                #p::Flags<false, REV>: #p::Unordered,
+            {
+            }
+            impl<const REV: ::core::primitive::bool> #base for #st::Key<#n, true, REV>
+            where
+                #p::Flags<true, REV>: #p::NoInBeforeIndex,
+            {
+            }
+        }
+    });
+    let ranges = (np..nk).map(|n| {
+        quote! {
+            impl<#bools, const REV: ::core::primitive::bool> #base
+                for #st::Range<#n, LO, HI, false, REV>
+            where
+                #p::Flags<false, REV>: #p::Unordered,
+            {
+            }
+            impl<#bools, const REV: ::core::primitive::bool> #base
+                for #st::Range<#n, LO, HI, true, REV>
+            where
+                #p::Flags<true, REV>: #p::NoInBeforeIndex,
+            {
+            }
+        }
+    });
+    quote! {
+        #m
+        impl #base for #st::Key<0> {}
+        #partial
+        #(#keys)*
+        #(#ranges)*
+        impl #base for #st::Indexed {}
+        impl #base for #st::Filtering {}
     }
 }

@@ -12,7 +12,8 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::{Cx, imp, keys, list, marker};
 use crate::attr::Order;
-use crate::model::{Field, Role};
+use crate::model::{Collection, Field, Role};
+use cassmodel_schema::{IndexOp, IndexTarget};
 
 /// The builder's read side: per-column traits and methods, options, and the reads.
 pub fn generate(cx: &Cx<'_>) -> TokenStream {
@@ -25,10 +26,11 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
         items.push(column_items);
         methods.push(column_methods);
     }
+    let mut filters = Vec::new();
     for f in cx.t.fields.iter().filter(|f| !f.role.is_key()) {
         let (column_items, column_methods) = filter_column(cx, f);
         items.push(column_items);
-        methods.push(column_methods);
+        filters.push(column_methods);
     }
     for f in &cx.t.fields {
         let (column_items, column_methods) = order_by(cx, f);
@@ -37,6 +39,7 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
     }
     let options = options(cx);
     let reads = reads(cx);
+    let kd = &cx.kd;
     quote! {
         #(#items)*
         impl<'a, S, K, R> #q<'a, S, K, R> {
@@ -44,19 +47,13 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
             #options
         }
 
+        #[allow(dead_code, clippy::wrong_self_convention)]
+        impl<'a, S, R> #q<'a, S, #kd::Select, R> {
+            #(#filters)*
+        }
+
         #reads
     }
-}
-
-/// The order in which key columns are restricted, for notes.
-fn order_note(cx: &Cx<'_>) -> String {
-    format!(
-        "key columns are restricted in this order, each by `=` or `IN`: {}; a range (`_gt`, \
-         `_ge`, `_lt`, `_le`) may follow on the next clustering column, and nothing after it. \
-         To filter on other columns anyway (a scan), start from `{}::select_allow_filtering()`",
-        cx.t.key_names(),
-        cx.ident
-    )
 }
 
 /// Key column `i`: `col(v)` and `col_in(vs)` after the columns before it, then either ranges
@@ -70,30 +67,33 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
     if cx.t.is_bucket_source(f) {
         return bucket_source(cx, key, i);
     }
-    let message = match i {
-        0 => format!(
-            "`{}`: `{col}` is restricted already: it is the first key column and takes one `=` \
-             or `IN`",
-            cx.table
-        ),
-        _ => format!(
-            "`{}`: cannot restrict `{col}` yet: give `{}` first, by `=` or `IN`",
-            cx.table,
-            key[i - 1].column
-        ),
-    };
+    let message = format!(
+        "`{}`: `{col}` cannot be restricted here: it is restricted already, or an indexed column \
+         came before it (key columns come first, each once, in key order)",
+        cx.table
+    );
     let mut items = vec![
         marker(
             &eq,
             &message,
             &format!("`{col}` restricted here"),
-            &order_note(cx),
+            &keys::order_note(cx),
         ),
-        imp(&eq, quote!(#st::Key<#before>)),
+        key_impls(cx, &quote!(), &quote!(#eq), before, after_eq(cx, before)),
         imp(&eq, quote!(#st::Filtering)),
     ];
     let next = cx.t.state_after(i);
     let to = quote!(#q<'a, #p::EqNext<S, #next>, K, R>);
+    // `IN` on a partition-key column is carried in the state: a reverse read cannot be paged
+    // with it, and an indexed column cannot follow it.
+    let (to_in, in_state) = if f.role == Role::PartitionKey {
+        (
+            quote!(#q<'a, #p::InNext<S, #next>, K, R>),
+            quote!(#st::Key<#next, true>),
+        )
+    } else {
+        (to.clone(), quote!(#st::Key<#next>))
+    };
     let in_name = format_ident!("{}_in", name);
     let (param, bound) = (
         cx.param(&format_ident!("value"), ty),
@@ -113,9 +113,9 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
         }
 
         #[doc = #doc_in]
-        pub fn #in_name<V>(self, values: &'a [V]) -> #to
+        pub fn #in_name<V>(self, values: &'a [V]) -> #to_in
         where
-            S: #eq + #p::AfterEq<#st::Key<#next>>,
+            S: #eq + #p::AfterEq<#in_state>,
             V: #krate::BindAs<#ty> + ::core::marker::Send,
         {
             #q(self.0.restrict(#idx, #p::Op::In, #p::Bound::list(values)))
@@ -212,25 +212,26 @@ fn bucket_markers(
     let eq = format_ident!("__Eq_{}", name);
     let no = format_ident!("__NoBound_{}", name);
     let by_hand = format_ident!("__ByHand_{}", bucket);
-    let first_needed = match i {
-        0 => String::new(),
-        _ => format!(": give `{}` first, by `=` or `IN`", key[i - 1].column),
-    };
     let eq_marker = marker(
         &eq,
-        &format!("`{table}`: cannot restrict `{col}` here{first_needed}"),
+        &format!("`{table}`: `{col}` cannot be restricted here: it is restricted already"),
         &format!("`{col}` restricted here"),
-        &order_note(cx),
+        &keys::order_note(cx),
     );
     let range_tr = format_ident!("__BucketRange_{}", name);
     let range_marker = marker(
         &range_tr,
         &format!(
             "`{table}`: a range of `{col}` over its buckets needs the rest of the partition key \
-             first{first_needed}"
+             first: {}",
+            cx.t.partition_key()
+                .iter()
+                .map(|f| format!("`{}`", f.column))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         "partition key incomplete",
-        &order_note(cx),
+        &keys::order_note(cx),
     );
     let no_marker = marker(
         &no,
@@ -254,12 +255,22 @@ fn bucket_markers(
              range over its buckets; a write fills `{bucket}` from the row's `{col}`"
         ),
     );
+    let (eq_impls, range_impls) = (
+        key_impls(cx, &quote!(), &quote!(#eq), before, after_eq(cx, before)),
+        key_impls(
+            cx,
+            &quote!(),
+            &quote!(#range_tr),
+            before,
+            after_eq(cx, before),
+        ),
+    );
     quote! {
         #eq_marker
-        impl #eq for #st::Key<#before> {}
+        #eq_impls
         impl #eq for #st::Filtering {}
         #range_marker
-        impl #range_tr for #st::Key<#before> {}
+        #range_impls
         #no_marker
         #by_hand_marker
     }
@@ -305,6 +316,35 @@ fn range_ops(f: &Field<'_>) -> [(syn::Ident, &'static str, &'static str, bool); 
     ]
 }
 
+/// The impls of a key column's trait `tr` (with the trait's own `generics`): in key state
+/// `n` (where the column is restricted); in the states before it, under the bound that names
+/// the first column missing; after a range on an earlier clustering column (or this one),
+/// under the bound that says nothing may follow a range (range states up to `ranges_end`,
+/// excluded).
+fn key_impls(
+    cx: &Cx<'_>,
+    generics: &TokenStream,
+    tr: &TokenStream,
+    n: usize,
+    ranges_end: usize,
+) -> TokenStream {
+    let (flags, state) = (keys::flags(), keys::key_state(cx, n));
+    let ranges = cx.t.partition_state()..ranges_end;
+    let missing = keys::missing_impls(cx, generics, tr, 0..n);
+    let after = keys::after_range_impls(cx, generics, tr, ranges);
+    quote! {
+        impl<#generics #flags> #tr for #state {}
+        #missing
+        #after
+    }
+}
+
+/// The end of the range states in which `=` on the key column restricted from state `n` says
+/// that nothing may follow a range: ranges on earlier columns, and on this one.
+fn after_eq(cx: &Cx<'_>, n: usize) -> usize {
+    (n + 1).min(cx.t.full_key_state())
+}
+
 /// Ranges on clustering column `i`: after the key columns before it, at most one lower and
 /// one upper bound.
 fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStream) {
@@ -313,20 +353,21 @@ fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStrea
     let (col, ty, idx) = (&f.column, f.ty, f.position);
     let tr = format_ident!("__Range_{}", f.ident);
     let message = format!(
-        "`{}`: cannot put a range on `{col}` here: give `{}` first, by `=`, and at most one \
-         lower and one upper bound",
+        "`{}`: cannot put a range on `{col}` here: it is restricted already (at most one \
+         lower and one upper bound), or an indexed column came before it",
         cx.table,
-        key[i - 1].column
     );
     let i = cx.t.state_before(i);
-    let (label, note) = (format!("range on `{col}`"), order_note(cx));
+    let (label, note) = (format!("range on `{col}`"), keys::order_note(cx));
     let bool_ = quote!(::core::primitive::bool);
+    let (upper, flags) = (quote!(const UPPER: #bool_,), keys::flags());
+    let key = key_impls(cx, &upper, &quote!(#tr<UPPER>), i, i);
     let items = quote! {
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #tr<const UPPER: #bool_> {}
-        impl<const UPPER: #bool_> #tr<UPPER> for #st::Key<#i> {}
-        impl #tr<false> for #st::Range<#i, false, true> {}
-        impl #tr<true> for #st::Range<#i, true, false> {}
+        #key
+        impl<#flags> #tr<false> for #st::Range<#i, false, true, IN, REV> {}
+        impl<#flags> #tr<true> for #st::Range<#i, true, false, IN, REV> {}
         impl<const UPPER: #bool_> #tr<UPPER> for #st::Filtering {}
     };
     let (param, bound) = (
@@ -379,59 +420,266 @@ fn refused_ranges(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     (items, quote!(#(#methods)*))
 }
 
-/// `col(v)` on a regular or static column: only after `select_allow_filtering()`, and never
-/// on a non-frozen collection (Cassandra cannot compare one with `=`).
+/// A restriction method on a regular or static column: its name, its CQL for the docs, what
+/// it asks of an index, its parameters and the call on the runtime builder (`restrict(..)`).
+struct Filter {
+    name: syn::Ident,
+    cql: String,
+    op: IndexOp,
+    params: TokenStream,
+    body: TokenStream,
+}
+
+/// The restrictions a regular or static column offers: `col(v)` and the ranges on a value,
+/// `col_contains(v)` on a list or set, and on a map also `col_contains_key(k)` and
+/// `col_entry(k, v)`. Each is bound by a trait that admits the states Cassandra accepts: the
+/// index's (`__Ix_col`, any state where an indexed column may come, see `keys`) when the
+/// column's index answers it, else `ALLOW FILTERING` only, with a message that names the way
+/// out. `col(v)` on a non-frozen collection exists only to say why not.
 fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
-    let (q, p, st, ident, table) = (cx.q, &cx.p, &cx.st, cx.ident, cx.table);
-    let (col, name, ty, idx) = (&f.column, f.ident, f.ty, f.position);
-    let filter = format_ident!("__Filter_{}", name);
-    let items = if f.collection.is_some() {
-        marker(
-            &filter,
-            &format!(
-                "`{table}`: `{col}` is a non-frozen collection, which Cassandra cannot compare \
-                 with `=`"
+    let (q, p, st) = (cx.q, &cx.p, &cx.st);
+    let (col, name, idx) = (&f.column, f.ident, f.position);
+    let value = format_ident!("value");
+    let arg = |ty: &syn::Type, a: &syn::Ident| (cx.param(a, ty), cx.bound(ty, a));
+    let restrict = |op: &str, bound: TokenStream| {
+        let op = format_ident!("{op}");
+        quote!(restrict(#idx, #p::Op::#op, #bound))
+    };
+    let mut filters = Vec::new();
+    let mut items = Vec::new();
+    let mut refused = None;
+    match f.collection {
+        None => {
+            let (param, bound) = arg(f.ty, &value);
+            filters.push(Filter {
+                name: name.clone(),
+                cql: format!("`{col} = ?`"),
+                op: IndexOp::Eq,
+                params: param.clone(),
+                body: restrict("Eq", bound.clone()),
+            });
+            for (method, op, cql, _) in range_ops(f) {
+                filters.push(Filter {
+                    name: method,
+                    cql: format!("`{col} {cql} ?`"),
+                    op: IndexOp::Range,
+                    params: param.clone(),
+                    body: restrict(op, bound.clone()),
+                });
+            }
+        }
+        Some(c) => {
+            let (tr, method) = collection_eq(cx, f);
+            items.push(tr);
+            refused = Some(method);
+            let (elem, map_key) = match c {
+                Collection::List(e) | Collection::Set(e) => (e, None),
+                Collection::Map(k, v) => (v, Some(k)),
+            };
+            let (param, bound) = arg(elem, &value);
+            filters.push(Filter {
+                name: format_ident!("{}_contains", name),
+                cql: format!("`{col} CONTAINS ?`"),
+                op: IndexOp::Contains,
+                params: param,
+                body: restrict("Contains", bound),
+            });
+            if let Some(k) = map_key {
+                let key = format_ident!("key");
+                let ((kp, kb), (vp, vb)) = (arg(k, &key), arg(elem, &value));
+                filters.push(Filter {
+                    name: format_ident!("{}_contains_key", name),
+                    cql: format!("`{col} CONTAINS KEY ?`"),
+                    op: IndexOp::ContainsKey,
+                    params: kp.clone(),
+                    body: quote!(restrict(#idx, #p::Op::ContainsKey, #kb)),
+                });
+                filters.push(Filter {
+                    name: format_ident!("{}_entry", name),
+                    cql: format!("`{col}[?] = ?`: the entry `key` holds `value`"),
+                    op: IndexOp::Entry,
+                    params: quote!(#kp, #vp),
+                    body: quote!(restrict_entry(#idx, #kb, #vb)),
+                });
+            }
+        }
+    }
+    let kd = &cx.kd;
+    let mut traits = std::collections::BTreeMap::new();
+    let methods: Vec<TokenStream> = filters
+        .iter()
+        .map(|m| {
+            let (tr, how) = filter_trait(cx, f, m.op);
+            traits.entry(tr.to_string()).or_insert_with(|| {
+                let (message, label, note) = filter_message(cx, f, m.op);
+                let mark = marker(&tr, &message, &label, &note);
+                let impls = if f.index_serves(m.op) {
+                    let base = keys::index_base();
+                    quote!(impl<X: #base> #tr for X {})
+                } else {
+                    imp(&tr, quote!(#st::Filtering))
+                };
+                quote!(#mark #impls)
+            });
+            let (fname, params, body) = (&m.name, &m.params, &m.body);
+            let doc = format!("{}{how}", m.cql);
+            quote_spanned! {name.span()=>
+                #[doc = #doc]
+                pub fn #fname(self, #params) -> #q<'a, #p::IndexNext<S>, #kd::Select, R>
+                where
+                    S: #tr + #p::AfterIndex,
+                {
+                    #q(self.0.#body)
+                }
+            }
+        })
+        .collect();
+    items.extend(traits.into_values());
+    (quote!(#(#items)*), quote!(#refused #(#methods)*))
+}
+
+/// The trait that admits `op` on `f`, and how the method's doc says it runs: through the
+/// column's index (`__Ix_col`), or only with `ALLOW FILTERING` (`__Filter_col` without an
+/// index, `__NoRange_col`, `__NoContains_col`, ... when the index does not answer `op`).
+fn filter_trait(cx: &Cx<'_>, f: &Field<'_>, op: IndexOp) -> (syn::Ident, String) {
+    let (name, ident) = (f.ident, cx.ident);
+    match &f.index {
+        Some(ix) if f.index_serves(op) => (
+            format_ident!("__Ix_{}", name),
+            format!(
+                ", through the SAI index `{}`: with no key column (across partitions), or \
+                 after the whole partition key by `=`; other indexed columns may follow",
+                ix.name
             ),
-            "filter on a collection column",
-            &format!("keep a table keyed by the values of `{col}` instead (one table per query)"),
-        )
-    } else {
-        let m = marker(
-            &filter,
-            &format!(
-                "`{table}`: `{col}` is not part of the primary key, so Cassandra cannot look \
-                 rows up by it without scanning"
+        ),
+        Some(_) => (
+            format_ident!("__No{}_{}", format!("{op:?}"), name),
+            format!(
+                " (only after `{ident}::select_allow_filtering()`: the column's index does not answer it)"
             ),
-            "filter on a regular column",
-            &format!(
-                "query a table keyed by `{col}` instead (one table per query), or opt in to the \
-                 scan with `{ident}::select_allow_filtering()`"
+        ),
+        None => (
+            format_ident!("__Filter_{}", name),
+            format!(
+                " (only after `{ident}::select_allow_filtering()`, or with `#[cass(index)]` on the field)"
+            ),
+        ),
+    }
+}
+
+/// The message, label and note of [`filter_trait`]'s trait.
+fn filter_message(cx: &Cx<'_>, f: &Field<'_>, op: IndexOp) -> (String, String, String) {
+    let (table, ident, col, field) = (cx.table, cx.ident, &f.column, f.ident);
+    let scan = format!("opt in to the scan with `{ident}::select_allow_filtering()`");
+    let what = |op: IndexOp| match op {
+        IndexOp::Eq => "`=`",
+        IndexOp::Range => "a range",
+        IndexOp::Contains => "`CONTAINS`",
+        IndexOp::ContainsKey => "`CONTAINS KEY`",
+        IndexOp::Entry => "a map entry (`m[k] = v`)",
+    };
+    if f.index_serves(op) {
+        return (
+            format!(
+                "`{table}`: cannot restrict the indexed column `{col}` here: give no key column, \
+                 or the whole partition key ({}) by `=`",
+                cx.t.partition_key_names()
+            ),
+            format!("indexed column `{col}`"),
+            keys::order_note(cx),
+        );
+    }
+    let Some(target) = f.index_target() else {
+        let index = match f.collection {
+            None => format!("`#[cass(index)]` on `{field}`"),
+            Some(Collection::Map(..)) => format!(
+                "`#[cass(index)]` (values: `CONTAINS`), `#[cass(index(keys))]` (`CONTAINS KEY`) \
+                 or `#[cass(index(entries))]` (`m[k] = v`) on `{field}`"
+            ),
+            Some(_) => format!("`#[cass(index)]` on `{field}` (its elements: `CONTAINS`)"),
+        };
+        return (
+            format!(
+                "`{table}`: `{col}` is not part of the primary key and has no index, so \
+                 Cassandra cannot find rows by it without scanning"
+            ),
+            format!("`{col}` has no index"),
+            format!(
+                "two ways out: declare an SAI index, {index}; or {scan}. A table keyed by \
+                 `{col}` (one table per query) is the third"
             ),
         );
-        let i = imp(&filter, quote!(#st::Filtering));
-        quote!(#m #i)
     };
-    let doc = format!("`{col} = ?` (only after `{ident}::select_allow_filtering()`).");
-    let (param, bound) = (
-        cx.param(&format_ident!("value"), ty),
-        cx.bound(ty, &format_ident!("value")),
+    let current = target.cql(col);
+    let message = match IndexTarget::for_op(op) {
+        Some(needed) => format!(
+            "`{table}`: {} on `{col}` needs an index on its {}: write \
+             `#[cass(index({}))]` on `{field}`",
+            what(op),
+            match needed {
+                IndexTarget::Keys => "keys",
+                IndexTarget::Entries => "entries",
+                _ => "values",
+            },
+            needed.modifier().unwrap_or("values"),
+        ),
+        None => format!(
+            "`{table}`: the index on `{col}` answers `=` only: SAI ranges work on numbers, \
+             dates, times, timestamps, timeuuids and inet addresses{}",
+            match &f.cql_type {
+                Some(t) => format!(", not on `{t}`"),
+                None =>
+                    format!(" (cassmodel cannot tell the CQL type of `{col}` from its Rust type)"),
+            }
+        ),
+    };
+    (
+        message,
+        format!("{} on `{col}`", what(op)),
+        format!("its index is `{current}`, one index per field; or {scan}"),
+    )
+}
+
+/// `col(v)` on a non-frozen collection, which exists to say why not: its trait and method.
+fn collection_eq(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
+    let table = cx.table;
+    let (col, name) = (&f.column, f.ident);
+    let tr = format_ident!("__Whole_{}", name);
+    let m = marker(
+        &tr,
+        &format!(
+            "`{table}`: `{col}` is a non-frozen collection, which Cassandra cannot compare with \
+             `=`"
+        ),
+        "`=` on a collection column",
+        &format!(
+            "search its elements with `.{name}_contains(..)`{}, or keep a table keyed by the \
+             values of `{col}` (one table per query)",
+            if matches!(f.collection, Some(Collection::Map(..))) {
+                format!(", `.{name}_contains_key(..)` or `.{name}_entry(key, value)`")
+            } else {
+                String::new()
+            }
+        ),
     );
-    let methods = quote_spanned! {name.span()=>
-        #[doc = #doc]
+    let param = cx.param(&format_ident!("value"), f.ty);
+    let method = quote_spanned! {name.span()=>
+        #[doc(hidden)]
         pub fn #name(self, #param) -> Self
         where
-            S: #filter,
+            S: #tr,
         {
-            #q(self.0.restrict(#idx, #p::Op::Eq, #bound))
+            let _ = value;
+            self
         }
     };
-    (items, methods)
+    (m, method)
 }
 
 /// `order_by_col(order)`: the first clustering column with the partition key given; on any
 /// other column it exists to say why not.
 fn order_by(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
-    let (krate, table, col) = (cx.krate, cx.table, &f.column);
+    let (krate, table, col, q, p) = (cx.krate, cx.table, &f.column, cx.q, &cx.p);
     let ck = cx.t.clustering();
     let first = ck.first().copied();
     let method = format_ident!("order_by_{}", f.ident);
@@ -470,13 +718,26 @@ fn order_by(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     };
     let doc =
         format!("`ORDER BY {col} <order>`: the declared order, or its reverse (a reverse scan).");
-    let methods = quote_spanned! {f.ident.span()=>
-        #[doc = #doc]
-        pub fn #method(self, order: #krate::Order) -> Self
-        where
-            S: #bound,
-        {
-            Self(self.0.order_by(order, #declared))
+    let methods = if items.is_empty() {
+        quote_spanned! {f.ident.span()=>
+            #[doc = #doc]
+            pub fn #method(self, order: #krate::Order) -> #q<'a, #p::Reversed<S>, K, R>
+            where
+                S: #bound + #p::Orderable + #p::Reverse,
+            {
+                #q(self.0.order_by(order, #declared).to())
+            }
+        }
+    } else {
+        quote_spanned! {f.ident.span()=>
+            #[doc(hidden)]
+            pub fn #method(self, order: #krate::Order) -> Self
+            where
+                S: #bound,
+            {
+                let _ = order;
+                self
+            }
         }
     };
     (items, methods)
@@ -516,7 +777,7 @@ fn options(cx: &Cx<'_>) -> TokenStream {
 
 /// `limit`, `reversed`, `read_as` and the reads, on a SELECT.
 fn reads(cx: &Cx<'_>) -> TokenStream {
-    let (q, krate, kd, ident) = (cx.q, cx.krate, &cx.kd, cx.ident);
+    let (q, p, krate, kd, ident) = (cx.q, &cx.p, cx.krate, &cx.kd, cx.ident);
     let (readable, given) = (keys::readable(), keys::partition_given());
     let bucket_range = bucket_range(cx);
     let db = quote!(db: &'d #krate::Db);
@@ -543,11 +804,11 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
 
             /// Reads in the reverse of the clustering order: a reverse scan, slower than the
             /// declared order. Needs the whole partition key.
-            pub fn reversed(self) -> Self
+            pub fn reversed(self) -> #q<'a, #p::Reversed<S>, #kd::Select, R>
             where
-                S: #given,
+                S: #given + #p::Orderable + #p::Reverse,
             {
-                Self(self.0.reversed())
+                #q(self.0.reversed().to())
             }
 
             /// Rows per page when paging (`fetch_stream`, `fetch_page`, `fetch_all`).
@@ -572,13 +833,13 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
 
             /// Runs the query as a stream that fetches one page at a time: constant memory
             /// whatever the number of rows.
-            pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable, 'a: 'd {
+            pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable + #p::Pageable, 'a: 'd {
                 self.0.fetch_stream(db)
             }
 
             /// Runs the query for one page, from `from` (`PagingState::start()` first, then
             /// the previous page's `next`).
-            pub fn fetch_page<'d>(self, #db, from: #krate::PagingState) -> #page where S: #readable, 'a: 'd {
+            pub fn fetch_page<'d>(self, #db, from: #krate::PagingState) -> #page where S: #readable + #p::Pageable, 'a: 'd {
                 self.0.fetch_page(db, from)
             }
         }

@@ -211,7 +211,6 @@ fn markers(cx: &Cx<'_>) -> TokenStream {
 
 /// An update that sets only static columns names the partition key, or the whole key.
 fn static_key(cx: &Cx<'_>) -> TokenStream {
-    let st = &cx.st;
     let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
     let tr = format_ident!("__StaticKey");
     let m = marker(
@@ -226,10 +225,16 @@ fn static_key(cx: &Cx<'_>) -> TokenStream {
         "key incomplete",
         "a static column holds one value per partition, so the partition key identifies it",
     );
+    let (flags, partition, full) = (
+        keys::flags(),
+        keys::key_state(cx, np),
+        keys::key_state(cx, nk),
+    );
+    let whole = (nk != np).then(|| quote!(impl<#flags> #tr for #full {}));
     quote! {
         #m
-        impl #tr for #st::Key<#np> {}
-        impl #tr for #st::Key<#nk> {}
+        impl<#flags> #tr for #partition {}
+        #whole
     }
 }
 
@@ -347,7 +352,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
                 },
             ]
         }
-        Collection::Set => vec![
+        Collection::Set(_) => vec![
             op(
                 "add",
                 "Append",

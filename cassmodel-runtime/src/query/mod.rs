@@ -93,6 +93,13 @@ impl<'a> QueryState<'a> {
         self.values.where_.push(value);
     }
 
+    /// Adds `column[?] = ?`: a map entry, its key then its value.
+    pub(crate) fn restrict_entry(&mut self, column: u16, key: Bound<'a>, value: Bound<'a>) {
+        self.spec.restrictions.push((column, Op::Entry));
+        self.values.where_.push(key);
+        self.values.where_.push(value);
+    }
+
     /// Adds `IF column op ?`.
     pub(crate) fn condition(&mut self, column: u16, op: Op, value: Bound<'a>) {
         self.spec.conditions.push((column, op));

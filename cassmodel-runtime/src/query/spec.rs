@@ -29,6 +29,12 @@ pub enum Op {
     Lt,
     /// `<=`
     Le,
+    /// `CONTAINS`: an element of a list or set, a value of a map.
+    Contains,
+    /// `CONTAINS KEY`: a key of a map.
+    ContainsKey,
+    /// `c[?] = ?`: a map entry (binds the key, then the value).
+    Entry,
 }
 
 impl Op {
@@ -42,6 +48,9 @@ impl Op {
             Op::Ge => ">=",
             Op::Lt => "<",
             Op::Le => "<=",
+            Op::Contains => "CONTAINS",
+            Op::ContainsKey => "CONTAINS KEY",
+            Op::Entry => "=",
         }
     }
 }

@@ -6,14 +6,25 @@
 /// compile, and the message says what to give first.
 pub mod state {
     /// The first `N` key columns (partition key, then clustering columns, in declared order)
-    /// are restricted by `=` or `IN`, and nothing else.
-    pub struct Key<const N: usize>;
+    /// are restricted by `=` or `IN`, and nothing else. `IN`: some partition-key column is
+    /// restricted by `IN`. `REV`: the read is in reverse order (`reversed()`, `ORDER BY`).
+    pub struct Key<const N: usize, const IN: bool = false, const REV: bool = false>;
     /// After `N` key columns by `=`/`IN`, a range on key column `N` with a lower bound (`LO`)
-    /// and/or an upper bound (`HI`). Nothing may follow but the other bound.
-    pub struct Range<const N: usize, const LO: bool, const HI: bool>;
+    /// and/or an upper bound (`HI`). Nothing may follow but the other bound. `IN` and `REV`
+    /// as for [`Key`].
+    pub struct Range<
+        const N: usize,
+        const LO: bool,
+        const HI: bool,
+        const IN: bool = false,
+        const REV: bool = false,
+    >;
     /// `ALLOW FILTERING`: any column by `=`, at the cost of a scan. Only reached through
     /// `select_allow_filtering()`.
     pub struct Filtering;
+    /// An indexed (SAI) column is restricted: other indexed columns may follow, key columns
+    /// may not (they come first). Readable with or without the partition key.
+    pub struct Indexed;
 
     // State transitions, implemented for every state so that a builder method's return type
     // always resolves; whether the method may be called at all is a separate, per-column
@@ -25,19 +36,46 @@ pub mod state {
         /// The next state.
         type Next;
     }
-    impl<const N: usize, X> AfterEq<X> for Key<N> {
-        type Next = X;
+    impl<const N: usize, const IN: bool, const REV: bool, X: Carry<IN, REV>> AfterEq<X>
+        for Key<N, IN, REV>
+    {
+        type Next = X::Out;
     }
-    impl<const N: usize, const LO: bool, const HI: bool, X> AfterEq<X> for Range<N, LO, HI> {
-        type Next = X;
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool, X>
+        AfterEq<X> for Range<N, LO, HI, IN, REV>
+    where
+        X: Carry<IN, REV>,
+    {
+        type Next = X::Out;
     }
     impl<X> AfterEq<X> for Filtering {
         type Next = Filtering;
     }
+    impl<X> AfterEq<X> for Indexed {
+        type Next = Indexed;
+    }
 
-    /// The state after `=`/`IN` on key column `N - 1`: `<S as AfterEq<Key<N>>>::Next`.
+    /// `Key<M>` (or `Key<M, true>`, after `IN` on the partition key) with the `IN` and `REV`
+    /// flags of the state before carried over.
+    #[doc(hidden)]
+    pub trait Carry<const IN: bool, const REV: bool> {
+        /// The key state with the flags.
+        type Out;
+    }
+    impl<const M: usize, const IN: bool, const REV: bool> Carry<IN, REV> for Key<M, false, false> {
+        type Out = Key<M, IN, REV>;
+    }
+    impl<const M: usize, const IN: bool, const REV: bool> Carry<IN, REV> for Key<M, true, false> {
+        type Out = Key<M, true, REV>;
+    }
+
+    /// The state after `=` on key column `N - 1`: `<S as AfterEq<Key<N>>>::Next`.
     #[doc(hidden)]
     pub type EqNext<S, const N: usize> = <S as AfterEq<Key<N>>>::Next;
+
+    /// The state after `IN` on partition-key column `N - 1`.
+    #[doc(hidden)]
+    pub type InNext<S, const N: usize> = <S as AfterEq<Key<N, true>>>::Next;
 
     /// The state after a bound on key column `I`: `<S as AfterRange<I, UPPER>>::Next`.
     #[doc(hidden)]
@@ -50,25 +88,163 @@ pub mod state {
         /// The next state.
         type Next;
     }
-    impl<const N: usize, const I: usize> AfterRange<I, false> for Key<N> {
-        type Next = Range<I, true, false>;
-    }
-    impl<const N: usize, const I: usize> AfterRange<I, true> for Key<N> {
-        type Next = Range<I, false, true>;
-    }
-    impl<const N: usize, const LO: bool, const HI: bool, const I: usize> AfterRange<I, false>
-        for Range<N, LO, HI>
+    impl<const N: usize, const I: usize, const IN: bool, const REV: bool> AfterRange<I, false>
+        for Key<N, IN, REV>
     {
-        type Next = Range<I, true, HI>;
+        type Next = Range<I, true, false, IN, REV>;
     }
-    impl<const N: usize, const LO: bool, const HI: bool, const I: usize> AfterRange<I, true>
-        for Range<N, LO, HI>
+    impl<const N: usize, const I: usize, const IN: bool, const REV: bool> AfterRange<I, true>
+        for Key<N, IN, REV>
     {
-        type Next = Range<I, LO, true>;
+        type Next = Range<I, false, true, IN, REV>;
+    }
+    impl<
+        const N: usize,
+        const LO: bool,
+        const HI: bool,
+        const IN: bool,
+        const REV: bool,
+        const I: usize,
+    > AfterRange<I, false> for Range<N, LO, HI, IN, REV>
+    {
+        type Next = Range<I, true, HI, IN, REV>;
+    }
+    impl<
+        const N: usize,
+        const LO: bool,
+        const HI: bool,
+        const IN: bool,
+        const REV: bool,
+        const I: usize,
+    > AfterRange<I, true> for Range<N, LO, HI, IN, REV>
+    {
+        type Next = Range<I, LO, true, IN, REV>;
     }
     impl<const I: usize, const UPPER: bool> AfterRange<I, UPPER> for Filtering {
         type Next = Filtering;
     }
+    impl<const I: usize, const UPPER: bool> AfterRange<I, UPPER> for Indexed {
+        type Next = Indexed;
+    }
+
+    /// The state after `reversed()` or `ORDER BY`: the same with `REV` set.
+    #[doc(hidden)]
+    pub trait Reverse {
+        /// The next state.
+        type Next;
+    }
+    impl<const N: usize, const IN: bool, const REV: bool> Reverse for Key<N, IN, REV> {
+        type Next = Key<N, IN, true>;
+    }
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> Reverse
+        for Range<N, LO, HI, IN, REV>
+    {
+        type Next = Range<N, LO, HI, IN, true>;
+    }
+    impl Reverse for Filtering {
+        type Next = Filtering;
+    }
+    impl Reverse for Indexed {
+        type Next = Indexed;
+    }
+
+    /// The state after `reversed()` or `ORDER BY`.
+    #[doc(hidden)]
+    pub type Reversed<S> = <S as Reverse>::Next;
+
+    /// The state after a restriction on an indexed column: [`Indexed`], or [`Filtering`]
+    /// when filtering.
+    #[doc(hidden)]
+    pub trait AfterIndex {
+        /// The next state.
+        type Next;
+    }
+    impl<const N: usize, const IN: bool, const REV: bool> AfterIndex for Key<N, IN, REV> {
+        type Next = Indexed;
+    }
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> AfterIndex
+        for Range<N, LO, HI, IN, REV>
+    {
+        type Next = Indexed;
+    }
+    impl AfterIndex for Filtering {
+        type Next = Filtering;
+    }
+    impl AfterIndex for Indexed {
+        type Next = Indexed;
+    }
+
+    /// The state after a restriction on an indexed column.
+    #[doc(hidden)]
+    pub type IndexNext<S> = <S as AfterIndex>::Next;
+
+    /// The states whose reads Cassandra can page: all but a reverse read with `IN` on the
+    /// partition key.
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "Cassandra cannot page a read in reverse order (`reversed()` or `ORDER BY`) \
+                   with `IN` on the partition key",
+        label = "paged read",
+        note = "read it in one unpaged request with `.fetch_all(..)` or `.fetch_first(..)`, or \
+                read each partition with `=` (one query per key value)"
+    )]
+    pub trait Pageable {}
+    impl<const N: usize, const REV: bool> Pageable for Key<N, false, REV> {}
+    impl<const N: usize> Pageable for Key<N, true, false> {}
+    impl<const N: usize, const LO: bool, const HI: bool, const REV: bool> Pageable
+        for Range<N, LO, HI, false, REV>
+    {
+    }
+    impl<const N: usize, const LO: bool, const HI: bool> Pageable for Range<N, LO, HI, true, false> {}
+    impl Pageable for Filtering {}
+    impl Pageable for Indexed {}
+
+    /// The states that may be read in reverse order: all but [`Indexed`].
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "a read with a restriction on an indexed column cannot be reversed or ordered",
+        label = "ORDER BY after an indexed column",
+        note = "Cassandra: \"ORDER BY with 2ndary indexes is not supported, except for ANN \
+                queries\"; sort the rows in your code, or keep a table clustered in the order \
+                you need"
+    )]
+    pub trait Orderable {}
+    impl<const N: usize, const IN: bool, const REV: bool> Orderable for Key<N, IN, REV> {}
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> Orderable
+        for Range<N, LO, HI, IN, REV>
+    {
+    }
+    impl Orderable for Filtering {}
+
+    /// Refuses an indexed column after `IN` on the partition key (the reason is the message):
+    /// implemented for no [`Flags`].
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "an indexed column cannot be restricted after `IN` on the partition key",
+        label = "indexed column after `IN` on the partition key",
+        note = "Cassandra: \"Select on indexed columns and with IN clause for the PRIMARY KEY \
+                are not supported\"; restrict the partition key with `=` (one query per key \
+                value)"
+    )]
+    pub trait NoInBeforeIndex {}
+
+    /// The flags of a key state, as the `Self` type of the bounds that say why a method does
+    /// not fit the state (`where Flags<IN, REV>: __Missing_user_id`): a bound on another type
+    /// than the state is reported with its own message.
+    #[doc(hidden)]
+    pub struct Flags<const IN: bool, const REV: bool>;
+
+    /// The flags of a state that is not reversed: an indexed column may only be restricted
+    /// in those.
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "an indexed column cannot be restricted in a reversed or ordered read",
+        label = "indexed column after `reversed()` or `ORDER BY`",
+        note = "Cassandra: \"ORDER BY with 2ndary indexes is not supported, except for ANN \
+                queries\"; drop `reversed()`/`order_by_..` and sort the rows in your code"
+    )]
+    pub trait Unordered {}
+    impl<const IN: bool> Unordered for Flags<IN, false> {}
 }
 
 /// What a builder does; its terminal methods depend on it.

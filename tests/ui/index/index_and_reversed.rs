@@ -1,0 +1,27 @@
+// ORDER BY (or a reversed read) cannot be combined with an indexed column, in either order.
+use cassmodel::{CassTable, Db};
+use std::collections::HashMap;
+
+#[derive(CassTable)]
+struct Item {
+    #[partition_key]
+    shop: String,
+    #[partition_key]
+    shelf: i32,
+    #[clustering(asc)]
+    sku: i32,
+    price: i32,
+    #[cass(index)]
+    stock: i32,
+    #[cass(index)]
+    email: String,
+    #[cass(index)]
+    attrs: HashMap<String, String>,
+}
+
+async fn f(db: &Db) {
+    let _ = Item::select().shop("s").shelf(&1).reversed().stock(&3).fetch_all(db).await;
+    let _ = Item::select().shop("s").shelf(&1).stock(&3).reversed().fetch_all(db).await;
+}
+
+fn main() {}
