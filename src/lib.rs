@@ -106,6 +106,78 @@
 //! # }
 //! ```
 //!
+//! ## Vector search
+//!
+//! A [`value::Vector<N>`] field is a `vector<float, N>` column (Cassandra 5.0), written and
+//! read back exactly. With `#[cass(index)]` it gets an SAI vector index (similarity function
+//! `cosine`, or `index(similarity = "dot_product")` / `"euclidean"`) and a typed nearest-
+//! neighbour query, `ann_<field>(&query)`: `ORDER BY <col> ANN OF ? LIMIT ?`, with no key column
+//! or after the whole partition key, and with indexed-column restrictions. It needs
+//! `.limit(k)` (at most 1000), is read in one request (`fetch_all`, `fetch_first`), and
+//! `.with_score()` reads each row as [`Scored`] with its similarity (`(1 + cosine) / 2`, ...).
+//!
+//! ```no_run
+//! # use cassmodel::{CassProjection, CassTable, Db, Scored};
+//! use cassmodel::value::Vector;
+//!
+//! #[derive(CassTable)]
+//! struct Doc {
+//!     #[partition_key]
+//!     shelf: String,
+//!     #[clustering]
+//!     id: i32,
+//!     #[cass(index)]
+//!     topic: String,
+//!     #[cass(index(similarity = "dot_product"))]
+//!     embedding: Vector<3>,
+//! }
+//!
+//! #[derive(CassProjection)]
+//! #[cass(table = Doc)]
+//! struct DocId {
+//!     shelf: String,
+//!     id: i32,
+//! }
+//!
+//! # async fn f(db: &Db) -> cassmodel::Result<()> {
+//! let q = Vector::new([0.6, 0.8, 0.0]);
+//! // The 10 nearest documents on a topic, across shelves, with their similarity.
+//! let near: Vec<Scored<DocId>> = Doc::select()
+//!     .topic("rust")
+//!     .ann_embedding(&q)
+//!     .limit(10)
+//!     .read_as::<DocId>()
+//!     .with_score()
+//!     .fetch_all(db)
+//!     .await?;
+//! // The 3 nearest in one shelf.
+//! let shelf = Doc::select().shelf("a").ann_embedding(&q).limit(3).fetch_all(db).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! A search without an index, without a limit, with a query vector of another dimension,
+//! paged, reversed or after `select_allow_filtering()` does not compile:
+//!
+//! ```compile_fail
+//! # use cassmodel::{CassTable, Db}; use cassmodel::value::Vector;
+//! # #[derive(CassTable)] struct Doc { #[partition_key] id: i32, #[cass(index)] embedding: Vector<3> }
+//! # async fn f(db: &Db) {
+//! // error: a vector search needs a limit: add `.limit(k)` (at most 1000) before reading it
+//! Doc::select().ann_embedding(&Vector::new([1.0, 0.0, 0.0])).fetch_all(db).await;
+//! # }
+//! ```
+//!
+//! ## Static columns
+//!
+//! A partition that has static values and no clustering rows yet (only `set_<static>` was
+//! written) is returned by Cassandra as one row whose clustering columns are null. It is not
+//! a row of the table, so reads of rows (`fetch_*`, `partition`, `get`, streams and pages)
+//! skip it. Its static values are read with a projection of the partition key and the static
+//! columns (`.read_as::<P>()`), which every partition has, rows or not: add
+//! `.per_partition_limit(1)` (or `fetch_first`) to read them once per partition. One
+//! consequence: `fetch_first` across partitions with `LIMIT 1` returns `None` if the first
+//! partition the server returns holds only static values.
+//!
 //! Scans are possible only through calls that say what they cost:
 //! `T::scan_full_table(&db, splits)` (token ranges) and `T::select_allow_filtering()`.
 //!
@@ -181,6 +253,7 @@
 //! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`) |
 //! | `#[cass(frozen)]` | store a collection or user-defined type frozen (required in a key) |
 //! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below |
+//! | `#[cass(index(similarity = "dot_product"))]` | on a [`value::Vector`] field: the vector index's similarity function (`cosine`, the default, `dot_product`, `euclidean`) |
 //!
 //! Options combine in one attribute: `#[cass(static, index)]`.
 //!
@@ -243,8 +316,8 @@
 //! field's syntax does not show its CQL type (a type alias), the migration plan refuses the
 //! index instead, before it reaches the server.
 //!
-//! The typed query builder does not use indexes yet: query an indexed column with
-//! hand-written CQL on [`Db::session`].
+//! Indexed columns get typed restrictions (see "Queries on indexed columns" above); a vector
+//! column with an index gets vector search (`index(similarity = "...")`, see "Vector search").
 //!
 //! Struct attributes: `#[cass(table = "name", keyspace = "ks", default_ttl = 3600,
 //! gc_grace_seconds = 864000, comment = "...", compaction = "LeveledCompactionStrategy")]`.

@@ -7,7 +7,7 @@
 //! gc_grace_seconds = N, comment = "...", compaction = "...", crate = "...")]` on tables,
 //! `#[cass(name = "...", crate = "...")]` on user-defined types.
 
-use cassmodel_schema::{CqlType, IndexTarget, ParseError, Period, Span as TimeSpan};
+use cassmodel_schema::{CqlType, IndexTarget, ParseError, Period, Similarity, Span as TimeSpan};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
@@ -98,6 +98,8 @@ pub struct IndexAttr {
     pub name: Option<Spanned<String>>,
     /// `keys`, `values`, `entries` or `full`.
     pub target: Option<Spanned<IndexTarget>>,
+    /// `similarity = "cosine" | "dot_product" | "euclidean"` (vector columns).
+    pub similarity: Option<Spanned<Similarity>>,
 }
 
 #[derive(Default)]
@@ -257,9 +259,10 @@ pub const EXPECT_FORMS: &str = "`expect(rows = 5000)` (rows per partition) or \
     `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` (rows added per day, week, \
     month or year, kept that long)";
 /// Every form of the `index` option.
-const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))]`, or for a \
+const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))]`, for a \
     collection the part to index: `index(values)`, `index(keys)` or `index(entries)` (maps), \
-    `index(full)` (frozen collections)";
+    `index(full)` (frozen collections), for a vector its similarity function: \
+    `index(similarity = \"dot_product\")`";
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
     `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` or \
@@ -598,6 +601,7 @@ fn index_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option
         tokens: path.to_token_stream(),
         name: None,
         target: None,
+        similarity: None,
     };
     if !meta.input.peek(syn::token::Paren) {
         return Ok(Some(out));
@@ -622,6 +626,24 @@ fn index_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option
                 at,
                 "the index `name`",
             );
+        } else if inner.path.is_ident("similarity") {
+            let (name, span) = string(&inner)?;
+            match Similarity::from_name(&name) {
+                Some(value) => set_once(
+                    cx,
+                    &mut out.similarity,
+                    Spanned { value, span },
+                    at,
+                    "the index `similarity`",
+                ),
+                None => cx.error_at(
+                    span,
+                    format_args!(
+                        "unknown similarity function \"{name}\": write `similarity = \"cosine\"` \
+                         (the default), `\"dot_product\"` or `\"euclidean\"`"
+                    ),
+                ),
+            }
         } else if let Some(value) = target {
             match &out.target {
                 Some(first) => cx.error_at(

@@ -516,6 +516,27 @@ fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
 
 /// The index target against the field's type, where the syntax tells the type.
 fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
+    if let Some((_, span)) = ix.similarity
+        && !f.is_vector()
+    {
+        let ty = f.cql_type.as_ref().map_or_else(
+            || {
+                let t = f.ty;
+                quote::quote!(#t).to_string()
+            },
+            ToString::to_string,
+        );
+        cx.error_at(
+            span,
+            format!(
+                "remove `similarity`: it is the similarity function of a vector index, and \
+                 `{}` is `{ty}`, not a vector (`cassmodel::value::Vector<N>`) (Cassandra: \"{}\")",
+                f.column,
+                IndexViolation::SimilarityNotVector.server_message(&f.column)
+            ),
+        );
+        return;
+    }
     let Some(ty) = &f.cql_type else {
         return;
     };
@@ -564,6 +585,13 @@ fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
         | IndexViolation::TupleWithDuration => format!(
             "remove `index`: Cassandra cannot index durations; to search by `{col}`, store the \
              length as an integer (e.g. milliseconds)"
+        ),
+        IndexViolation::SimilarityNotVector => {
+            format!("remove `similarity`: `{col}` is `{ty}`, not a vector")
+        }
+        IndexViolation::VectorNotFloat => format!(
+            "make `{col}` a `vector<float, N>` (`cassmodel::value::Vector<N>`) to index it: \
+             vector search compares vectors of `float`"
         ),
         IndexViolation::Blob => format!(
             "remove `index`: SAI does not index `blob` values, and `{col}` is `{ty}`; store a \

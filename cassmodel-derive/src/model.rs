@@ -1,6 +1,6 @@
 //! The description of a table or user-defined type built from the parsed struct.
 
-use cassmodel_schema::{CqlType, IndexOp, IndexTarget, default_index_name};
+use cassmodel_schema::{CqlType, IndexOp, IndexTarget, Similarity, default_index_name};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
@@ -92,6 +92,12 @@ impl Field<'_> {
         }
     }
 
+    /// Whether the column is a `vector<float, N>` (a `Vector<N>` field, or its `cql_type`).
+    pub fn is_vector(&self) -> bool {
+        matches!(self.cql_type, Some(CqlType::Vector(..)))
+            || types::shape(self.value_ty) == types::Shape::Vector
+    }
+
     /// Whether the field is a counter column (by its type or its `cql_type` override).
     pub fn is_counter(&self) -> bool {
         self.counter
@@ -117,6 +123,7 @@ impl Field<'_> {
         }
         out.push(format!("if_{n}"));
         match self.collection {
+            None if self.is_vector() => out.push(format!("ann_{n}")),
             None => out.extend(with(&["gt", "ge", "lt", "le"])),
             Some(Collection::Map(..)) => {
                 out.extend(with(&["contains", "contains_key", "entry"]));
@@ -147,6 +154,7 @@ impl Field<'_> {
 
 /// Method names every builder has whatever the columns; a column method may not reuse one.
 pub const BUILDER_METHODS: &[&str] = &[
+    "with_score",
     "consistency",
     "serial_consistency",
     "timeout",
@@ -200,6 +208,8 @@ pub struct FieldIndex {
     pub name_span: Span,
     /// The target given (`keys`, ...) and where; `None`: the default for the column's type.
     pub target: Option<(IndexTarget, Span)>,
+    /// The similarity function given (vector columns) and where.
+    pub similarity: Option<(Similarity, Span)>,
     /// The whole `index(...)` option.
     pub tokens: TokenStream,
 }
@@ -438,6 +448,7 @@ impl<'a> Table<'a> {
                 named: ix.name.is_some(),
                 name_span: ix.name.as_ref().map_or(whole, |n| n.span),
                 target: ix.target.as_ref().map(|t| (t.value, t.span)),
+                similarity: ix.similarity.as_ref().map(|t| (t.value, t.span)),
                 tokens: ix.tokens.clone(),
             });
         }

@@ -16,6 +16,8 @@ pub enum Shape {
     Map,
     Counter,
     Duration,
+    /// `Vector<N>`: a `vector<float, N>`.
+    Vector,
     Other,
 }
 
@@ -70,6 +72,7 @@ pub fn shape(ty: &Type) -> Shape {
         "HashMap" | "BTreeMap" => Shape::Map,
         "Counter" => Shape::Counter,
         "CqlDuration" | "Duration" => Shape::Duration,
+        "Vector" => Shape::Vector,
         _ => Shape::Other,
     }
 }
@@ -117,6 +120,10 @@ fn rust_cql_type(ty: &Type) -> Option<CqlType> {
         ),
         Shape::Counter => CqlType::Native(NativeType::Counter),
         Shape::Duration => CqlType::Native(NativeType::Duration),
+        Shape::Vector => CqlType::Vector(
+            Box::new(CqlType::Native(NativeType::Float)),
+            vector_dimension(ty)?,
+        ),
         Shape::Other => {
             let name = last_segment(ty)?.ident.to_string();
             CqlType::Native(match name.as_str() {
@@ -143,6 +150,20 @@ fn rust_cql_type(ty: &Type) -> Option<CqlType> {
                 _ => return None,
             })
         }
+    })
+}
+
+/// The `N` of `Vector<N>` when it is written as a number.
+fn vector_dimension(ty: &Type) -> Option<u32> {
+    let PathArguments::AngleBracketed(args) = &last_segment(ty)?.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        })) => n.base10_parse().ok(),
+        _ => None,
     })
 }
 
@@ -246,5 +267,10 @@ mod tests {
             Some("frozen<map<uuid, int>>")
         );
         assert_eq!(cql("Address", false), None);
+        assert_eq!(
+            cql("Option<Vector<768>>", false).as_deref(),
+            Some("vector<float, 768>")
+        );
+        assert_eq!(cql("Vector<DIM>", false), None);
     }
 }

@@ -481,9 +481,7 @@ impl Shared<'_> {
             .execute_iter(self.st.get().clone(), values)
             .await
             .map_err(|e| Error::execute(self.st.cql(), e))?;
-        Ok(Box::pin(
-            pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)),
-        ))
+        crate::exec::row_stream(pager)
     }
 }
 

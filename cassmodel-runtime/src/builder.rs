@@ -157,6 +157,18 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
         self.with(|q| q.limit(n))
     }
 
+    /// `ORDER BY column ANN OF ?`: the rows nearest `query` first.
+    #[inline]
+    pub fn ann<S2>(self, column: u16, query: Bound<'a>) -> Query<'a, T, S2, K, R> {
+        self.with(|q| q.ann(column, query)).to()
+    }
+
+    /// Reads each row with its similarity score, as [`Scored`](crate::Scored).
+    #[inline]
+    pub fn with_score(self) -> Query<'a, T, S, K, crate::Scored<R>> {
+        self.with(|q| q.score()).to()
+    }
+
     /// `PER PARTITION LIMIT n`.
     #[inline]
     pub fn per_partition_limit(self, n: i32) -> Self {

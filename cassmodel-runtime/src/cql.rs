@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use cassmodel_schema::quote_ident;
+use cassmodel_schema::{Similarity, quote_ident};
 
 use crate::ddl::qualified;
 use crate::query::{Op, SetOp, Spec};
@@ -89,13 +89,31 @@ fn where_clause(schema: &TableSchema, spec: &Spec, out: &mut String) {
 
 /// `SELECT <columns> FROM ks.t WHERE ... [ORDER BY first_clustering <reversed>]
 /// [PER PARTITION LIMIT ?] [LIMIT ?] [ALLOW FILTERING]`
+///
+/// A vector search (`spec.ann`) orders by `ORDER BY v ANN OF ?` instead, and with
+/// `spec.score` reads `similarity_<function>(v, ?)` before the columns.
 pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Spec) -> String {
+    let ann = spec.ann.map(usize::from);
+    let score = match ann {
+        Some(c) if spec.score => {
+            let f = schema
+                .columns
+                .get(c)
+                .and_then(|c| c.index.as_ref())
+                .map_or(Similarity::default(), |i| i.similarity_function());
+            format!("{}({}, ?), ", f.function(), name(schema, c))
+        }
+        _ => String::new(),
+    };
     let mut s = format!(
-        "SELECT {} FROM {}",
+        "SELECT {score}{} FROM {}",
         column_list(schema, columns),
         qualified(keyspace, schema.name)
     );
     where_clause(schema, spec, &mut s);
+    if let Some(c) = ann {
+        let _ = write!(s, " ORDER BY {} ANN OF ?", name(schema, c));
+    }
     if spec.reversed
         && let Some(&first) = schema.clustering.first()
     {

@@ -217,21 +217,35 @@ pub fn create_index(
     )
 }
 
-/// `name ON ks.table (target) USING 'sai'`: an index as `CREATE INDEX` defines it.
+/// `name ON ks.table (target) USING 'sai'`: an index as `CREATE INDEX` defines it, with
+/// ` WITH OPTIONS = {'similarity_function': '..'}` for a vector index that names one.
 pub fn index_definition(
     t: &TableSchema,
     column: &ColumnDef,
     index: &IndexDef,
     keyspace: &str,
 ) -> String {
-    format!(
+    let mut s = format!(
         "{} ON {} ({}) USING {}",
         quote_ident(index.name),
         qualified(keyspace, t.name),
         index.target.cql(column.name),
         string_literal(SAI_CLASS)
-    )
+    );
+    if let Some(f) = index.similarity {
+        let _ = write!(
+            s,
+            " WITH OPTIONS = {{{}: {}}}",
+            string_literal(SIMILARITY_OPTION),
+            string_literal(f.name())
+        );
+    }
+    s
 }
+
+/// The option of a vector index that names its similarity function, as `CREATE INDEX`
+/// takes it and `system_schema.indexes` stores it.
+pub const SIMILARITY_OPTION: &str = "similarity_function";
 
 /// The `CREATE INDEX` statements of every index of `t`, in field order.
 pub fn create_indexes(t: &TableSchema, keyspace: &str) -> Vec<String> {

@@ -48,8 +48,9 @@ pub enum RowError {
     },
     /// A column's CQL type does not fit the field's Rust type.
     #[error(
-        "table `{table}`, column `{column}`: the struct expects CQL type `{expected}` (Rust `{rust_type}`), \
-         but the table has `{actual}`"
+        "table `{table}`, column `{column}`: the struct expects CQL type `{expected}` (Rust `{}`), \
+         but the table has `{actual}`",
+        rust_name(.rust_type)
     )]
     Type {
         /// `keyspace.table`.
@@ -65,8 +66,9 @@ pub enum RowError {
     },
     /// A null in a column whose Rust type cannot hold one.
     #[error(
-        "table `{table}`, column `{column}` is null, but its field has Rust type `{rust_type}` \
-         (CQL `{expected}`), which cannot hold a null; make the field an `Option<{rust_type}>`"
+        "table `{table}`, column `{column}` is null, but its field has Rust type `{ty}` \
+         (CQL `{expected}`), which cannot hold a null; make the field an `Option<{ty}>`",
+        ty = rust_name(.rust_type)
     )]
     Null {
         /// `keyspace.table`.
@@ -79,7 +81,7 @@ pub enum RowError {
         rust_type: &'static str,
     },
     /// A value could not be decoded or encoded.
-    #[error("table `{table}`, column `{column}` (Rust `{rust_type}`): {detail}")]
+    #[error("table `{table}`, column `{column}` (Rust `{}`): {detail}", rust_name(.rust_type))]
     Value {
         /// `keyspace.table`.
         table: String,
@@ -90,6 +92,64 @@ pub enum RowError {
         /// What the driver said.
         detail: String,
     },
+}
+
+/// A Rust type name (`std::any::type_name`) as a user writes it: paths dropped
+/// (`Option<DateTime<Utc>>`), and the driver's value types under the names cassmodel exports
+/// them as (`cassmodel::value::Timeuuid`, not `scylla_cql_core::value::CqlTimeuuid`).
+///
+/// ```
+/// # use cassmodel_runtime::__private::rust_name;
+/// assert_eq!(
+///     rust_name("core::option::Option<scylla_cql_core::value::CqlTimeuuid>"),
+///     "Option<cassmodel::value::Timeuuid>"
+/// );
+/// assert_eq!(
+///     rust_name("chrono::datetime::DateTime<chrono::offset::utc::Utc>"),
+///     "DateTime<Utc>"
+/// );
+/// assert_eq!(rust_name("(i32, alloc::string::String)"), "(i32, String)");
+/// ```
+pub fn rust_name(type_name: &str) -> String {
+    let mut out = String::with_capacity(type_name.len());
+    let mut path = String::new();
+    let flush = |path: &mut String, out: &mut String| {
+        if path.is_empty() {
+            return;
+        }
+        let last = path.rsplit("::").next().unwrap_or(path.as_str());
+        let driver = path.starts_with("scylla");
+        let exported = match last {
+            "CqlTimeuuid" if driver => Some("Timeuuid"),
+            "CqlTimestamp" if driver => Some("Timestamp"),
+            "CqlDate" if driver => Some("Date"),
+            "CqlTime" if driver => Some("Time"),
+            "CqlDuration" if driver => Some("Duration"),
+            "CqlDecimal" if driver => Some("Decimal"),
+            "CqlVarint" if driver => Some("Varint"),
+            "Counter" if driver => Some("Counter"),
+            "Vector" if path.starts_with("cassmodel") => Some("Vector"),
+            _ => None,
+        };
+        match exported {
+            Some(name) => {
+                out.push_str("cassmodel::value::");
+                out.push_str(name);
+            }
+            None => out.push_str(last),
+        }
+        path.clear();
+    };
+    for c in type_name.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            path.push(c);
+        } else {
+            flush(&mut path, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut path, &mut out);
+    out
 }
 
 /// Everything that can go wrong in cassmodel.

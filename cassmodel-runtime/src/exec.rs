@@ -20,7 +20,7 @@ use crate::error::{Error, Result, RowError};
 use crate::query::{
     Bound, BoundRow, Op, Outcome, QueryFuture, QueryOptions, QueryState, RowStream, Spec, Statement,
 };
-use crate::table::Table;
+use crate::table::{Rows, Table};
 
 /// The rows a read returns: the whole table struct, or a projection of some of its columns
 /// (`#[derive(CassProjection)]`).
@@ -129,7 +129,26 @@ fn refuse_unpageable<T: Table>(spec: &Spec) -> Result<()> {
     Ok(())
 }
 
-/// Every row of a SELECT: paged, or in one request when Cassandra cannot page it.
+/// A row read, or `None` for a static-only row, which reads of rows skip ([`Rows`]).
+fn present<R, E>(r: Result<Rows<R>, E>) -> Option<Result<R, E>> {
+    r.map(|r| r.0).transpose()
+}
+
+/// The rows of a pager as a stream, without static-only rows ([`Rows`]).
+pub(crate) fn row_stream<R>(pager: scylla::client::pager::QueryPager) -> Result<RowStream<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm> + Send + 'static,
+{
+    Ok(Box::pin(
+        pager
+            .rows_stream::<Rows<R>>()?
+            .try_filter_map(|r| std::future::ready(Ok(r.0)))
+            .map_err(Error::from),
+    ))
+}
+
+/// Every row of a SELECT: paged, or in one request when Cassandra cannot page it. A
+/// partition's static-only row (static values, no clustering rows yet) is not a row: skipped.
 async fn rows_all<R>(db: &Db, st: Stmt, values: impl SerializeRow, paged: bool) -> Result<Vec<R>>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
@@ -142,7 +161,8 @@ where
             .map_err(|e| Error::execute(st.cql(), e))?;
         return Ok(res
             .into_rows_result()?
-            .rows::<R>()?
+            .rows::<Rows<R>>()?
+            .filter_map(present)
             .collect::<Result<Vec<_>, _>>()?);
     }
     let pager = db
@@ -150,7 +170,11 @@ where
         .execute_iter(st.get().clone(), values)
         .await
         .map_err(|e| Error::execute(st.cql(), e))?;
-    Ok(pager.rows_stream::<R>()?.try_collect::<Vec<_>>().await?)
+    Ok(pager
+        .rows_stream::<Rows<R>>()?
+        .try_filter_map(|r| std::future::ready(Ok(r.0)))
+        .try_collect::<Vec<_>>()
+        .await?)
 }
 
 /// The first row of a SELECT, in one unpaged request.
@@ -163,7 +187,10 @@ where
         .execute_unpaged(st.get(), values)
         .await
         .map_err(|e| Error::execute(st.cql(), e))?;
-    Ok(res.into_rows_result()?.maybe_first_row::<R>()?)
+    Ok(res
+        .into_rows_result()?
+        .maybe_first_row::<Rows<R>>()?
+        .and_then(|r| r.0))
 }
 
 /// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
@@ -269,14 +296,17 @@ pub fn scan<T: Table>(db: &Db, splits: u32) -> QueryFuture<'_, RowStream<T>> {
 const DRIVER_PAGE_SIZE: i32 = 5000;
 
 /// Runs a SELECT and collects every row: paged, or in one unpaged request when Cassandra
-/// cannot page it or its `LIMIT` fits in one page (the latest-N read: no pager to set up).
+/// cannot page it, its `LIMIT` fits in one page (the latest-N read: no pager to set up), or it
+/// is a vector search.
 pub(crate) async fn select_all<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
 ) -> Result<Vec<R>> {
     let page = q.options.page_size.unwrap_or(DRIVER_PAGE_SIZE);
     let fits_one_page = q.values.limit.is_some_and(|n| n <= page);
-    let paged = !unpageable::<T>(&q.spec) && !fits_one_page;
+    // A vector search is one request: "Top-K queries must have a limit specified and the
+    // limit must be less than the query page size".
+    let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     rows_all(db, st, q.values, paged).await
 }
@@ -311,9 +341,7 @@ pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
         .execute_iter(st.get().clone(), q.values)
         .await
         .map_err(|e| Error::execute(st.cql(), e))?;
-    Ok(Box::pin(
-        pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)),
-    ))
+    row_stream(pager)
 }
 
 /// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
@@ -331,7 +359,8 @@ pub(crate) async fn select_page<T: Table, R: Projection<T>>(
         .map_err(|e| Error::execute(st.cql(), e))?;
     let rows = res
         .into_rows_result()?
-        .rows::<R>()?
+        .rows::<Rows<R>>()?
+        .filter_map(present)
         .collect::<Result<Vec<_>, _>>()?;
     let next = match next {
         PagingStateResponse::HasMorePages { state } => Some(state),
@@ -488,7 +517,7 @@ pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
                         .execute_iter(ps, (lo, hi))
                         .await
                         .map_err(|e| Error::execute("token range scan", e))?;
-                    Ok::<_, Error>(pager.rows_stream::<R>()?.map(|r| r.map_err(Error::from)))
+                    row_stream::<R>(pager)
                 }
             })
             .try_flatten(),

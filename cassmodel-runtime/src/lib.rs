@@ -23,10 +23,11 @@ mod schema;
 pub mod sizing;
 mod table;
 mod udt;
+mod vector;
 
 pub use batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularStatement};
 pub use bucket::{BucketDef, BucketRange, BucketRead, BucketRule, BucketSource, BucketStream};
-pub use cassmodel_schema::{CqlType, IndexTarget, NativeType};
+pub use cassmodel_schema::{CqlType, IndexTarget, NativeType, Similarity};
 pub use cassmodel_schema::{Period, Span};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
@@ -42,10 +43,12 @@ pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
 pub use table::Table;
 pub use udt::Udt;
+pub use vector::Scored;
 
 /// CQL value types of the scylla driver that have no standard Rust equivalent, under the
-/// names used in cassmodel's documentation.
+/// names used in cassmodel's documentation, and [`Vector`](value::Vector) for `vector<float, N>`.
 pub mod value {
+    pub use crate::vector::{DimensionError, Vector};
     pub use scylla::value::{
         Counter, CqlDate as Date, CqlDecimal as Decimal, CqlDuration as Duration, CqlTime as Time,
         CqlTimestamp as Timestamp, CqlTimeuuid as Timeuuid, CqlVarint as Varint,
@@ -67,16 +70,19 @@ pub mod __private {
         bucket_of,
     };
     pub use crate::builder::Query;
+    pub use crate::error::rust_name;
     pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
     pub use crate::query::state::{
-        AfterEq, AfterIndex, AfterRange, EqNext, Flags, InNext, IndexNext, NoInBeforeIndex,
-        Orderable, Pageable, RangeNext, Reverse, Reversed, Unordered,
+        AfterEq, AfterIndex, AfterRange, AnnBase, AnnGiven, AnnOrderOnly, EqNext, Flags, HasLimit,
+        InNext, IndexNext, Limit, Limited, NoInBeforeIndex, Orderable, Pageable, RangeNext,
+        Reverse, Reversed, Unordered, Unpaged,
     };
     pub use crate::query::{Bound, ErasedValue, Op, SetOp, Spec, Statement};
     pub use crate::table::{RowReader, check_columns, check_row, serialize_by_name};
     pub use crate::udt::{UdtReader, serialize_udt, type_check_udt};
+    pub use crate::vector::QueryVector;
     pub use inventory;
 
     /// The column indices (into `T`'s columns) of a projection's fields, by field name.
@@ -95,7 +101,7 @@ pub mod __private {
             .filter_map(|&i| T::schema().columns.get(i).cloned())
             .collect()
     }
-    pub use cassmodel_schema::{CqlType, NativeType};
+    pub use cassmodel_schema::{CqlType, NativeType, Similarity};
     pub use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
     pub use scylla::deserialize::value::DeserializeValue;
     pub use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};

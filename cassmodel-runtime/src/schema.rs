@@ -3,7 +3,9 @@
 //! Generated code builds one [`TableSchema`] (or [`UdtSchema`]) per type, once, and the rest
 //! of the runtime (DDL, statements, row checks) works from it.
 
-use cassmodel_schema::{CqlType, IndexTarget, NativeType, Period, Span};
+use cassmodel_schema::{
+    CqlType, IndexTarget, IndexViolation, NativeType, Period, Similarity, Span,
+};
 
 use crate::bucket::{BucketDef, BucketRule};
 
@@ -101,12 +103,25 @@ pub struct IndexDef {
     /// What it indexes, resolved for the column's type (never `Column` on a non-frozen
     /// collection: see [`IndexTarget::resolve`]).
     pub target: IndexTarget,
+    /// The similarity function of a vector index, if the model names one
+    /// (`#[cass(index(similarity = "dot_product"))]`); Cassandra's default is cosine.
+    pub similarity: Option<Similarity>,
 }
 
 impl IndexDef {
     /// An index named `name` on `target`.
     pub fn new(name: &'static str, target: IndexTarget) -> Self {
-        IndexDef { name, target }
+        IndexDef {
+            name,
+            target,
+            similarity: None,
+        }
+    }
+
+    /// The similarity function ANN queries on this index rank by: the declared one, else
+    /// Cassandra's default, cosine.
+    pub fn similarity_function(&self) -> Similarity {
+        self.similarity.unwrap_or_default()
     }
 }
 
@@ -175,7 +190,16 @@ impl ColumnDef {
     /// for a frozen collection, the column itself otherwise).
     pub fn with_index(mut self, name: &'static str, target: Option<IndexTarget>) -> Self {
         let target = IndexTarget::resolve(target, &self.cql_type);
-        self.index = Some(IndexDef { name, target });
+        self.index = Some(IndexDef::new(name, target));
+        self
+    }
+
+    /// The column's vector index ranks by `similarity` (`#[cass(index(similarity = ..))]`);
+    /// after [`with_index`](Self::with_index).
+    pub fn with_similarity(mut self, similarity: Similarity) -> Self {
+        if let Some(index) = &mut self.index {
+            index.similarity = Some(similarity);
+        }
         self
     }
 
@@ -402,6 +426,10 @@ impl TableSchema {
                 "Cannot create secondary index on the only partition key column {}",
                 column.name
             ));
+        }
+        let vector = matches!(column.cql_type, CqlType::Vector(..));
+        if index.similarity.is_some() && !vector {
+            return Some(IndexViolation::SimilarityNotVector.server_message(column.name));
         }
         column
             .cql_type

@@ -13,7 +13,7 @@ use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 use crate::error::RowError;
 use crate::query::ErasedValue;
-use crate::schema::{ColumnDef, TableSchema};
+use crate::schema::{ColumnDef, ColumnKind, TableSchema};
 
 /// A Rust struct mapped to a CQL table. Implemented by `#[derive(CassTable)]`; not meant to
 /// be implemented by hand.
@@ -233,6 +233,25 @@ impl<'f, 'm> RowReader<'f, 'm> {
         }
     }
 
+    /// Whether the row holds only a partition's static values: a clustering column is null
+    /// (column `index`, whose read just failed on a null, or one after it). Cassandra returns
+    /// such a row for a partition that has static values and no clustering rows.
+    #[cold]
+    fn static_only(&self, index: usize) -> bool {
+        let columns = (self.columns)();
+        let clustering_null = |i: usize, null: bool| {
+            null && columns
+                .get(i)
+                .is_some_and(|c| matches!(c.kind, ColumnKind::Clustering(_)))
+        };
+        clustering_null(index, true)
+            || self
+                .iter
+                .clone()
+                .enumerate()
+                .any(|(i, c)| c.is_ok_and(|c| clustering_null(index + 1 + i, c.slice.is_none())))
+    }
+
     #[cold]
     #[inline(never)]
     fn missing(&self, index: usize) -> DeserializationError {
@@ -256,6 +275,9 @@ impl<'f, 'm> RowReader<'f, 'm> {
         let table = table_of(spec);
         let column = spec.name().to_owned();
         let def = (self.columns)().get(index);
+        if null && self.static_only(index) {
+            return DeserializationError::new(StaticOnlyRow { table });
+        }
         let rust_type = def.map_or("?", |d| d.rust_type);
         DeserializationError::new(if null {
             RowError::Null {
@@ -272,6 +294,39 @@ impl<'f, 'm> RowReader<'f, 'm> {
                 detail: e.to_string(),
             }
         })
+    }
+}
+
+/// A row that holds only a partition's static values (its clustering columns are null):
+/// the reads of rows skip it (see [`Rows`]).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "table `{table}`: a partition with static values and no clustering rows; read its static \
+     columns with a projection of the partition key and static columns"
+)]
+pub(crate) struct StaticOnlyRow {
+    table: String,
+}
+
+/// A row as the reads of rows see it: `None` for a partition's static-only row (a partition
+/// with static values and no clustering rows yet, which Cassandra returns as one row whose
+/// clustering columns are null). A row type with clustering columns cannot hold it, and it
+/// is not a row of the table: it is skipped.
+pub(crate) struct Rows<R>(pub(crate) Option<R>);
+
+impl<'f, 'm, R: DeserializeRow<'f, 'm>> DeserializeRow<'f, 'm> for Rows<R> {
+    #[inline]
+    fn type_check(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
+        R::type_check(specs)
+    }
+
+    #[inline]
+    fn deserialize(row: ColumnIterator<'f, 'm>) -> Result<Self, DeserializationError> {
+        match R::deserialize(row) {
+            Ok(r) => Ok(Rows(Some(r))),
+            Err(e) if e.downcast_ref::<StaticOnlyRow>().is_some() => Ok(Rows(None)),
+            Err(e) => Err(e),
+        }
     }
 }
 

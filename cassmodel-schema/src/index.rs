@@ -103,6 +103,8 @@ pub enum IndexOp {
     ContainsKey,
     /// `m[?] = ?`
     Entry,
+    /// `ORDER BY v ANN OF ? LIMIT ?`: the rows whose vectors are nearest a query vector.
+    Ann,
 }
 
 impl IndexTarget {
@@ -120,6 +122,10 @@ impl IndexTarget {
     /// assert!(!IndexTarget::Values.serves(IndexOp::ContainsKey, &t("map<text, int>")));
     /// ```
     pub fn serves(self, op: IndexOp, t: &CqlType) -> bool {
+        if let CqlType::Vector(..) = t {
+            // "Vector indexes only support ANN queries"
+            return self == IndexTarget::Column && op == IndexOp::Ann;
+        }
         match (self, op) {
             (IndexTarget::Column | IndexTarget::Full, IndexOp::Eq) => true,
             (IndexTarget::Column, IndexOp::Range) => matches!(
@@ -156,7 +162,70 @@ impl IndexTarget {
             IndexOp::Contains => Some(IndexTarget::Values),
             IndexOp::ContainsKey => Some(IndexTarget::Keys),
             IndexOp::Entry => Some(IndexTarget::Entries),
+            IndexOp::Ann => Some(IndexTarget::Column),
         }
+    }
+}
+
+/// The similarity function of a vector index: how an ANN query ranks vectors
+/// (`CREATE INDEX ... USING 'sai' WITH OPTIONS = {'similarity_function': '...'}`). Cassandra
+/// uses [`Cosine`](Similarity::Cosine) when the index names none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Similarity {
+    /// The cosine of the angle between the vectors; for vectors of any length (a zero
+    /// vector has none, and Cassandra refuses to write it).
+    #[default]
+    Cosine,
+    /// The dot product: for unit-length vectors, the cosine, computed faster.
+    DotProduct,
+    /// The Euclidean distance, as a similarity (`1 / (1 + d²)`).
+    Euclidean,
+}
+
+impl Similarity {
+    /// Every similarity function.
+    pub const ALL: [Similarity; 3] = [
+        Similarity::Cosine,
+        Similarity::DotProduct,
+        Similarity::Euclidean,
+    ];
+
+    /// The option's value, as the derive takes it and `CREATE INDEX` writes it: `cosine`,
+    /// `dot_product` or `euclidean`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Similarity::Cosine => "cosine",
+            Similarity::DotProduct => "dot_product",
+            Similarity::Euclidean => "euclidean",
+        }
+    }
+
+    /// The CQL function that computes the score of a row: `similarity_cosine`, ...
+    pub const fn function(self) -> &'static str {
+        match self {
+            Similarity::Cosine => "similarity_cosine",
+            Similarity::DotProduct => "similarity_dot_product",
+            Similarity::Euclidean => "similarity_euclidean",
+        }
+    }
+
+    /// Looks a similarity function up by name, in any case, as Cassandra reads the option.
+    ///
+    /// ```
+    /// use cassmodel_schema::Similarity;
+    /// assert_eq!(Similarity::from_name("DOT_PRODUCT"), Some(Similarity::DotProduct));
+    /// assert_eq!(Similarity::from_name("manhattan"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Similarity> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for Similarity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -181,6 +250,10 @@ pub enum IndexViolation {
     NonFrozenUdt,
     /// The indexed values are `blob`s, which SAI does not index.
     Blob,
+    /// A similarity function on a column that is not a vector.
+    SimilarityNotVector,
+    /// A vector whose elements are not `float`.
+    VectorNotFloat,
 }
 
 impl IndexViolation {
@@ -220,6 +293,12 @@ impl IndexViolation {
                 format!("Cannot create index on non-frozen UDT column {column}")
             }
             IndexViolation::Blob => "Unsupported type: blob".to_owned(),
+            IndexViolation::SimilarityNotVector => {
+                format!("CQL type of {column} cannot have vector options")
+            }
+            IndexViolation::VectorNotFloat => {
+                "SAI ANN indexes are only allowed on vector columns with float elements".to_owned()
+            }
         }
     }
 }
@@ -273,6 +352,9 @@ impl CqlType {
                 match target {
                     IndexTarget::Full => Some(IndexViolation::FullNotFrozen),
                     IndexTarget::Column => match unfrozen {
+                        CqlType::Vector(e, _) if **e != CqlType::Native(NativeType::Float) => {
+                            Some(IndexViolation::VectorNotFloat)
+                        }
                         CqlType::Native(NativeType::Duration) => Some(IndexViolation::Duration),
                         CqlType::Native(NativeType::Blob) => Some(IndexViolation::Blob),
                         CqlType::Tuple(_) if unfrozen.references_duration() => {
@@ -390,6 +472,7 @@ mod tests {
             ("vector<float, 3>", Column, None),
             ("vector<float, 3>", Values, Some(V::NotCollection(Values))),
             ("vector<float, 3>", Full, Some(V::FullNotFrozen)),
+            ("vector<double, 3>", Column, Some(V::VectorNotFloat)),
         ];
         for (t, target, expected) in cases {
             assert_eq!(violation(t, target), expected, "{t} {target}");

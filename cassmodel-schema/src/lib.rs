@@ -22,5 +22,7 @@ pub use ident::{
     MAX_SCHEMA_NAME_LEN, NameError, is_reserved_word, quote_ident, validate_column_name,
     validate_schema_name,
 };
-pub use index::{IndexOp, IndexTarget, IndexViolation, default_index_name, validate_index_name};
+pub use index::{
+    IndexOp, IndexTarget, IndexViolation, Similarity, default_index_name, validate_index_name,
+};
 pub use types::{CqlType, KeyViolation, NativeType, ParseError};

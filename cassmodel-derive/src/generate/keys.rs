@@ -212,6 +212,7 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
     let filtering = imp(&readable, quote!(#st::Filtering));
     let (flags, full_state) = (flags(), key_state(cx, nk));
     let index = index_states(cx);
+    let nearest = nearest_states(cx);
     // `Indexed` is reached through an indexed column, or a filter method that did not compile
     // (whose error is enough). `__PartitionGiven` too, so that `reversed()` after an indexed
     // column fails on `Orderable` alone, whose message says why.
@@ -226,6 +227,35 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
         impl<#flags> #full for #full_state {}
         #(#indexed)*
         #index
+        #nearest
+    }
+}
+
+/// Whether the table has a vector column with an index: its vector search states
+/// (`Nearest<K>`) then get the table's markers.
+pub fn has_ann(cx: &Cx<'_>) -> bool {
+    cx.t.fields
+        .iter()
+        .any(|f| f.is_vector() && f.index_serves(cassmodel_schema::IndexOp::Ann))
+}
+
+/// `__Readable` (once it has a limit), `__PartitionGiven` (so that `reversed()` fails on
+/// `Orderable` alone, whose message says why) and `__IndexBase` (indexed columns may follow)
+/// for the vector search states.
+fn nearest_states(cx: &Cx<'_>) -> TokenStream {
+    if !has_ann(cx) {
+        return quote!();
+    }
+    let (st, p) = (&cx.st, &cx.p);
+    let (readable, given, base) = (readable(), partition_given(), index_base());
+    quote! {
+        impl<const K: ::core::primitive::bool> #readable for #st::Nearest<K>
+        where
+            #p::Flags<K, false>: #p::HasLimit,
+        {
+        }
+        impl<const K: ::core::primitive::bool> #given for #st::Nearest<K> {}
+        impl<const K: ::core::primitive::bool> #base for #st::Nearest<K> {}
     }
 }
 

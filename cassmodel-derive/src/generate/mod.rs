@@ -170,7 +170,11 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
             }
             None => quote!(#p::Option::None),
         };
-        quote!(.with_index(#name, #target))
+        let similarity = ix.similarity.map(|(s, _)| {
+            let v = Ident::new(&format!("{s:?}"), proc_macro2::Span::call_site());
+            quote!(.with_similarity(#krate::Similarity::#v))
+        });
+        quote!(.with_index(#name, #target) #similarity)
     });
     let avg = f.attrs.avg_bytes.as_ref().map(|a| {
         let n = a.value;

@@ -437,6 +437,9 @@ struct Filter {
 /// column's index answers it, else `ALLOW FILTERING` only, with a message that names the way
 /// out. `col(v)` on a non-frozen collection exists only to say why not.
 fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
+    if f.is_vector() {
+        return ann_column(cx, f);
+    }
     let (q, p, st) = (cx.q, &cx.p, &cx.st);
     let (col, name, idx) = (&f.column, f.ident, f.position);
     let value = format_ident!("value");
@@ -538,6 +541,74 @@ fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     (quote!(#(#items)*), quote!(#refused #(#methods)*))
 }
 
+/// A vector column: `ann_col(&query)`, a vector search (`ORDER BY col ANN OF ?`) in the
+/// states an indexed column may be restricted in (`__IndexBase`), when the column has an
+/// index; without one the method exists to say so. Vector columns take no `=` or range
+/// ("Vector indexes only support ANN queries").
+fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
+    let (q, p, kd, st) = (cx.q, &cx.p, &cx.kd, &cx.st);
+    let (table, col, name, idx, ty) = (cx.table, &f.column, f.ident, f.position, f.ty);
+    let tr = format_ident!("__Ann_{}", name);
+    let method = format_ident!("ann_{}", name);
+    let (doc, items) = match &f.index {
+        Some(ix) if f.index_serves(IndexOp::Ann) => {
+            let base = keys::index_base();
+            let mark = marker(
+                &tr,
+                &format!(
+                    "`{table}`: a vector search on `{col}` comes with no key column, or after the \
+                     whole partition key ({}) by `=`",
+                    cx.t.partition_key_names()
+                ),
+                &format!("vector search on `{col}`"),
+                &keys::order_note(cx),
+            );
+            (
+                format!(
+                    "`ORDER BY {col} ANN OF ?`: the rows whose `{col}` is nearest `query` first \
+                     (by the similarity function of the SAI index `{}`). Needs `.limit(k)` \
+                     (at most 1000) before it is read, in one request; `.with_score()` reads \
+                     each row's similarity too. With no key column (across partitions) or \
+                     after the whole partition key by `=`; indexed columns may restrict it \
+                     further.",
+                    ix.name
+                ),
+                quote!(#mark impl<X: #base> #tr for X {}),
+            )
+        }
+        _ => {
+            let mark = marker(
+                &tr,
+                &format!(
+                    "`{table}`: a vector search on `{col}` needs an SAI index: write \
+                     `#[cass(index)]` on `{name}`"
+                ),
+                &format!("`{col}` has no index"),
+                "Cassandra: \"ANN ordering by vector requires the column to be indexed\"; the \
+                 index's similarity function is `cosine` unless given, e.g. \
+                 `#[cass(index(similarity = \"dot_product\"))]`",
+            );
+            (
+                format!("`ORDER BY {col} ANN OF ?` needs `#[cass(index)]` on `{name}`."),
+                mark,
+            )
+        }
+    };
+    let method = quote_spanned! {name.span()=>
+        #[doc = #doc]
+        pub fn #method(
+            self,
+            query: &'a impl #p::QueryVector<#ty>,
+        ) -> #q<'a, #st::Nearest<false>, #kd::Select, R>
+        where
+            S: #tr + #p::AnnBase,
+        {
+            #q(self.0.ann(#idx, #p::Bound::Value(query)))
+        }
+    };
+    (items, method)
+}
+
 /// The trait that admits `op` on `f`, and how the method's doc says it runs: through the
 /// column's index (`__Ix_col`), or only with `ALLOW FILTERING` (`__Filter_col` without an
 /// index, `__NoRange_col`, `__NoContains_col`, ... when the index does not answer `op`).
@@ -577,6 +648,7 @@ fn filter_message(cx: &Cx<'_>, f: &Field<'_>, op: IndexOp) -> (String, String, S
         IndexOp::Contains => "`CONTAINS`",
         IndexOp::ContainsKey => "`CONTAINS KEY`",
         IndexOp::Entry => "a map entry (`m[k] = v`)",
+        IndexOp::Ann => "a vector search",
     };
     if f.index_serves(op) {
         return (
@@ -780,6 +852,18 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
     let (q, p, krate, kd, ident) = (cx.q, &cx.p, cx.krate, &cx.kd, cx.ident);
     let (readable, given) = (keys::readable(), keys::partition_given());
     let bucket_range = bucket_range(cx);
+    let with_score = {
+        quote! {
+            /// Reads each row of the vector search with its similarity to the query vector,
+            /// as `Scored { score, row }` (a projection too: call it after `read_as`).
+            pub fn with_score(self) -> #q<'a, S, #kd::Select, #krate::Scored<R>>
+            where
+                S: #p::AnnGiven,
+            {
+                #q(self.0.with_score())
+            }
+        }
+    };
     let db = quote!(db: &'d #krate::Db);
     let fut = |t: TokenStream| quote!(#krate::QueryFuture<'d, #t>);
     let (all, first, stream, page) = (
@@ -792,9 +876,12 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
         impl<'a, S, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
             #bucket_range
 
-            /// `LIMIT n`: at most `n` rows.
-            pub fn limit(self, n: ::core::primitive::i32) -> Self {
-                Self(self.0.limit(n))
+            /// `LIMIT n`: at most `n` rows (for a vector search, the `n` nearest).
+            pub fn limit(self, n: ::core::primitive::i32) -> #q<'a, #p::Limited<S>, #kd::Select, R>
+            where
+                S: #p::Limit,
+            {
+                #q(self.0.limit(n).to())
             }
 
             /// `PER PARTITION LIMIT n`: at most `n` rows from each partition.
@@ -815,6 +902,8 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
             pub fn page_size(self, rows: ::core::primitive::i32) -> Self {
                 Self(self.0.page_size(rows))
             }
+
+            #with_score
 
             /// Reads only the columns of projection `P` (`#[derive(CassProjection)]`).
             pub fn read_as<P: #krate::Projection<#ident>>(self) -> #q<'a, S, #kd::Select, P> {

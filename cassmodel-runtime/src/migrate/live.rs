@@ -126,6 +126,13 @@ impl LiveIndex {
         self.options.get("target").map_or("", String::as_str)
     }
 
+    /// The similarity function of a vector index, if its options name one Cassandra knows.
+    pub fn similarity(&self) -> Option<cassmodel_schema::Similarity> {
+        self.options
+            .get(crate::ddl::SIMILARITY_OPTION)
+            .and_then(|f| cassmodel_schema::Similarity::from_name(f))
+    }
+
     /// Its class: the `class_name` option of a custom index (`sai` for `USING 'sai'`), or
     /// the kind (`COMPOSITES`, `KEYS`) of a built-in secondary index.
     pub fn class(&self) -> &str {

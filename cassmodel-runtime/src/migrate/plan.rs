@@ -809,14 +809,28 @@ fn matches_target(i: &LiveIndex, target: &str) -> bool {
     i.is_sai() && i.target() == target
 }
 
+/// Whether live index `i` is model index `m`: SAI on the same target, ranking vectors by the
+/// same similarity function (Cassandra's default, cosine, when either names none).
+fn matches_index(i: &LiveIndex, m: &IndexDef, target: &str) -> bool {
+    matches_target(i, target) && i.similarity().unwrap_or_default() == m.similarity_function()
+}
+
 /// A live index as the statement that would create it.
 fn live_index_definition(ks: &str, table: &str, i: &LiveIndex) -> String {
     let using = match i.options.get("class_name") {
         Some(class) => format!(" USING {}", string_literal(class)),
         None => String::new(),
     };
+    let with = match i.options.get(ddl::SIMILARITY_OPTION) {
+        Some(f) => format!(
+            " WITH OPTIONS = {{{}: {}}}",
+            string_literal(ddl::SIMILARITY_OPTION),
+            string_literal(f)
+        ),
+        None => String::new(),
+    };
     format!(
-        "CREATE INDEX {} ON {} ({}){using}",
+        "CREATE INDEX {} ON {} ({}){using}{with}",
         quote_ident(&i.name),
         qualified(ks, table),
         i.target()
@@ -858,7 +872,7 @@ fn plan_indexes(ks: &str, t: &TableSchema, live: &LiveSchema, p: &mut MigrationP
             continue;
         }
         match live.index(ks, i.name) {
-            Some((lt, li)) if lt.name == t.name && matches_target(li, &target) => {}
+            Some((lt, li)) if lt.name == t.name && matches_index(li, i, &target) => {}
             Some((lt, li)) => p.refused.push(Refusal {
                 table: object.clone(),
                 column: Some(c.name.to_owned()),

@@ -133,8 +133,8 @@ pub(crate) fn count_mismatch() -> SerializationError {
     })
 }
 
-/// The values of a query in bind order: USING (TTL, TIMESTAMP), SET, WHERE, IF,
-/// PER PARTITION LIMIT, LIMIT.
+/// The values of a query in bind order: USING (TTL, TIMESTAMP), the score's query vector,
+/// SET, WHERE, IF, the ANN query vector, PER PARTITION LIMIT, LIMIT.
 #[derive(Default)]
 pub(crate) struct QueryValues<'a> {
     pub(crate) ttl: Option<i32>,
@@ -142,6 +142,11 @@ pub(crate) struct QueryValues<'a> {
     pub(crate) set: Vec<Bound<'a>>,
     pub(crate) where_: Vec<Bound<'a>>,
     pub(crate) if_: Vec<Bound<'a>>,
+    /// The query vector of `ORDER BY v ANN OF ?` (and of the score, if read).
+    pub(crate) ann: Option<Bound<'a>>,
+    /// Whether the score is read (`SELECT similarity_..(v, ?), ...`): the query vector is
+    /// then bound first too.
+    pub(crate) score: bool,
     pub(crate) per_partition_limit: Option<i32>,
     pub(crate) limit: Option<i32>,
 }
@@ -160,7 +165,14 @@ impl SerializeRow for QueryValues<'_> {
         if let Some(ts) = &self.timestamp {
             SerializeValue::serialize(ts, next_type()?, writer.make_cell_writer())?;
         }
-        for v in self.set.iter().chain(&self.where_).chain(&self.if_) {
+        let score = self.ann.as_ref().filter(|_| self.score);
+        for v in score
+            .into_iter()
+            .chain(&self.set)
+            .chain(&self.where_)
+            .chain(&self.if_)
+            .chain(&self.ann)
+        {
             v.write_to(next_type()?, writer.make_cell_writer())?;
         }
         for n in self.per_partition_limit.iter().chain(&self.limit) {
@@ -175,6 +187,7 @@ impl SerializeRow for QueryValues<'_> {
             && self.set.is_empty()
             && self.where_.is_empty()
             && self.if_.is_empty()
+            && self.ann.is_none()
             && self.limit.is_none()
             && self.per_partition_limit.is_none()
     }

@@ -106,6 +106,18 @@ impl<'a> QueryState<'a> {
         self.values.if_.push(value);
     }
 
+    /// `ORDER BY column ANN OF ?`: a vector search.
+    pub(crate) fn ann(&mut self, column: u16, query: Bound<'a>) {
+        self.spec.ann = Some(column);
+        self.values.ann = Some(query);
+    }
+
+    /// Reads the similarity score of each row before its columns.
+    pub(crate) fn score(&mut self) {
+        self.spec.score = true;
+        self.values.score = true;
+    }
+
     /// `LIMIT n` (bound, not spliced).
     pub(crate) fn limit(&mut self, n: i32) {
         self.spec.limit = true;

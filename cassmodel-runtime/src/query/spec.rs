@@ -137,6 +137,11 @@ pub struct Spec {
     pub reversed: bool,
     /// `ALLOW FILTERING`
     pub allow_filtering: bool,
+    /// `ORDER BY column ANN OF ?`: a vector search on this column (index).
+    pub ann: Option<u16>,
+    /// The similarity score of each row to the query vector, read before the columns
+    /// (`SELECT similarity_<function>(column, ?), ...`).
+    pub score: bool,
 }
 
 impl Spec {

@@ -25,6 +25,9 @@ pub mod state {
     /// An indexed (SAI) column is restricted: other indexed columns may follow, key columns
     /// may not (they come first). Readable with or without the partition key.
     pub struct Indexed;
+    /// A vector search (`ann_<column>(..)`): `K` once it has a limit, which it needs to be
+    /// read. Indexed columns may still be restricted; it is read in one request.
+    pub struct Nearest<const K: bool>;
 
     // State transitions, implemented for every state so that a builder method's return type
     // always resolves; whether the method may be called at all is a separate, per-column
@@ -147,6 +150,9 @@ pub mod state {
     impl Reverse for Indexed {
         type Next = Indexed;
     }
+    impl<const K: bool> Reverse for Nearest<K> {
+        type Next = Nearest<K>;
+    }
 
     /// The state after `reversed()` or `ORDER BY`.
     #[doc(hidden)]
@@ -174,9 +180,105 @@ pub mod state {
         type Next = Indexed;
     }
 
+    impl<const K: bool> AfterIndex for Nearest<K> {
+        type Next = Nearest<K>;
+    }
+
     /// The state after a restriction on an indexed column.
     #[doc(hidden)]
     pub type IndexNext<S> = <S as AfterIndex>::Next;
+
+    /// The state after `limit(n)`: the same, but a vector search now has its limit.
+    #[doc(hidden)]
+    pub trait Limit {
+        /// The next state.
+        type Next;
+    }
+    impl<const N: usize, const IN: bool, const REV: bool> Limit for Key<N, IN, REV> {
+        type Next = Self;
+    }
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> Limit
+        for Range<N, LO, HI, IN, REV>
+    {
+        type Next = Self;
+    }
+    impl Limit for Filtering {
+        type Next = Self;
+    }
+    impl Limit for Indexed {
+        type Next = Self;
+    }
+    impl<const K: bool> Limit for Nearest<K> {
+        type Next = Nearest<true>;
+    }
+
+    /// The state after `limit(n)`.
+    #[doc(hidden)]
+    pub type Limited<S> = <S as Limit>::Next;
+
+    /// The states a vector search may start from: no key column, the partition key (and
+    /// clustering columns after it), indexed columns. Whether the key is far enough is the
+    /// table's own `__IndexBase`, with its messages.
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "a vector search (`ann_..`) cannot follow `select_allow_filtering()` or another vector search",
+        label = "vector search here",
+        note = "Cassandra: \"ANN ordering by vector requires all restricted column(s) to be \
+                indexed\"; start from `select()`, restrict the partition key and indexed \
+                columns, and order by one vector column"
+    )]
+    pub trait AnnBase {}
+    #[diagnostic::do_not_recommend]
+    impl<const N: usize, const IN: bool, const REV: bool> AnnBase for Key<N, IN, REV> {}
+    #[diagnostic::do_not_recommend]
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> AnnBase
+        for Range<N, LO, HI, IN, REV>
+    {
+    }
+    #[diagnostic::do_not_recommend]
+    impl AnnBase for Indexed {}
+
+    /// The states of a vector search: the only ones with a similarity score.
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "the similarity score exists only in a vector search: call `.ann_<column>(..)` before `.with_score()`",
+        label = "not a vector search",
+        note = "the score is how near each row's vector is to the query vector"
+    )]
+    pub trait AnnGiven {}
+    impl<const K: bool> AnnGiven for Nearest<K> {}
+
+    /// The flags of a vector search with a limit (`Flags<K, _>`, `K` set by `limit(n)`): only
+    /// those can be read.
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "a vector search needs a limit: add `.limit(k)` (at most 1000) before reading it",
+        label = "vector search without `.limit(k)`",
+        note = "Cassandra: \"Use of ANN OF in an ORDER BY clause requires a LIMIT that is not \
+                greater than 1000\"; the limit is the number of nearest rows returned"
+    )]
+    pub trait HasLimit {}
+    impl HasLimit for Flags<true, false> {}
+
+    /// Refuses paging a vector search: implemented for no [`Flags`].
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "a vector search is read in one request: use `.fetch_all(..)` or `.fetch_first(..)`, not a paged read",
+        label = "paged vector search",
+        note = "Cassandra: \"Top-K queries must have a limit specified and the limit must be \
+                less than the query page size\""
+    )]
+    pub trait Unpaged {}
+
+    /// Refuses another ordering in a vector search: implemented for no [`Flags`].
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "a vector search is ordered by similarity alone: it cannot be reversed or ordered by a column",
+        label = "ORDER BY in a vector search",
+        note = "Cassandra: \"ANN ordering does not support any other ordering\"; sort the \
+                rows in your code"
+    )]
+    pub trait AnnOrderOnly {}
 
     /// The states whose reads Cassandra can page: all but a reverse read with `IN` on the
     /// partition key.
@@ -198,6 +300,7 @@ pub mod state {
     impl<const N: usize, const LO: bool, const HI: bool> Pageable for Range<N, LO, HI, true, false> {}
     impl Pageable for Filtering {}
     impl Pageable for Indexed {}
+    impl<const K: bool> Pageable for Nearest<K> where Flags<K, false>: Unpaged {}
 
     /// The states that may be read in reverse order: all but [`Indexed`].
     #[doc(hidden)]
@@ -215,6 +318,7 @@ pub mod state {
     {
     }
     impl Orderable for Filtering {}
+    impl<const K: bool> Orderable for Nearest<K> where Flags<K, false>: AnnOrderOnly {}
 
     /// Refuses an indexed column after `IN` on the partition key (the reason is the message):
     /// implemented for no [`Flags`].

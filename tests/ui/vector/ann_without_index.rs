@@ -1,0 +1,22 @@
+// A vector search needs an SAI index on the vector column.
+use cassmodel::value::Vector;
+use cassmodel::{CassTable, Db};
+
+#[derive(CassTable)]
+struct Doc {
+    #[partition_key]
+    shelf: String,
+    #[clustering(asc)]
+    id: i32,
+    #[cass(index)]
+    topic: String,
+    #[cass(index)]
+    embedding: Vector<3>,
+    plain: Vector<3>,
+}
+
+async fn f(db: &Db, q: Vector<3>) {
+    let _ = Doc::select().ann_plain(&q).limit(5).fetch_all(db).await;
+}
+
+fn main() {}

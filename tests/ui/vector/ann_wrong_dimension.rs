@@ -1,0 +1,23 @@
+// The query vector has the dimension of the column.
+use cassmodel::value::Vector;
+use cassmodel::{CassTable, Db};
+
+#[derive(CassTable)]
+struct Doc {
+    #[partition_key]
+    shelf: String,
+    #[clustering(asc)]
+    id: i32,
+    #[cass(index)]
+    topic: String,
+    #[cass(index)]
+    embedding: Vector<3>,
+    plain: Vector<3>,
+}
+
+async fn f(db: &Db, q: Vector<4>) {
+    let _ = Doc::select().ann_embedding(&q).limit(5).fetch_all(db).await;
+    let _ = Doc::select().ann_embedding(&[1.0, 0.0]).limit(5).fetch_all(db).await;
+}
+
+fn main() {}

@@ -1,0 +1,384 @@
+//! Vector search on the node: `vector<float, N>` columns written and read back exactly, SAI
+//! indexes with each similarity function (created by the migrator, checked by `validate`),
+//! and typed ANN queries whose top-k order is the order computed by brute force here:
+//! across partitions, within one, with an indexed-column filter and a clustering range, with
+//! scores and projections.
+
+mod support;
+
+use cassmodel::migrate::{Migrator, Models};
+use cassmodel::value::Vector;
+use cassmodel::{CassProjection, CassTable, Replication, Scored};
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "vec_docs")]
+struct Doc {
+    #[partition_key]
+    shelf: String,
+    #[clustering(asc)]
+    id: i32,
+    #[cass(index)]
+    topic: String,
+    /// Cosine (the default similarity).
+    #[cass(index)]
+    embedding: Vector<4>,
+    /// Euclidean; absent on some rows.
+    #[cass(index(similarity = "euclidean"))]
+    place: Option<Vector<2>>,
+    /// Dot product, on unit vectors.
+    #[cass(index(name = "docs_by_unit", similarity = "dot_product"))]
+    unit: Vector<3>,
+    /// No index: stored and read back, never searched.
+    raw: Vector<5>,
+}
+
+#[derive(CassProjection, Debug, Clone, PartialEq)]
+#[cass(table = Doc)]
+struct DocId {
+    shelf: String,
+    id: i32,
+}
+
+/// A deterministic pseudo-random stream (xorshift), so that the data has no ties to speak of.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        // 24 bits of mantissa: exact in an f32.
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+
+    fn vector<const N: usize>(&mut self) -> [f32; N] {
+        std::array::from_fn(|_| self.next())
+    }
+}
+
+fn unit<const N: usize>(v: [f32; N]) -> [f32; N] {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.map(|x| x / norm)
+}
+
+fn docs() -> Vec<Doc> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut out = Vec::new();
+    for shelf in 0..4 {
+        for id in 0..25 {
+            out.push(Doc {
+                shelf: format!("shelf{shelf}"),
+                id,
+                topic: ["rust", "cql", "jvm"][(id % 3) as usize].to_owned(),
+                embedding: Vector::new(rng.vector()),
+                place: (id % 4 != 0).then(|| Vector::new(rng.vector())),
+                unit: Vector::new(unit(rng.vector())),
+                raw: Vector::new(rng.vector()),
+            });
+        }
+    }
+    out
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum()
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    dot(a, b) / (dot(a, a).sqrt() * dot(b, b).sqrt())
+}
+
+fn euclidean_similarity(a: &[f32], b: &[f32]) -> f64 {
+    let d2: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
+        .sum();
+    1.0 / (1.0 + d2)
+}
+
+/// The keys of the `k` rows of `rows` (filtered by `keep`) with the highest `score`, best first.
+fn brute_force(
+    rows: &[Doc],
+    keep: impl Fn(&Doc) -> bool,
+    score: impl Fn(&Doc) -> Option<f64>,
+    k: usize,
+) -> Vec<(String, i32)> {
+    let mut scored: Vec<(f64, &Doc)> = rows
+        .iter()
+        .filter(|d| keep(d))
+        .filter_map(|d| Some((score(d)?, d)))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let top: Vec<_> = scored
+        .iter()
+        .take(k)
+        .map(|(_, d)| (d.shelf.clone(), d.id))
+        .collect();
+    // The next score must differ from the last one taken, or the top k is not one answer.
+    if let (Some(last), Some(next)) = (scored.get(k - 1), scored.get(k)) {
+        assert!(
+            (last.0 - next.0).abs() > 1e-6,
+            "the test data has a tie at rank {k}"
+        );
+    }
+    assert_eq!(top.len(), k, "brute force found fewer than {k} rows");
+    top
+}
+
+fn keys(rows: &[Doc]) -> Vec<(String, i32)> {
+    rows.iter().map(|d| (d.shelf.clone(), d.id)).collect()
+}
+
+#[tokio::test]
+async fn vector_search_orders_like_brute_force() {
+    let t = support::test_db("vector").await;
+    let db = &t.db;
+    let models = || Models::new().table::<Doc>();
+    let m = Migrator::new(db, models()).replication(Replication::Simple(1));
+    m.apply().await.expect("migrate");
+    m.validate().await.expect("validate after apply");
+
+    // The similarity functions as created (what `validate` compared).
+    let ks = t.keyspace().to_owned();
+    let mut options: Vec<(String, Option<String>)> = db
+        .session()
+        .query_unpaged(
+            "SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? \
+             AND table_name = 'vec_docs'",
+            (ks.as_str(),),
+        )
+        .await
+        .expect("indexes")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String, std::collections::HashMap<String, String>)>()
+        .expect("typed")
+        .map(|r| {
+            let (name, opts) = r.expect("row");
+            (name, opts.get("similarity_function").cloned())
+        })
+        .collect();
+    options.sort();
+    assert_eq!(
+        options,
+        [
+            ("docs_by_unit".to_owned(), Some("dot_product".to_owned())),
+            ("vec_docs_embedding_idx".to_owned(), None),
+            (
+                "vec_docs_place_idx".to_owned(),
+                Some("euclidean".to_owned())
+            ),
+            ("vec_docs_topic_idx".to_owned(), None),
+        ]
+    );
+
+    let all = docs();
+    for d in &all {
+        db.insert(d).await.expect("insert");
+    }
+
+    // Written and read back exactly.
+    for d in [&all[0], &all[37], &all[99]] {
+        let back = Doc::get(db, &d.shelf, &d.id)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(&back, d);
+    }
+
+    let mut rng = Rng(42);
+    let q: Vector<4> = Vector::new(rng.vector());
+
+    // Across partitions.
+    let got = Doc::select()
+        .ann_embedding(&q)
+        .limit(7)
+        .fetch_all(db)
+        .await
+        .expect("ann");
+    let want = brute_force(
+        &all,
+        |_| true,
+        |d| Some(cosine(&d.embedding[..], &q[..])),
+        7,
+    );
+    assert_eq!(keys(&got), want, "top 7 across partitions");
+    for d in &got {
+        assert!(all.contains(d), "a row read back differs: {d:?}");
+    }
+
+    // Within one partition, and with a clustering range after the partition key.
+    let got = Doc::select()
+        .shelf("shelf2")
+        .ann_embedding(&q)
+        .limit(5)
+        .fetch_all(db)
+        .await
+        .expect("ann in a partition");
+    let want = brute_force(
+        &all,
+        |d| d.shelf == "shelf2",
+        |d| Some(cosine(&d.embedding[..], &q[..])),
+        5,
+    );
+    assert_eq!(keys(&got), want, "top 5 in shelf2");
+    let got = Doc::select()
+        .shelf("shelf2")
+        .id_ge(&10)
+        .ann_embedding(&q)
+        .limit(4)
+        .fetch_all(db)
+        .await
+        .expect("ann in a slice");
+    let want = brute_force(
+        &all,
+        |d| d.shelf == "shelf2" && d.id >= 10,
+        |d| Some(cosine(&d.embedding[..], &q[..])),
+        4,
+    );
+    assert_eq!(keys(&got), want, "top 4 in shelf2, id >= 10");
+
+    // With an indexed-column filter, before or after the search.
+    let want = brute_force(
+        &all,
+        |d| d.topic == "cql",
+        |d| Some(cosine(&d.embedding[..], &q[..])),
+        6,
+    );
+    let got = Doc::select()
+        .topic("cql")
+        .ann_embedding(&q)
+        .limit(6)
+        .fetch_all(db)
+        .await
+        .expect("ann with a filter");
+    assert_eq!(keys(&got), want, "top 6 on topic cql");
+    let got = Doc::select()
+        .ann_embedding(&q)
+        .topic("cql")
+        .limit(6)
+        .fetch_all(db)
+        .await
+        .expect("filter after ann");
+    assert_eq!(keys(&got), want, "top 6 on topic cql, filter given last");
+
+    // Scores, on a projection: `(1 + cosine) / 2`, best first.
+    let scored: Vec<Scored<DocId>> = Doc::select()
+        .ann_embedding(&q)
+        .limit(5)
+        .read_as::<DocId>()
+        .with_score()
+        .fetch_all(db)
+        .await
+        .expect("scored");
+    assert_eq!(scored.len(), 5);
+    for s in &scored {
+        let d = all
+            .iter()
+            .find(|d| d.shelf == s.row.shelf && d.id == s.row.id)
+            .expect("a known row");
+        let expected = (1.0 + cosine(&d.embedding[..], &q[..])) / 2.0;
+        assert!(
+            (f64::from(s.score) - expected).abs() < 1e-5,
+            "score {} of {:?}, expected {expected}",
+            s.score,
+            s.row
+        );
+    }
+    assert!(scored.windows(2).all(|w| w[0].score >= w[1].score));
+    assert_eq!(
+        scored
+            .iter()
+            .map(|s| (s.row.shelf.clone(), s.row.id))
+            .collect::<Vec<_>>(),
+        brute_force(
+            &all,
+            |_| true,
+            |d| Some(cosine(&d.embedding[..], &q[..])),
+            5
+        )
+    );
+
+    // The first row only, scored, as a whole row; a query vector given as an array.
+    let first = Doc::select()
+        .ann_embedding(&[0.5, -0.5, 0.5, -0.5])
+        .limit(1)
+        .with_score()
+        .fetch_first(db)
+        .await
+        .expect("first")
+        .expect("a row");
+    let best = brute_force(
+        &all,
+        |_| true,
+        |d| Some(cosine(&d.embedding[..], &[0.5, -0.5, 0.5, -0.5])),
+        1,
+    );
+    assert_eq!((first.row.shelf.clone(), first.row.id), best[0]);
+
+    // Euclidean, on an optional column: rows without a value are never returned.
+    let p = Vector::new([0.25, -0.1]);
+    let got = Doc::select()
+        .ann_place(&p)
+        .limit(8)
+        .fetch_all(db)
+        .await
+        .expect("euclidean");
+    let want = brute_force(
+        &all,
+        |_| true,
+        |d| d.place.map(|v| euclidean_similarity(&v[..], &p[..])),
+        8,
+    );
+    assert_eq!(keys(&got), want, "top 8 by euclidean distance");
+    let scored = Doc::select()
+        .ann_place(&p)
+        .limit(3)
+        .read_as::<DocId>()
+        .with_score()
+        .fetch_all(db)
+        .await
+        .expect("euclidean scores");
+    for s in &scored {
+        let d = all
+            .iter()
+            .find(|d| d.shelf == s.row.shelf && d.id == s.row.id)
+            .expect("a known row");
+        let expected = euclidean_similarity(&d.place.expect("a place")[..], &p[..]);
+        assert!((f64::from(s.score) - expected).abs() < 1e-5);
+    }
+
+    // Dot product on unit vectors.
+    let u = Vector::new(unit([0.3, 0.9, -0.2]));
+    let got = Doc::select()
+        .ann_unit(&u)
+        .limit(6)
+        .fetch_all(db)
+        .await
+        .expect("dot product");
+    let want = brute_force(&all, |_| true, |d| Some(dot(&d.unit[..], &u[..])), 6);
+    assert_eq!(keys(&got), want, "top 6 by dot product");
+
+    // The model now asks for another similarity than the live index has: `validate` says
+    // so, and the migrator refuses to leave the old index in place silently.
+    db.execute_ddl(&format!("DROP INDEX {ks}.docs_by_unit"))
+        .await
+        .expect("drop index");
+    db.execute_ddl(&format!(
+        "CREATE INDEX docs_by_unit ON {ks}.vec_docs (unit) USING 'sai' \
+         WITH OPTIONS = {{'similarity_function': 'COSINE'}}"
+    ))
+    .await
+    .expect("recreate as cosine");
+    let err = m.validate().await.expect_err("a different similarity");
+    let text = err.to_string();
+    assert!(
+        text.contains("docs_by_unit") && text.contains("dot_product"),
+        "{text}"
+    );
+    t.drop_all().await;
+}
