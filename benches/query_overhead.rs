@@ -5,9 +5,14 @@
 //! cargo bench --bench query_overhead
 //! ```
 //!
-//! Workloads, each run sequentially (1 request in flight) and concurrently (32 in flight):
+//! Workloads, each run sequentially (1 request in flight) and concurrently (64 in flight):
+//! - insert: `db.insert(&post)` vs the same `INSERT` prepared by hand, run with
+//!   `execute_unpaged` with the row's three fields bound (1,000 rows, overwritten in turn);
 //! - point read: `Post::get(&db, &user_id, &post_id)` vs a hand-prepared statement of the
 //!   same CQL text run with `execute_unpaged` and read with `maybe_first_row::<RawPost>()`;
+//! - latest 20: `Post::select().user_id(&u).limit(20).fetch_all(&db)` vs the same CQL
+//!   (`LIMIT ?` bound) with `execute_unpaged` and `rows::<RawPost>()` collected: the limit
+//!   fits one page, so cassmodel sends one unpaged request too;
 //! - partition read (100 rows): `Post::select().user_id(&u).fetch_all(&db)` vs the same CQL
 //!   with `execute_iter` + `rows_stream::<RawPost>()` collected. Both sides page with the
 //!   driver's default page size (5,000 rows), so each read is one page.
@@ -29,7 +34,7 @@
 //! the client's alone.
 //!
 //! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (wall time of
-//! one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 32),
+//! one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 64),
 //! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, e.g.
 //! `point read, 32`; for profiling), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run
 //! the raw driver code, so the ratios show the method's own noise and bias).
@@ -95,14 +100,23 @@ enum Side {
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Workload {
+    Insert,
     Point,
+    Latest,
     Partition,
 }
 
+/// The rows of the latest-N workload.
+const LATEST: usize = 20;
+
 struct Bench {
     db: Db,
+    raw_insert: PreparedStatement,
     raw_point: PreparedStatement,
+    raw_latest: PreparedStatement,
     raw_partition: PreparedStatement,
+    /// The rows the insert workload writes, in turn (their own partitions).
+    inserts: Vec<Post>,
     point_keys: Vec<(Uuid, Timeuuid)>,
     partition_user: Uuid,
     /// A/A calibration: both sides run the raw driver code, so the reported ratios show the
@@ -115,6 +129,44 @@ impl Bench {
     async fn op(&self, side: Side, workload: Workload, i: usize) -> usize {
         let side = if self.calibrate { Side::Raw } else { side };
         match (side, workload) {
+            (Side::Cassmodel, Workload::Insert) => {
+                let row = &self.inserts[i % self.inserts.len()];
+                self.db.insert(row).await.expect("insert");
+                1
+            }
+            (Side::Raw, Workload::Insert) => {
+                let row = &self.inserts[i % self.inserts.len()];
+                self.db
+                    .session()
+                    .execute_unpaged(&self.raw_insert, (&row.user_id, &row.post_id, &row.content))
+                    .await
+                    .expect("insert");
+                1
+            }
+            (Side::Cassmodel, Workload::Latest) => {
+                let rows = Post::select()
+                    .user_id(&self.partition_user)
+                    .limit(LATEST as i32)
+                    .fetch_all(&self.db)
+                    .await
+                    .expect("latest");
+                black_box(rows).len()
+            }
+            (Side::Raw, Workload::Latest) => {
+                let rows: Vec<RawPost> = self
+                    .db
+                    .session()
+                    .execute_unpaged(&self.raw_latest, (self.partition_user, LATEST as i32))
+                    .await
+                    .expect("execute")
+                    .into_rows_result()
+                    .expect("rows")
+                    .rows::<RawPost>()
+                    .expect("rows")
+                    .collect::<Result<_, _>>()
+                    .expect("rows");
+                black_box(rows).len()
+            }
             (Side::Cassmodel, Workload::Point) => {
                 let (u, p) = &self.point_keys[i % self.point_keys.len()];
                 let row = Post::get(&self.db, u, p).await.expect("get");
@@ -170,7 +222,8 @@ impl Bench {
         slice: Duration,
     ) -> Sample {
         let expected = match workload {
-            Workload::Point => 1,
+            Workload::Insert | Workload::Point => 1,
+            Workload::Latest => LATEST,
             Workload::Partition => PARTITION_ROWS,
         };
         let cpu = ProcessTime::now();
@@ -303,10 +356,10 @@ async fn drop_leftovers(db: &Db) {
     }
 }
 
-/// The SELECT statements the node holds prepared on table `ks.posts_facebook`: after the
-/// cassmodel side has run once (and before the raw side prepares anything), exactly the CQL
-/// cassmodel generated.
-async fn prepared_selects(db: &Db, ks: &str) -> Vec<String> {
+/// The statements the node holds prepared on table `ks.posts_facebook`: after the cassmodel
+/// side has run once (and before the raw side prepares anything), exactly the CQL cassmodel
+/// generated.
+async fn prepared_statements(db: &Db, ks: &str) -> Vec<String> {
     let table = format!("{ks}.posts_facebook");
     let mut texts: Vec<String> = db
         .session()
@@ -318,7 +371,7 @@ async fn prepared_selects(db: &Db, ks: &str) -> Vec<String> {
         .rows::<(String,)>()
         .expect("rows")
         .filter_map(|r| r.ok().map(|(s,)| s))
-        .filter(|s| s.starts_with("SELECT") && s.contains(&table))
+        .filter(|s| s.contains(&table))
         .collect();
     texts.sort();
     texts
@@ -357,7 +410,7 @@ async fn main() {
     let started = Instant::now();
     let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 12).max(2);
     let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 700));
-    let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 32).max(2);
+    let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 64).max(2);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
     let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
 
@@ -405,7 +458,22 @@ async fn main() {
         .await
         .expect("fetch_all");
     assert_eq!(rows.len(), PARTITION_ROWS);
-    let generated = prepared_selects(&db, &ks).await;
+    let latest = Post::select()
+        .user_id(&partition_user)
+        .limit(LATEST as i32)
+        .fetch_all(&db)
+        .await
+        .expect("latest");
+    assert_eq!(latest[..], rows[..LATEST]);
+    let inserts: Vec<Post> = (0..POINT_PARTITIONS)
+        .map(|i| Post {
+            user_id: Uuid::from_u128(0xbe7c_1000_0000 + i as u128),
+            post_id: timeuuid(i as u64, 2),
+            content: content(i),
+        })
+        .collect();
+    db.insert(&inserts[0]).await.expect("insert");
+    let generated = prepared_statements(&db, &ks).await;
 
     let raw_point_cql = format!(
         "SELECT user_id, post_id, content FROM {ks}.posts_facebook \
@@ -413,14 +481,26 @@ async fn main() {
     );
     let raw_partition_cql =
         format!("SELECT user_id, post_id, content FROM {ks}.posts_facebook WHERE user_id = ?");
+    let raw_latest_cql = format!(
+        "SELECT user_id, post_id, content FROM {ks}.posts_facebook WHERE user_id = ? LIMIT ?"
+    );
+    let raw_insert_cql =
+        format!("INSERT INTO {ks}.posts_facebook (user_id, post_id, content) VALUES (?, ?, ?)");
     println!("cassmodel prepared (read back from system.prepared_statements on the node):");
     for s in &generated {
         println!("  {s}");
     }
     println!("raw driver, hand-written:");
+    println!("  insert:         {raw_insert_cql}   values (user_id, post_id, content)");
     println!("  point read:     {raw_point_cql}   values (user_id, post_id)");
+    println!("  latest 20:      {raw_latest_cql}   values (user_id, 20)");
     println!("  partition read: {raw_partition_cql}   values (user_id,)");
-    for cql in [&raw_point_cql, &raw_partition_cql] {
+    for cql in [
+        &raw_insert_cql,
+        &raw_point_cql,
+        &raw_latest_cql,
+        &raw_partition_cql,
+    ] {
         assert!(
             generated.contains(cql),
             "the raw side's CQL is not a statement cassmodel prepared: {cql}"
@@ -435,9 +515,23 @@ async fn main() {
         .prepare(raw_partition_cql.as_str())
         .await
         .expect("prepare");
+    let mut raw_latest = session
+        .prepare(raw_latest_cql.as_str())
+        .await
+        .expect("prepare");
+    let mut raw_insert = session
+        .prepare(raw_insert_cql.as_str())
+        .await
+        .expect("prepare");
     // cassmodel marks its statements idempotent; so does the raw side (it only changes retries).
-    raw_point.set_is_idempotent(true);
-    raw_partition.set_is_idempotent(true);
+    for st in [
+        &mut raw_point,
+        &mut raw_partition,
+        &mut raw_latest,
+        &mut raw_insert,
+    ] {
+        st.set_is_idempotent(true);
+    }
     // Rows of the raw side equal cassmodel's.
     let raw_rows: Vec<RawPost> = session
         .execute_iter(raw_partition.clone(), (partition_user,))
@@ -458,8 +552,11 @@ async fn main() {
 
     let bench = Bench {
         db: db.clone(),
+        raw_insert,
         raw_point,
+        raw_latest,
         raw_partition,
+        inserts,
         point_keys,
         partition_user,
         calibrate,
@@ -472,7 +569,9 @@ async fn main() {
     // on both statements.
     let mut variants: Vec<Variant> = Vec::new();
     for (workload, label) in [
+        (Workload::Insert, "insert"),
         (Workload::Point, "point read"),
+        (Workload::Latest, "latest 20"),
         (Workload::Partition, "partition read, 100 rows"),
     ] {
         for conc in [1, concurrency] {
