@@ -235,6 +235,18 @@ impl Db {
             return Ok(p);
         }
         let text = cql(&key)?;
+        // The first call of a shape prepares it: the driver's prepare is a large future,
+        // boxed so that every query's future (which holds this one) stays small and cheap to
+        // move on the hot path, where the statement is in the cache.
+        Box::pin(self.prepare_into_cache(key, text, idempotent)).await
+    }
+
+    async fn prepare_into_cache(
+        &self,
+        key: CacheKey,
+        text: String,
+        idempotent: bool,
+    ) -> Result<Arc<PreparedStatement>> {
         let mut prepared = self
             .inner
             .session

@@ -160,13 +160,15 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
             return Ok(Outcome::done());
         }
         let key = schema.primary_key();
-        lwt_outcome::<T>(
+        // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its state
+        // would sit in the future of every insert.
+        Box::pin(lwt_outcome::<T>(
             db,
             res,
             key.len(),
             Columns::new(self.row, key),
             &self.options,
-        )
+        ))
         .await
     }
 }
