@@ -75,9 +75,9 @@ pub mod __private {
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
     pub use crate::query::state::{
-        AfterEq, AfterIndex, AfterRange, AnnBase, AnnGiven, AnnOrderOnly, EqNext, Flags, HasLimit,
-        InNext, IndexNext, Limit, Limited, NoInBeforeIndex, Orderable, Pageable, RangeNext,
-        Reverse, Reversed, Unordered, Unpaged,
+        AfterEq, AfterRange, AnnBase, AnnGiven, AnnOrderOnly, EqNext, Flags, HasLimit, InNext,
+        IndexNext, Limited, NoInBeforeIndex, Orderable, Pageable, RangeNext, Reversed, Transitions,
+        Unordered, Unpaged,
     };
     pub use crate::query::{Bound, ErasedValue, Op, SetOp, Spec, Statement};
     pub use crate::table::{RowReader, check_columns, check_row, serialize_by_name};

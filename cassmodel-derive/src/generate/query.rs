@@ -530,7 +530,7 @@ fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
                 #[doc = #doc]
                 pub fn #fname(self, #params) -> #q<'a, #p::IndexNext<S>, #kd::Select, R>
                 where
-                    S: #tr + #p::AfterIndex,
+                    S: #tr + #p::Transitions,
                 {
                     #q(self.0.#body)
                 }
@@ -795,7 +795,7 @@ fn order_by(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
             #[doc = #doc]
             pub fn #method(self, order: #krate::Order) -> #q<'a, #p::Reversed<S>, K, R>
             where
-                S: #bound + #p::Orderable + #p::Reverse,
+                S: #bound + #p::Orderable + #p::Transitions,
             {
                 #q(self.0.order_by(order, #declared).to())
             }
@@ -879,7 +879,7 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
             /// `LIMIT n`: at most `n` rows (for a vector search, the `n` nearest).
             pub fn limit(self, n: ::core::primitive::i32) -> #q<'a, #p::Limited<S>, #kd::Select, R>
             where
-                S: #p::Limit,
+                S: #p::Transitions,
             {
                 #q(self.0.limit(n).to())
             }
@@ -893,7 +893,7 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
             /// declared order. Needs the whole partition key.
             pub fn reversed(self) -> #q<'a, #p::Reversed<S>, #kd::Select, R>
             where
-                S: #given + #p::Orderable + #p::Reverse,
+                S: #given + #p::Orderable + #p::Transitions,
             {
                 #q(self.0.reversed().to())
             }

@@ -130,91 +130,58 @@ pub mod state {
         type Next = Indexed;
     }
 
-    /// The state after `reversed()` or `ORDER BY`: the same with `REV` set.
+    /// How a state moves on `reversed()` or `ORDER BY` (`Reversed`: the same with `REV` set),
+    /// on a restriction of an indexed column (`Indexed`: [`Indexed`], or [`Filtering`] when
+    /// filtering), and on `limit(n)` (`Limited`: the same, but a vector search now has its
+    /// limit). One impl per state.
     #[doc(hidden)]
-    pub trait Reverse {
-        /// The next state.
-        type Next;
+    pub trait Transitions {
+        /// After `reversed()` or `ORDER BY`.
+        type Reversed;
+        /// After a restriction on an indexed column.
+        type Indexed;
+        /// After `limit(n)`.
+        type Limited;
     }
-    impl<const N: usize, const IN: bool, const REV: bool> Reverse for Key<N, IN, REV> {
-        type Next = Key<N, IN, true>;
+    impl<const N: usize, const IN: bool, const REV: bool> Transitions for Key<N, IN, REV> {
+        type Reversed = Key<N, IN, true>;
+        type Indexed = Indexed;
+        type Limited = Self;
     }
-    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> Reverse
-        for Range<N, LO, HI, IN, REV>
+    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool>
+        Transitions for Range<N, LO, HI, IN, REV>
     {
-        type Next = Range<N, LO, HI, IN, true>;
+        type Reversed = Range<N, LO, HI, IN, true>;
+        type Indexed = Indexed;
+        type Limited = Self;
     }
-    impl Reverse for Filtering {
-        type Next = Filtering;
+    impl Transitions for Filtering {
+        type Reversed = Filtering;
+        type Indexed = Filtering;
+        type Limited = Self;
     }
-    impl Reverse for Indexed {
-        type Next = Indexed;
+    impl Transitions for Indexed {
+        type Reversed = Indexed;
+        type Indexed = Indexed;
+        type Limited = Self;
     }
-    impl<const K: bool> Reverse for Nearest<K> {
-        type Next = Nearest<K>;
+    impl<const K: bool> Transitions for Nearest<K> {
+        type Reversed = Nearest<K>;
+        type Indexed = Nearest<K>;
+        type Limited = Nearest<true>;
     }
 
     /// The state after `reversed()` or `ORDER BY`.
     #[doc(hidden)]
-    pub type Reversed<S> = <S as Reverse>::Next;
-
-    /// The state after a restriction on an indexed column: [`Indexed`], or [`Filtering`]
-    /// when filtering.
-    #[doc(hidden)]
-    pub trait AfterIndex {
-        /// The next state.
-        type Next;
-    }
-    impl<const N: usize, const IN: bool, const REV: bool> AfterIndex for Key<N, IN, REV> {
-        type Next = Indexed;
-    }
-    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> AfterIndex
-        for Range<N, LO, HI, IN, REV>
-    {
-        type Next = Indexed;
-    }
-    impl AfterIndex for Filtering {
-        type Next = Filtering;
-    }
-    impl AfterIndex for Indexed {
-        type Next = Indexed;
-    }
-
-    impl<const K: bool> AfterIndex for Nearest<K> {
-        type Next = Nearest<K>;
-    }
+    pub type Reversed<S> = <S as Transitions>::Reversed;
 
     /// The state after a restriction on an indexed column.
     #[doc(hidden)]
-    pub type IndexNext<S> = <S as AfterIndex>::Next;
-
-    /// The state after `limit(n)`: the same, but a vector search now has its limit.
-    #[doc(hidden)]
-    pub trait Limit {
-        /// The next state.
-        type Next;
-    }
-    impl<const N: usize, const IN: bool, const REV: bool> Limit for Key<N, IN, REV> {
-        type Next = Self;
-    }
-    impl<const N: usize, const LO: bool, const HI: bool, const IN: bool, const REV: bool> Limit
-        for Range<N, LO, HI, IN, REV>
-    {
-        type Next = Self;
-    }
-    impl Limit for Filtering {
-        type Next = Self;
-    }
-    impl Limit for Indexed {
-        type Next = Self;
-    }
-    impl<const K: bool> Limit for Nearest<K> {
-        type Next = Nearest<true>;
-    }
+    pub type IndexNext<S> = <S as Transitions>::Indexed;
 
     /// The state after `limit(n)`.
     #[doc(hidden)]
-    pub type Limited<S> = <S as Limit>::Next;
+    pub type Limited<S> = <S as Transitions>::Limited;
 
     /// The states a vector search may start from: no key column, the partition key (and
     /// clustering columns after it), indexed columns. Whether the key is far enough is the
