@@ -5,7 +5,13 @@
 //! cargo bench --bench query_overhead
 //! ```
 //!
-//! Workloads, each run sequentially (1 request in flight) and concurrently (64 in flight):
+//! Workloads, each run sequentially (1 request in flight), concurrently (64 in flight, a
+//! closed loop: each side as fast as it goes) and concurrently paced (up to 64 in flight,
+//! both sides starting the same number of operations per second). The closed loop at 64 in
+//! flight lets a side that uses more client CPU slow the node (client and node share the
+//! cores), which changes how many requests the driver batches per syscall and so the CPU per
+//! operation of both; the paced runs hold the throughput equal, so their CPU ratio is the
+//! client's own cost:
 //! - insert: `db.insert(&post)` vs the same `INSERT` prepared by hand, run with
 //!   `execute_unpaged` with the row's three fields bound (1,000 rows, overwritten in turn);
 //! - point read: `Post::get(&db, &user_id, &post_id)` vs a hand-prepared statement of the
@@ -37,7 +43,11 @@
 //! one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 64),
 //! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, e.g.
 //! `point read, 32`; for profiling), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run
-//! the raw driver code, so the ratios show the method's own noise and bias).
+//! the raw driver code, so the ratios show the method's own noise and bias),
+//! `QUERY_OVERHEAD_PACE` (default 0.6: the paced variant of each many-in-flight workload
+//! starts that share of the raw side's closed-loop warm-up throughput per second; 0 turns
+//! the paced variants off), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code: an A/A run of it, for
+//! a profiler to record one side alone).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -119,15 +129,18 @@ struct Bench {
     inserts: Vec<Post>,
     point_keys: Vec<(Uuid, Timeuuid)>,
     partition_user: Uuid,
-    /// A/A calibration: both sides run the raw driver code, so the reported ratios show the
-    /// method's own noise and bias on this machine.
-    calibrate: bool,
+    /// A/A run: both sides run this side's code. `Raw` is the calibration (the reported
+    /// ratios show the method's own noise and bias on this machine); either side alone is
+    /// what a profiler should look at.
+    only_side: Option<Side>,
+    /// Every operation run, warm-up included (to divide a profiler's counts by).
+    total_ops: std::sync::atomic::AtomicUsize,
 }
 
 impl Bench {
     /// One operation; returns the number of rows read (checked by the caller).
     async fn op(&self, side: Side, workload: Workload, i: usize) -> usize {
-        let side = if self.calibrate { Side::Raw } else { side };
+        let side = self.only_side.unwrap_or(side);
         match (side, workload) {
             (Side::Cassmodel, Workload::Insert) => {
                 let row = &self.inserts[i % self.inserts.len()];
@@ -219,6 +232,7 @@ impl Bench {
         side: Side,
         workload: Workload,
         concurrency: usize,
+        rate: Option<f64>,
         slice: Duration,
     ) -> Sample {
         let expected = match workload {
@@ -236,7 +250,22 @@ impl Bench {
                 ops += 1;
             }
         } else {
+            // Paced: operation i starts no earlier than i / rate seconds in (in bursts of
+            // about a millisecond), so both sides run at the same throughput and the node's
+            // batching is the same for them. Unpaced: a closed loop, as fast as it goes.
+            let pace = move |i: usize| {
+                let due = rate.map(|r| wall + Duration::from_secs_f64(i as f64 / r));
+                async move {
+                    if let Some(due) = due
+                        && due > Instant::now() + Duration::from_millis(1)
+                    {
+                        tokio::time::sleep_until(due.into()).await;
+                    }
+                    i
+                }
+            };
             futures::stream::iter((0..).take_while(|_| Instant::now() < deadline))
+                .then(pace)
                 .map(|i| self.op(side, workload, i))
                 .buffer_unordered(concurrency)
                 .for_each(|rows| {
@@ -246,6 +275,8 @@ impl Bench {
                 })
                 .await;
         }
+        self.total_ops
+            .fetch_add(ops, std::sync::atomic::Ordering::Relaxed);
         Sample::new(ops, wall.elapsed(), cpu.elapsed())
     }
 }
@@ -285,6 +316,8 @@ struct Variant {
     name: String,
     workload: Workload,
     concurrency: usize,
+    /// Operations started per second (paced runs), or `None` for a closed loop.
+    rate: Option<f64>,
     cassmodel: Vec<Sample>,
     raw: Vec<Sample>,
 }
@@ -411,8 +444,16 @@ async fn main() {
     let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 12).max(2);
     let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 700));
     let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 64).max(2);
+    let pace: f64 = env_or("QUERY_OVERHEAD_PACE", 0.6);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
     let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
+    let only_side = match env_or("QUERY_OVERHEAD_SIDE", String::new()).as_str() {
+        _ if calibrate => Some(Side::Raw),
+        "raw" => Some(Side::Raw),
+        "cassmodel" => Some(Side::Cassmodel),
+        "" => None,
+        other => panic!("QUERY_OVERHEAD_SIDE is `raw` or `cassmodel`, not `{other}`"),
+    };
 
     let points = cassmodel_node::cluster_or_local_node()
         .await
@@ -559,10 +600,11 @@ async fn main() {
         inserts,
         point_keys,
         partition_user,
-        calibrate,
+        only_side,
+        total_ops: Default::default(),
     };
-    if calibrate {
-        println!("QUERY_OVERHEAD_CALIBRATE: both sides run the raw driver code (an A/A run)");
+    if let Some(side) = only_side {
+        println!("A/A run: both sides run the {side:?} code (QUERY_OVERHEAD_CALIBRATE / _SIDE)");
     }
 
     // Warm-up: each side runs each variant for `slice`, warming the node's JIT and caches
@@ -579,16 +621,31 @@ async fn main() {
             if !only.is_empty() && !name.contains(&only) {
                 continue;
             }
+            let mut raw_rate = 0.0;
             for side in [Side::Cassmodel, Side::Raw] {
-                bench.run(side, workload, conc, slice).await;
+                raw_rate = bench.run(side, workload, conc, None, slice).await.ops_per_s;
             }
             variants.push(Variant {
-                name,
+                name: name.clone(),
                 workload,
                 concurrency: conc,
+                rate: None,
                 cassmodel: Vec::new(),
                 raw: Vec::new(),
             });
+            if conc > 1 && pace > 0.0 {
+                // The same concurrency, paced at a share of the raw side's closed-loop
+                // throughput in the warm-up: both sides then do the same work per second.
+                let rate = (raw_rate * pace).max(100.0);
+                variants.push(Variant {
+                    name: format!("{name}, paced at {rate:.0}/s"),
+                    workload,
+                    concurrency: conc,
+                    rate: Some(rate),
+                    cassmodel: Vec::new(),
+                    raw: Vec::new(),
+                });
+            }
         }
     }
     println!(
@@ -605,7 +662,9 @@ async fn main() {
         };
         for v in &mut variants {
             for side in order {
-                let s = bench.run(side, v.workload, v.concurrency, slice).await;
+                let s = bench
+                    .run(side, v.workload, v.concurrency, v.rate, slice)
+                    .await;
                 match side {
                     Side::Cassmodel => v.cassmodel.push(s),
                     Side::Raw => v.raw.push(s),
@@ -659,8 +718,9 @@ async fn main() {
         .await
         .expect("drop keyspace");
     println!(
-        "total {:.1?}; load average at the end {}",
+        "total {:.1?}, {} measured and warm-up operations; load average at the end {}",
         started.elapsed(),
+        bench.total_ops.load(std::sync::atomic::Ordering::Relaxed),
         load_average()
     );
 }

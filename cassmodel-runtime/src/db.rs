@@ -278,8 +278,14 @@ impl Db {
     /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
     /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
     /// TTL, write time, `IF NOT EXISTS` and writing nulls.
+    ///
+    /// The future is not boxed (unlike [`QueryFuture`](crate::QueryFuture)): an insert
+    /// allocates nothing beyond what the driver does.
     // Here rather than beside `Insert`, so that a compile error about it names `Db::insert`.
-    pub fn insert<'d, T: crate::Insertable>(&'d self, row: &'d T) -> crate::QueryFuture<'d, ()> {
+    pub fn insert<'d, T: crate::Insertable>(
+        &'d self,
+        row: &'d T,
+    ) -> impl Future<Output = crate::Result<()>> + Send + 'd {
         crate::Insert::new(row).execute(self)
     }
 }

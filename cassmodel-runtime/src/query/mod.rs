@@ -22,11 +22,13 @@ pub use typestate::{kind, state};
 
 use crate::error::Result;
 
-/// The future of a query: what `fetch_all`, `execute`, `db.insert(..)`, ... return. Await it.
+/// The future of a query: what `fetch_all`, `execute`, ... return. Await it.
 ///
 /// It is boxed once per query, so that its type names only what it yields: the builder's
 /// state, the table and the driver's futures stay out of it (and out of the compile time of
-/// the crate that awaits it).
+/// the crate that awaits it), and so that a query the compiler refuses is one error: an
+/// `impl Future` return type repeats a failed bound at every `.await`. The two hottest
+/// calls, `db.insert(&row)` and `T::get(..)`, return an unboxed `impl Future` instead.
 #[must_use = "a query does nothing unless awaited"]
 pub struct QueryFuture<'d, T>(Pin<Box<dyn Future<Output = Result<T>> + Send + 'd>>);
 
