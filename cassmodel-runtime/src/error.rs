@@ -2,8 +2,10 @@
 
 use scylla::deserialize::{DeserializationError, TypeCheckError};
 use scylla::errors::{
-    ExecutionError, IntoRowsResultError, MaybeFirstRowError, NewSessionError, NextRowError,
-    PagerExecutionError, PrepareError, RowsError,
+    ConnectionError, ConnectionPoolError, ConnectionSetupRequestError,
+    ConnectionSetupRequestErrorKind, DbError, ExecutionError, IntoRowsResultError,
+    MaybeFirstRowError, NewSessionError, NextPageError, NextRowError, PagerExecutionError,
+    PrepareError, RequestAttemptError, RequestError, RowsError,
 };
 use scylla::serialize::SerializationError;
 
@@ -158,9 +160,8 @@ pub fn rust_name(type_name: &str) -> String {
 pub enum Error {
     /// The session could not be created.
     #[error(
-        "could not connect to Cassandra at {contact_points}: {source}. \
-         Start a local node (`cargo run -p cassmodel-node -- start`) or set {env} to a reachable cluster",
-        env = crate::CONTACT_POINTS_ENV
+        "could not connect to Cassandra at {contact_points}: {source}. {hint}",
+        hint = connect_hint(source)
     )]
     Connect {
         /// The contact points tried.
@@ -209,6 +210,239 @@ pub enum Error {
     /// An invalid argument (e.g. a keyspace name Cassandra cannot accept).
     #[error("{0}")]
     Invalid(String),
+}
+
+/// The advice of a connection error, by its cause.
+fn connect_hint(source: &NewSessionError) -> String {
+    match kind_of(source) {
+        Some(ErrorKind::Authentication) => "The cluster refused the credentials, or needs some: \
+             give a username and password (the driver's `SessionBuilder::user(..)`, then \
+             `Db::new(session)`)"
+            .to_owned(),
+        Some(ErrorKind::Unauthorized) => {
+            "The user may not do this: grant it the permission".to_owned()
+        }
+        _ => format!(
+            "Start a local node (`cargo run -p cassmodel-node -- start`) or set {} to a \
+             reachable cluster",
+            crate::CONTACT_POINTS_ENV
+        ),
+    }
+}
+
+/// What kind of failure an [`Error`] is, from [`Error::kind`]: what a caller decides on (retry
+/// later, lower the consistency, fix the credentials, migrate the schema) without looking into
+/// the driver's error types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The request timed out: the server's read or write timeout (too few replicas answered
+    /// in time) or the client's request or connect timeout. A timed-out write may have been
+    /// applied.
+    Timeout,
+    /// Too few replicas alive for the consistency level; nothing was tried (retrying at the
+    /// same level fails until a node comes back).
+    Unavailable,
+    /// The coordinator is overloaded, rate-limited or still bootstrapping: retry later,
+    /// elsewhere or slower.
+    Overloaded,
+    /// The credentials were refused, or the cluster needs some and none were given.
+    Authentication,
+    /// The user is authenticated but lacks the permission for the statement.
+    Unauthorized,
+    /// The statement does not match the cluster's schema: an unknown keyspace, table or
+    /// column, a statement the server no longer knows as prepared, or a row whose columns or
+    /// types differ from the struct (see [`RowError`]). Usually a migration not applied.
+    SchemaMismatch,
+    /// The server (or cassmodel, before sending) refused the request as invalid: syntax, a
+    /// value it cannot take, an object that already exists, a bad argument.
+    InvalidRequest,
+    /// No connection: the contact points are unreachable, the connection broke, or no node
+    /// could take the request.
+    Connection,
+    /// The replicas failed to run the request (read or write failure, server error).
+    ServerFailure,
+    /// Anything else.
+    Other,
+}
+
+impl ErrorKind {
+    fn of_db(e: &DbError, message: &str) -> ErrorKind {
+        match e {
+            DbError::ReadTimeout { .. } | DbError::WriteTimeout { .. } => ErrorKind::Timeout,
+            DbError::Unavailable { .. } => ErrorKind::Unavailable,
+            DbError::Overloaded | DbError::RateLimitReached { .. } | DbError::IsBootstrapping => {
+                ErrorKind::Overloaded
+            }
+            DbError::AuthenticationError => ErrorKind::Authentication,
+            DbError::Unauthorized => ErrorKind::Unauthorized,
+            DbError::Unprepared { .. } => ErrorKind::SchemaMismatch,
+            // Cassandra answers a statement on a table, keyspace or column it does not know
+            // with INVALID; these are its messages for them.
+            DbError::Invalid
+                if ["unconfigured table", "Undefined column", "does not exist"]
+                    .iter()
+                    .any(|m| message.contains(m)) =>
+            {
+                ErrorKind::SchemaMismatch
+            }
+            DbError::Invalid
+            | DbError::SyntaxError
+            | DbError::AlreadyExists { .. }
+            | DbError::ConfigError
+            | DbError::FunctionFailure { .. } => ErrorKind::InvalidRequest,
+            DbError::ReadFailure { .. }
+            | DbError::WriteFailure { .. }
+            | DbError::ServerError
+            | DbError::TruncateError => ErrorKind::ServerFailure,
+            _ => ErrorKind::Other,
+        }
+    }
+}
+
+/// The kind of the first error in `e`'s source chain that tells one.
+fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(k) = kind_here(e) {
+            return Some(k);
+        }
+        next = e.source();
+    }
+    None
+}
+
+fn kind_here(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+    if let Some(e) = e.downcast_ref::<RequestAttemptError>() {
+        return match e {
+            RequestAttemptError::DbError(db, message) => Some(ErrorKind::of_db(db, message)),
+            RequestAttemptError::BrokenConnectionError(_)
+            | RequestAttemptError::UnableToAllocStreamId => Some(ErrorKind::Connection),
+            _ => None,
+        };
+    }
+    if let Some(e) = e.downcast_ref::<ExecutionError>() {
+        return match e {
+            ExecutionError::RequestTimeout(_) => Some(ErrorKind::Timeout),
+            ExecutionError::EmptyPlan | ExecutionError::ConnectionPoolError(_) => {
+                Some(ErrorKind::Connection)
+            }
+            ExecutionError::BadQuery(_) => Some(ErrorKind::InvalidRequest),
+            // `#[error(transparent)]`: its `source()` skips the attempt's error, so look at it
+            // here.
+            ExecutionError::LastAttemptError(a) => kind_here(a),
+            ExecutionError::PrepareError(p) => kind_here(p),
+            _ => None,
+        };
+    }
+    if let Some(NextPageError::RequestFailure(r)) = e.downcast_ref() {
+        return kind_here(r);
+    }
+    if let Some(e) = e.downcast_ref::<RequestError>() {
+        return match e {
+            RequestError::RequestTimeout(_) => Some(ErrorKind::Timeout),
+            RequestError::EmptyPlan | RequestError::ConnectionPoolError(_) => {
+                Some(ErrorKind::Connection)
+            }
+            RequestError::LastAttemptError(a) => kind_here(a),
+            _ => None,
+        };
+    }
+    if let Some(PrepareError::AllAttemptsFailed { first_attempt }) = e.downcast_ref() {
+        return kind_here(first_attempt);
+    }
+    if let Some(e) = e.downcast_ref::<ConnectionSetupRequestError>() {
+        return kind_here(e.get_error());
+    }
+    if let Some(e) = e.downcast_ref::<ConnectionSetupRequestErrorKind>() {
+        return match e {
+            ConnectionSetupRequestErrorKind::DbError(db, message) => {
+                Some(ErrorKind::of_db(db, message))
+            }
+            ConnectionSetupRequestErrorKind::MissingAuthentication
+            | ConnectionSetupRequestErrorKind::StartAuthSessionError(_)
+            | ConnectionSetupRequestErrorKind::AuthChallengeEvaluationError(_)
+            | ConnectionSetupRequestErrorKind::AuthFinishError(_) => {
+                Some(ErrorKind::Authentication)
+            }
+            _ => None,
+        };
+    }
+    if let Some(ConnectionPoolError::Broken {
+        last_connection_error,
+    }) = e.downcast_ref()
+    {
+        return kind_here(last_connection_error).or(Some(ErrorKind::Connection));
+    }
+    if let Some(e) = e.downcast_ref::<ConnectionError>() {
+        return match e {
+            ConnectionError::ConnectTimeout => Some(ErrorKind::Timeout),
+            ConnectionError::ConnectionSetupRequestError(s) => kind_here(s),
+            _ => None,
+        };
+    }
+    None
+}
+
+impl Error {
+    /// What kind of failure this is, for a caller that decides what to do next (retry,
+    /// lower the consistency, fix credentials, migrate) without downcasting driver errors.
+    ///
+    /// ```no_run
+    /// # use cassmodel::{Db, ErrorKind}; async fn f(db: &Db, q: impl std::future::Future<Output = cassmodel::Result<()>>) {
+    /// match q.await {
+    ///     Ok(()) => {}
+    ///     Err(e) if e.kind() == ErrorKind::Unavailable => eprintln!("too few replicas up: {e}"),
+    ///     Err(e) if e.is_timeout() => eprintln!("timed out (a write may have been applied): {e}"),
+    ///     Err(e) => eprintln!("{e}"),
+    /// }
+    /// # }
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        let driver: &(dyn std::error::Error + 'static) = match self {
+            Error::Row(_) => return ErrorKind::SchemaMismatch,
+            Error::NoKeyspace { .. } | Error::ContactPoint(_) | Error::Invalid(_) => {
+                return ErrorKind::InvalidRequest;
+            }
+            Error::Connect { source, .. } => {
+                return kind_of(source.as_ref()).unwrap_or(ErrorKind::Connection);
+            }
+            Error::Prepare { source, .. } => source.as_ref(),
+            Error::Execute { source, .. } | Error::Driver(source) => source.as_ref(),
+        };
+        kind_of(driver).unwrap_or(ErrorKind::Other)
+    }
+
+    /// A server read/write timeout or a client request/connect timeout
+    /// ([`ErrorKind::Timeout`]).
+    pub fn is_timeout(&self) -> bool {
+        self.kind() == ErrorKind::Timeout
+    }
+
+    /// Too few replicas alive for the consistency level ([`ErrorKind::Unavailable`]).
+    pub fn is_unavailable(&self) -> bool {
+        self.kind() == ErrorKind::Unavailable
+    }
+
+    /// The coordinator is overloaded or rate-limiting ([`ErrorKind::Overloaded`]).
+    pub fn is_overloaded(&self) -> bool {
+        self.kind() == ErrorKind::Overloaded
+    }
+
+    /// Credentials refused or missing ([`ErrorKind::Authentication`]).
+    pub fn is_authentication(&self) -> bool {
+        self.kind() == ErrorKind::Authentication
+    }
+
+    /// The statement or row does not match the schema ([`ErrorKind::SchemaMismatch`]).
+    pub fn is_schema_mismatch(&self) -> bool {
+        self.kind() == ErrorKind::SchemaMismatch
+    }
+
+    /// The request was refused as invalid ([`ErrorKind::InvalidRequest`]).
+    pub fn is_invalid_request(&self) -> bool {
+        self.kind() == ErrorKind::InvalidRequest
+    }
 }
 
 /// A `Result` with [`Error`].
@@ -267,3 +501,57 @@ row_errors!(
     DeserializationError,
     TypeCheckError
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The server's answers that a single healthy node cannot be made to give (overloaded,
+    /// refused credentials, a read timeout) map to their kinds; the others are produced on the
+    /// node in `tests/errors.rs`.
+    #[test]
+    fn server_errors_map_to_kinds() {
+        let execute = |db: DbError| Error::Execute {
+            cql: "SELECT v FROM ks.t WHERE k = ?".to_owned(),
+            source: Box::new(ExecutionError::LastAttemptError(
+                RequestAttemptError::DbError(db, "server message".to_owned()),
+            )),
+        };
+        assert_eq!(execute(DbError::Overloaded).kind(), ErrorKind::Overloaded);
+        assert!(execute(DbError::Overloaded).is_overloaded());
+        assert!(execute(DbError::AuthenticationError).is_authentication());
+        assert_eq!(
+            execute(DbError::Unauthorized).kind(),
+            ErrorKind::Unauthorized
+        );
+        assert_eq!(
+            execute(DbError::SyntaxError).kind(),
+            ErrorKind::InvalidRequest
+        );
+        assert_eq!(
+            execute(DbError::ServerError).kind(),
+            ErrorKind::ServerFailure
+        );
+        let unprepared = DbError::Unprepared {
+            statement_id: Default::default(),
+        };
+        assert!(execute(unprepared).is_schema_mismatch());
+        let timeout = DbError::ReadTimeout {
+            consistency: scylla::statement::Consistency::Quorum,
+            received: 1,
+            required: 2,
+            data_present: false,
+        };
+        assert!(execute(timeout).is_timeout());
+        // Cassandra's INVALID for an unknown table is a schema mismatch, other INVALIDs not.
+        let invalid = |m: &str| Error::Execute {
+            cql: String::new(),
+            source: Box::new(ExecutionError::LastAttemptError(
+                RequestAttemptError::DbError(DbError::Invalid, m.to_owned()),
+            )),
+        };
+        assert!(invalid("unconfigured table readings").is_schema_mismatch());
+        assert!(invalid("Undefined column name nope in table ks.t").is_schema_mismatch());
+        assert!(invalid("A TTL must be greater or equal to 0, but was -5").is_invalid_request());
+    }
+}

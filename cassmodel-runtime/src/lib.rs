@@ -31,7 +31,7 @@ pub use cassmodel_schema::{CqlType, IndexTarget, NativeType, Similarity};
 pub use cassmodel_schema::{Period, Span};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
-pub use error::{Error, Result, RowError};
+pub use error::{Error, ErrorKind, Result, RowError};
 pub use exec::{Page, Projection};
 pub use insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use mapping::{BindAs, CqlMapping, KeyColumn};

@@ -1,0 +1,151 @@
+//! Typed errors: a caller tells a timeout, an unavailable replica set, a schema mismatch, an
+//! invalid request and a connection failure apart with `Error::kind()` (or the `is_*`
+//! methods), without downcasting the driver's errors. Each failure is produced for real on the
+//! node.
+
+mod support;
+
+use std::time::Duration;
+
+use cassmodel::{CassTable, Consistency, Db, ErrorKind, Insert, Replication};
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "readings")]
+struct Reading {
+    #[partition_key]
+    sensor: i32,
+    #[clustering]
+    seq: i32,
+    value: String,
+}
+
+fn reading(sensor: i32, seq: i32) -> Reading {
+    Reading {
+        sensor,
+        seq,
+        value: format!("{sensor}-{seq}-{}", "x".repeat(200)),
+    }
+}
+
+#[tokio::test]
+async fn a_table_not_created_is_a_schema_mismatch() {
+    let t = support::test_db("err_schema").await;
+    let err = Reading::get(&t.db, &1, &1)
+        .await
+        .expect_err("the table does not exist");
+    assert_eq!(err.kind(), ErrorKind::SchemaMismatch, "{err}");
+    assert!(err.is_schema_mismatch());
+    assert!(!err.is_invalid_request() && !err.is_timeout());
+    // The message names the keyspace and the table.
+    let msg = err.to_string();
+    assert!(msg.contains(&format!("{}.readings", t.keyspace())), "{msg}");
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn too_few_replicas_is_unavailable() {
+    let mut t = support::test_db("err_unavailable").await;
+    // Seven replicas wanted: more than this node (or a three-node cluster) has, so neither
+    // ALL (7) nor a quorum (4) can be met and the coordinator refuses before trying.
+    let ks = format!("{}_rf7", t.keyspace());
+    t.db.create_keyspace(&ks, &Replication::Simple(7))
+        .await
+        .expect("create keyspace");
+    t.keyspaces.push(ks.clone());
+    let db = t.db.with_keyspace(&ks).expect("keyspace name");
+    db.create_table::<Reading>().await.expect("create table");
+    let row = reading(1, 1);
+    let err = Insert::new(&row)
+        .with_options(|o| o.consistency = Some(Consistency::All))
+        .execute(&db)
+        .await
+        .expect_err("ALL with seven replicas on fewer nodes");
+    assert_eq!(err.kind(), ErrorKind::Unavailable, "{err}");
+    assert!(err.is_unavailable());
+    assert!(err.to_string().contains(&format!("{ks}.readings")), "{err}");
+    // At ONE the same write goes through: the kind told the caller what to change.
+    Insert::new(&row)
+        .with_options(|o| o.consistency = Some(Consistency::One))
+        .execute(&db)
+        .await
+        .expect("ONE is met by the live replicas");
+    let back = Reading::select()
+        .sensor(&1)
+        .seq(&1)
+        .consistency(Consistency::One)
+        .fetch_first(&db)
+        .await
+        .expect("read at ONE");
+    assert_eq!(back, Some(row.clone()));
+    // The default consistency (LOCAL_QUORUM: 4 of 7) cannot be met either.
+    let err = Reading::get(&db, &1, &1)
+        .await
+        .expect_err("LOCAL_QUORUM of seven replicas on fewer nodes");
+    assert!(err.is_unavailable(), "{err}");
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn a_client_timeout_is_a_timeout() {
+    let t = support::test_db("err_timeout").await;
+    t.db.create_table::<Reading>().await.expect("create");
+    // A partition large enough that reading it takes well over a millisecond.
+    let rows: Vec<Reading> = (0..3000).map(|i| reading(7, i)).collect();
+    let db = &t.db;
+    futures::future::try_join_all(rows.chunks(100).map(|chunk| async move {
+        for r in chunk {
+            db.insert(r).await?;
+        }
+        Ok::<_, cassmodel::Error>(())
+    }))
+    .await
+    .expect("load");
+    let all = Reading::select()
+        .sensor(&7)
+        .fetch_all(&t.db)
+        .await
+        .expect("read");
+    assert_eq!(all.len(), 3000);
+    let err = Reading::select()
+        .sensor(&7)
+        .page_size(5000)
+        .timeout(Duration::from_micros(1))
+        .fetch_all(&t.db)
+        .await
+        .expect_err("3,000 rows cannot arrive within a microsecond");
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+    assert!(err.is_timeout() && !err.is_unavailable());
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn a_refused_value_is_an_invalid_request() {
+    let t = support::test_db("err_invalid").await;
+    t.db.create_table::<Reading>().await.expect("create");
+    let row = reading(1, 1);
+    let err = Insert::new(&row)
+        .using_ttl(-5)
+        .execute(&t.db)
+        .await
+        .expect_err("a negative TTL");
+    assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+    assert!(err.is_invalid_request() && !err.is_schema_mismatch());
+    assert!(
+        err.to_string()
+            .contains(&format!("{}.readings", t.keyspace())),
+        "{err}"
+    );
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn nothing_listening_is_a_connection_error() {
+    // A loopback port nothing listens on: refused at once.
+    let err = Db::connect(&["127.0.0.1:1".to_owned()])
+        .await
+        .expect_err("nothing listens on port 1");
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+    assert!(!err.is_authentication() && !err.is_timeout());
+    // The hint fits the cause: start a node or point at one.
+    assert!(err.to_string().contains("cassmodel-node"), "{err}");
+}
