@@ -12,7 +12,7 @@
 mod support;
 
 use cassmodel::{CassTable, Db};
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use peak_alloc::PeakAlloc;
 
 #[global_allocator]
@@ -44,19 +44,12 @@ fn payload(sensor: i32, seq: i32) -> String {
 }
 
 async fn load(db: &Db, sensor: i32, n: i32) {
-    futures::stream::iter(0..n)
-        .map(|seq| {
-            let row = Reading {
-                sensor,
-                seq,
-                payload: payload(sensor, seq),
-            };
-            async move { db.insert(&row).await }
-        })
-        .buffer_unordered(64)
-        .try_collect::<()>()
-        .await
-        .expect("insert");
+    let rows = (0..n).map(|seq| Reading {
+        sensor,
+        seq,
+        payload: payload(sensor, seq),
+    });
+    support::insert_all(db, rows).await;
 }
 
 /// Streams `0..n` of `sensor` over its buckets, checking each row as it arrives (the next

@@ -91,15 +91,7 @@ async fn a_client_timeout_is_a_timeout() {
     t.db.create_table::<Reading>().await.expect("create");
     // A partition large enough that reading it takes well over a millisecond.
     let rows: Vec<Reading> = (0..3000).map(|i| reading(7, i)).collect();
-    let db = &t.db;
-    futures::future::try_join_all(rows.chunks(100).map(|chunk| async move {
-        for r in chunk {
-            db.insert(r).await?;
-        }
-        Ok::<_, cassmodel::Error>(())
-    }))
-    .await
-    .expect("load");
+    support::insert_all(&t.db, rows).await;
     let all = Reading::select()
         .sensor(&7)
         .fetch_all(&t.db)

@@ -15,7 +15,7 @@ mod support;
 use std::time::Instant;
 
 use cassmodel::{CassTable, Db};
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use peak_alloc::PeakAlloc;
 
 #[global_allocator]
@@ -59,20 +59,15 @@ fn payload(part: i32, seq: i32) -> String {
 }
 
 async fn load(db: &Db, part: i32, n: usize) {
-    futures::stream::iter(0..n)
-        .map(|i| {
-            let seq = seq_of(i);
-            let row = PagedRow {
-                part,
-                seq,
-                payload: payload(part, seq),
-            };
-            async move { db.insert(&row).await }
-        })
-        .buffer_unordered(64)
-        .try_collect::<()>()
-        .await
-        .expect("insert");
+    let rows = (0..n).map(|i| {
+        let seq = seq_of(i);
+        PagedRow {
+            part,
+            seq,
+            payload: payload(part, seq),
+        }
+    });
+    support::insert_all(db, rows).await;
 }
 
 /// What one streamed read saw and cost.

@@ -8,7 +8,6 @@ mod support;
 use cassmodel::migrate::{Models, cli};
 use cassmodel::sizing::{self, LiveSize};
 use cassmodel::{CassTable, Db, Table};
-use futures::{StreamExt, TryStreamExt};
 
 #[derive(CassTable, Debug, Clone)]
 #[cass(table = "events", expect(rows = 100, per = "day", horizon = "30 days"))]
@@ -41,12 +40,7 @@ async fn fill(db: &Db) {
             payload: vec![1; 100],
         }));
     }
-    futures::stream::iter(rows.iter())
-        .map(|row| db.insert(row))
-        .buffer_unordered(32)
-        .try_collect::<Vec<()>>()
-        .await
-        .expect("inserts");
+    support::insert_all(db, rows).await;
 }
 
 fn nodetool(args: &[&str]) {

@@ -302,14 +302,7 @@ impl ErrorKind {
 
 /// The kind of the first error in `e`'s source chain that tells one.
 fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
-    let mut next = Some(e);
-    while let Some(e) = next {
-        if let Some(k) = kind_here(e) {
-            return Some(k);
-        }
-        next = e.source();
-    }
-    None
+    kind_here(e).or_else(|| e.source().and_then(kind_of))
 }
 
 fn kind_here(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
@@ -511,12 +504,13 @@ mod tests {
     /// node in `tests/errors.rs`.
     #[test]
     fn server_errors_map_to_kinds() {
-        let execute = |db: DbError| Error::Execute {
+        let attempt = |db: DbError, message: &str| Error::Execute {
             cql: "SELECT v FROM ks.t WHERE k = ?".to_owned(),
             source: Box::new(ExecutionError::LastAttemptError(
-                RequestAttemptError::DbError(db, "server message".to_owned()),
+                RequestAttemptError::DbError(db, message.to_owned()),
             )),
         };
+        let execute = |db: DbError| attempt(db, "server message");
         assert_eq!(execute(DbError::Overloaded).kind(), ErrorKind::Overloaded);
         assert!(execute(DbError::Overloaded).is_overloaded());
         assert!(execute(DbError::AuthenticationError).is_authentication());
@@ -544,12 +538,7 @@ mod tests {
         };
         assert!(execute(timeout).is_timeout());
         // Cassandra's INVALID for an unknown table is a schema mismatch, other INVALIDs not.
-        let invalid = |m: &str| Error::Execute {
-            cql: String::new(),
-            source: Box::new(ExecutionError::LastAttemptError(
-                RequestAttemptError::DbError(DbError::Invalid, m.to_owned()),
-            )),
-        };
+        let invalid = |m: &str| attempt(DbError::Invalid, m);
         assert!(invalid("unconfigured table readings").is_schema_mismatch());
         assert!(invalid("Undefined column name nope in table ks.t").is_schema_mismatch());
         assert!(invalid("A TTL must be greater or equal to 0, but was -5").is_invalid_request());

@@ -6,7 +6,19 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use cassmodel::{Db, Replication};
+use cassmodel::{Db, Insertable, Replication};
+use futures::{StreamExt, TryStreamExt};
+
+/// Inserts `rows`, 64 in flight, made as they are sent (a large load need not sit in memory);
+/// panics on the first failure.
+pub async fn insert_all<T: Insertable>(db: &Db, rows: impl IntoIterator<Item = T>) {
+    futures::stream::iter(rows)
+        .map(|row| async move { db.insert(&row).await })
+        .buffer_unordered(64)
+        .try_collect::<()>()
+        .await
+        .unwrap_or_else(|e| panic!("inserting the test rows: {e}"));
+}
 
 /// A connection whose default keyspace is new and belongs to one test.
 pub struct TestDb {
