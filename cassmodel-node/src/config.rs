@@ -1,6 +1,7 @@
 //! [`NodeConfig`]: where the node lives and how it is reached.
 
 use std::env;
+use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,8 +20,15 @@ pub const DEFAULT_HEAP: &str = "1G";
 /// The start time-out, in seconds, used when `CASSMODEL_NODE_START_TIMEOUT_SECS` is not set.
 pub const DEFAULT_START_TIMEOUT_SECS: u64 = 240;
 
-/// The address every port of the node is bound to.
-pub const HOST: &str = "127.0.0.1";
+/// The address the node binds every port to when `CASSMODEL_NODE_HOST` is not set.
+pub const DEFAULT_HOST: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 1);
+
+/// The loopback address of [`NodeConfig::password_protected`]: outside 127.0.0.1-127.0.0.3, so
+/// that it can run beside the default node and a three-node cluster.
+pub const PASSWORD_NODE_HOST: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 4);
+
+/// The superuser Cassandra creates on a node with authentication, and its password.
+pub const SUPERUSER: (&str, &str) = ("cassandra", "cassandra");
 
 /// Everything needed to start, find and stop the node.
 ///
@@ -30,12 +38,24 @@ pub const HOST: &str = "127.0.0.1";
 pub struct NodeConfig {
     /// Apache Cassandra version, as published on Maven Central (`org.apache.cassandra:cassandra-all`).
     pub version: String,
-    /// CQL (native transport) port on 127.0.0.1.
+    /// The loopback address (`127.x.y.z`) the node listens on, for CQL and for other nodes.
+    pub host: Ipv4Addr,
+    /// CQL (native transport) port on `host`.
     pub native_port: u16,
-    /// Inter-node (storage) port on 127.0.0.1.
+    /// Inter-node (storage) port on `host`.
     pub storage_port: u16,
-    /// Local JMX port (used by `nodetool`).
+    /// Local JMX port (used by `nodetool`); Cassandra binds it on 127.0.0.1 whatever `host` is,
+    /// so nodes on the same machine need different ones.
     pub jmx_port: u16,
+    /// The seed nodes' addresses (their storage port is `storage_port`); empty means this node
+    /// alone.
+    pub seeds: Vec<Ipv4Addr>,
+    /// The node's token (`initial_token`, one token per node); nodes of one cluster need
+    /// different ones.
+    pub initial_token: i64,
+    /// Password authentication (`PasswordAuthenticator`, `CassandraAuthorizer`): clients must
+    /// log in; the superuser is [`SUPERUSER`].
+    pub authentication: bool,
     /// Jar cache root: the jars go to `<cache_dir>/cassandra-<version>/lib`.
     pub cache_dir: PathBuf,
     /// The node's own folder: `conf/`, `data/`, `logs/`, the pid file and the lock file.
@@ -89,6 +109,20 @@ impl NodeConfig {
             }
             None => DEFAULT_VERSION.to_owned(),
         };
+        let host = match var("CASSMODEL_NODE_HOST") {
+            Some(v) => match v.parse::<Ipv4Addr>() {
+                Ok(ip) if ip.is_loopback() => ip,
+                _ => {
+                    on_error(NodeError::InvalidEnv {
+                        var: "CASSMODEL_NODE_HOST",
+                        value: v,
+                        reason: "expected a loopback IPv4 address such as 127.0.0.1".into(),
+                    });
+                    DEFAULT_HOST
+                }
+            },
+            None => DEFAULT_HOST,
+        };
         let native_port = port_var("CASSMODEL_NODE_PORT", DEFAULT_NATIVE_PORT, on_error);
         let storage_port = port_var(
             "CASSMODEL_NODE_STORAGE_PORT",
@@ -130,9 +164,13 @@ impl NodeConfig {
         let cache_dir = default_cache_dir(&work_dir);
         NodeConfig {
             version,
+            host,
             native_port,
             storage_port,
             jmx_port,
+            seeds: Vec::new(),
+            initial_token: 0,
+            authentication: false,
             cache_dir,
             work_dir,
             java_home,
@@ -141,9 +179,26 @@ impl NodeConfig {
         }
     }
 
-    /// The CQL contact point, `127.0.0.1:<native_port>`.
+    /// The CQL contact point, `<host>:<native_port>`.
     pub fn contact_point(&self) -> String {
-        format!("{HOST}:{}", self.native_port)
+        format!("{}:{}", self.host, self.native_port)
+    }
+
+    /// The password-protected node the test suite logs in to: this configuration on
+    /// [`PASSWORD_NODE_HOST`] (127.0.0.4), with [`authentication`](Self::authentication), its
+    /// own JMX port (`jmx_port + 3`), a 512 MB heap and its own work dir
+    /// (`<work_dir>-password`).
+    pub fn password_protected(&self) -> NodeConfig {
+        let mut cfg = self.clone();
+        cfg.host = PASSWORD_NODE_HOST;
+        cfg.jmx_port = self.jmx_port.wrapping_add(3);
+        cfg.seeds = Vec::new();
+        cfg.initial_token = 0;
+        cfg.authentication = true;
+        // A few logins and small tables: half the default heap is plenty.
+        cfg.heap = "512M".into();
+        cfg.work_dir = sibling_dir(&self.work_dir, "password");
+        cfg
     }
 
     /// The folder holding this version's jars: `<cache_dir>/cassandra-<version>/lib`.
@@ -224,6 +279,13 @@ pub(crate) fn valid_version(v: &str) -> bool {
 pub(crate) fn valid_heap(v: &str) -> bool {
     let digits = v.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G']);
     !digits.is_empty() && v.len() - digits.len() <= 1 && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+/// `<dir>-<suffix>`, beside `dir`.
+pub(crate) fn sibling_dir(dir: &Path, suffix: &str) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!("-{suffix}"));
+    dir.with_file_name(name)
 }
 
 fn absolute(p: &Path) -> PathBuf {

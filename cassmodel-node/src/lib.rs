@@ -32,8 +32,9 @@
 //! | variable | default | meaning |
 //! | --- | --- | --- |
 //! | `CASSMODEL_CASSANDRA_VERSION` | `5.0.8` | version of `cassandra-all` on Maven Central |
-//! | `CASSMODEL_NODE_PORT` | `9042` | CQL port on 127.0.0.1 |
-//! | `CASSMODEL_NODE_STORAGE_PORT` | `7000` | inter-node port on 127.0.0.1 |
+//! | `CASSMODEL_NODE_HOST` | `127.0.0.1` | loopback address the node listens on |
+//! | `CASSMODEL_NODE_PORT` | `9042` | CQL port on that address |
+//! | `CASSMODEL_NODE_STORAGE_PORT` | `7000` | inter-node port on that address |
 //! | `CASSMODEL_NODE_JMX_PORT` | `7199` | local JMX port (nodetool) |
 //! | `CASSMODEL_NODE_DIR` | `<target>/cassmodel-node` | work dir: conf, data, logs, pid and lock files |
 //! | `CASSMODEL_JAVA_HOME` | search | Java 11/17 home; else `$JAVA_HOME` if it is 17, else `/usr/lib/jvm/*` (17 preferred to 11) |
@@ -66,8 +67,8 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 pub use config::{
-    DEFAULT_HEAP, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,
-    DEFAULT_STORAGE_PORT, DEFAULT_VERSION, HOST, NodeConfig,
+    DEFAULT_HEAP, DEFAULT_HOST, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,
+    DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
 };
 pub use error::NodeError;
 
@@ -236,16 +237,16 @@ pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
         Ok(Ok(_)) => {}
         _ => return None,
     }
-    let session = timeout(
-        Duration::from_secs(15),
-        SessionBuilder::new()
-            .known_node(&addr)
-            .connection_timeout(Duration::from_secs(5))
-            .build(),
-    )
-    .await
-    .ok()?
-    .ok()?;
+    let mut builder = SessionBuilder::new()
+        .known_node(&addr)
+        .connection_timeout(Duration::from_secs(5));
+    if cfg.authentication {
+        builder = builder.user(SUPERUSER.0, SUPERUSER.1);
+    }
+    let session = timeout(Duration::from_secs(15), builder.build())
+        .await
+        .ok()?
+        .ok()?;
     let result = timeout(
         Duration::from_secs(10),
         session.query_unpaged("SELECT release_version FROM system.local", &[]),

@@ -30,10 +30,21 @@ pub fn contact_points_from_env() -> Option<Vec<String>> {
     (!points.is_empty()).then_some(points)
 }
 
-/// The local node's contact point: `127.0.0.1:$CASSMODEL_NODE_PORT` (default 9042).
+/// The local node's contact point: `$CASSMODEL_NODE_HOST:$CASSMODEL_NODE_PORT` (default
+/// `127.0.0.1:9042`), as `cassmodel-node` starts it.
 pub fn local_contact_point() -> String {
-    let port = std::env::var("CASSMODEL_NODE_PORT").unwrap_or_else(|_| "9042".to_owned());
-    format!("127.0.0.1:{port}")
+    let var = |name: &str, default: &str| {
+        std::env::var(name)
+            .ok()
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| default.to_owned())
+    };
+    format!(
+        "{}:{}",
+        var("CASSMODEL_NODE_HOST", "127.0.0.1"),
+        var("CASSMODEL_NODE_PORT", "9042")
+    )
 }
 
 /// Identifies one prepared statement in a [`Db`]'s cache.
