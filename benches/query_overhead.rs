@@ -455,10 +455,10 @@ async fn main() {
         other => panic!("QUERY_OVERHEAD_SIDE is `raw` or `cassmodel`, not `{other}`"),
     };
 
-    let points = cassmodel_node::cluster_or_local_node()
+    let options = cassmodel_node::cluster_or_local_node()
         .await
         .unwrap_or_else(|e| panic!("no Cassandra node: {e}"));
-    let root = Db::connect(&points).await.expect("connect");
+    let root = options.connect().await.expect("connect");
     let release: Vec<(String,)> = root
         .session()
         .query_unpaged("SELECT release_version FROM system.local", &[])
@@ -479,9 +479,10 @@ async fn main() {
     let db = root.with_keyspace(&ks).expect("keyspace name");
     let (point_keys, partition_user) = setup(&db, &ks).await;
     println!(
-        "query_overhead: node {points:?} (Cassandra {}), keyspace {ks}, {} tokio worker threads, \
+        "query_overhead: node {:?} (Cassandra {}), keyspace {ks}, {} tokio worker threads, \
          {}, loaded {POINT_PARTITIONS} one-row partitions + one {PARTITION_ROWS}-row partition \
          in {:.1?}; load average {}",
+        options.get_contact_points(),
         release.first().map_or("?", |r| r.0.as_str()),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         versions(),

@@ -13,15 +13,15 @@
 #[path = "models/mod.rs"]
 mod models;
 
-use cassmodel::{Db, Replication};
+use cassmodel::Replication;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let points = cassmodel_node::cluster_or_local_node().await?;
-    println!("connecting to {}", points.join(","));
+    let options = cassmodel_node::cluster_or_local_node().await?;
+    println!("connecting to {}", options.get_contact_points().join(","));
     let keyspace =
         std::env::var("CASSMODEL_DEMO_KEYSPACE").unwrap_or_else(|_| "cassmodel_demo".to_owned());
-    let db = Db::connect(&points).await?.with_keyspace(&keyspace)?;
+    let db = options.connect().await?.with_keyspace(&keyspace)?;
 
     // The supermarket article's replication, used for every keyspace of the demo.
     let replication = Replication::network_topology([("datacenter1", 1)]);

@@ -972,8 +972,9 @@ async fn interrupted_apply_completes() {
 #[tokio::test]
 async fn concurrent_applies_agree() {
     let (t, c, o) = supermarket_db("migr_concurrent").await;
-    let points = cassmodel_node::cluster_or_local_node().await.expect("node");
-    let other = Db::connect(&points)
+    let options = cassmodel_node::cluster_or_local_node().await.expect("node");
+    let other = options
+        .connect()
         .await
         .expect("second session")
         .map_keyspace("customer", &c)
@@ -1208,6 +1209,7 @@ async fn cli_plan_apply_generate_validate() {
     let points = cassmodel_node::cluster_or_local_node()
         .await
         .expect("node")
+        .get_contact_points()
         .join(",");
     let dir = std::env::temp_dir().join(format!("cassmodel_{ks}"));
     let dir_arg = dir.display().to_string();

@@ -131,6 +131,11 @@ pub enum NodeError {
         output: String,
     },
 
+    /// The connection settings of the environment are invalid (`CASSMODEL_USERNAME` without a
+    /// password, an unknown consistency level, ...).
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+
     /// Another process held the start lock for too long.
     #[error(
         "waited {secs} s for the lock {path} held by another process starting or stopping the \
@@ -143,6 +148,11 @@ pub enum NodeError {
         secs: u64,
     },
 }
+
+/// The connection settings of the environment (`CASSMODEL_USERNAME`, ...) are invalid.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid connection settings: {0}")]
+pub struct SettingsError(#[from] pub cassmodel_runtime::Error);
 
 impl NodeError {
     /// Wraps an I/O error with a description of what was being done.

@@ -65,6 +65,10 @@ pub(crate) fn cassandra_yaml(cfg: &NodeConfig) -> String {
         "authenticator: PasswordAuthenticator
 authorizer: CassandraAuthorizer
 role_manager: CassandraRoleManager
+# No caching of roles, permissions and credentials: a GRANT or a new password applies at once.
+roles_validity: 0ms
+permissions_validity: 0ms
+credentials_validity: 0ms
 "
     } else {
         ""

@@ -70,7 +70,7 @@ pub use config::{
     DEFAULT_HEAP, DEFAULT_HOST, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,
     DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
 };
-pub use error::NodeError;
+pub use error::{NodeError, SettingsError};
 
 /// How [`ensure_running`] got a running node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,19 +137,22 @@ pub async fn ensure_running(cfg: &NodeConfig) -> Result<Started, NodeError> {
     Ok(Started::StartedNow { pid })
 }
 
-/// The contact points a program should use: the cluster named by `CASSMODEL_CONTACT_POINTS`
-/// when it is set (no local node is started then), otherwise the local node's, which is
-/// started first if nothing answers on its port.
+/// The connection settings a program should use: those of the environment
+/// ([`ConnectOptions::from_env`](cassmodel_runtime::ConnectOptions::from_env): credentials,
+/// TLS, local data centre, time-outs, consistency), with the cluster named by
+/// `CASSMODEL_CONTACT_POINTS` when it is set (no local node is started then), otherwise the
+/// local node's contact point, after starting it if nothing answers on its port.
 ///
 /// This is what the demo and the integration tests call, so that the same code runs against
-/// a developer's local node or any Cassandra 4.1/5.0 or ScyllaDB cluster.
-pub async fn cluster_or_local_node() -> Result<Vec<String>, NodeError> {
-    if let Some(points) = cassmodel_runtime::contact_points_from_env() {
-        return Ok(points);
+/// a developer's local node or the user's own cluster.
+pub async fn cluster_or_local_node() -> Result<cassmodel_runtime::ConnectOptions, NodeError> {
+    let options = cassmodel_runtime::ConnectOptions::from_env().map_err(SettingsError)?;
+    if cassmodel_runtime::contact_points_from_env().is_some() {
+        return Ok(options);
     }
     let cfg = NodeConfig::try_from_env()?;
     ensure_running(&cfg).await?;
-    Ok(vec![cfg.contact_point()])
+    Ok(options.contact_points([cfg.contact_point()]))
 }
 
 /// Blocking form of [`ensure_running`], for synchronous code.

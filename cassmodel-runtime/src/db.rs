@@ -6,9 +6,9 @@ use std::sync::{Arc, RwLock};
 
 use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
-use scylla::client::session_builder::SessionBuilder;
 use scylla::statement::prepared::PreparedStatement;
 
+use crate::connect::ConnectOptions;
 use crate::ddl::{self, Replication};
 use crate::error::{Error, Result};
 use crate::table::Table;
@@ -125,27 +125,22 @@ impl Db {
         }
     }
 
-    /// Connects to the given `host:port` contact points.
+    /// Connects to the given `host:port` contact points, with the other settings at their
+    /// defaults ([`ConnectOptions::new`]); [`ConnectOptions`] sets credentials, TLS, the local
+    /// data centre, time-outs and consistency.
     pub async fn connect(contact_points: &[String]) -> Result<Self> {
-        if contact_points.is_empty() {
-            return Err(Error::ContactPoint(String::new()));
-        }
-        let session = SessionBuilder::new()
-            .known_nodes(contact_points)
-            .build()
+        ConnectOptions::new()
+            .contact_points(contact_points.iter().cloned())
+            .connect()
             .await
-            .map_err(|source| Error::Connect {
-                contact_points: contact_points.join(","),
-                source: Box::new(source),
-            })?;
-        Ok(Self::new(session))
     }
 
-    /// Connects to the cluster named by [`CONTACT_POINTS_ENV`], or to the local node when it
-    /// is unset. (This does not start a node: `cargo run -p cassmodel-node -- start` does.)
+    /// Connects with the settings of the environment ([`ConnectOptions::from_env`]: contact
+    /// points, credentials, TLS, local data centre, time-outs, consistency, keyspace), to the
+    /// local node when `CASSMODEL_CONTACT_POINTS` is unset. (This does not start a node:
+    /// `cargo run -p cassmodel-node -- start` does.)
     pub async fn connect_from_env() -> Result<Self> {
-        let points = contact_points_from_env().unwrap_or_else(|| vec![local_contact_point()]);
-        Self::connect(&points).await
+        ConnectOptions::from_env()?.connect().await
     }
 
     /// A `Db` on the same session whose tables without a keyspace of their own live in

@@ -216,8 +216,8 @@ pub enum Error {
 fn connect_hint(source: &NewSessionError) -> String {
     match kind_of(source) {
         Some(ErrorKind::Authentication) => "The cluster refused the credentials, or needs some: \
-             give a username and password (the driver's `SessionBuilder::user(..)`, then \
-             `Db::new(session)`)"
+             set CASSMODEL_USERNAME and CASSMODEL_PASSWORD (or CASSMODEL_PASSWORD_FILE), give \
+             `--username` to the CLI, or call `ConnectOptions::credentials`"
             .to_owned(),
         Some(ErrorKind::Unauthorized) => {
             "The user may not do this: grant it the permission".to_owned()

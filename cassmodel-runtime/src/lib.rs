@@ -9,6 +9,7 @@
 mod batch;
 mod bucket;
 mod builder;
+mod connect;
 #[doc(hidden)]
 pub mod cql;
 mod db;
@@ -22,6 +23,7 @@ mod query;
 mod schema;
 pub mod sizing;
 mod table;
+mod tls;
 mod udt;
 mod vector;
 
@@ -29,6 +31,9 @@ pub use batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularS
 pub use bucket::{BucketDef, BucketRange, BucketRead, BucketRule, BucketSource, BucketStream};
 pub use cassmodel_schema::{CqlType, IndexTarget, NativeType, Similarity};
 pub use cassmodel_schema::{Period, Span};
+#[cfg(feature = "cli")]
+pub use connect::ConnectArgs;
+pub use connect::{ConnectOptions, ENV_VARS};
 pub use db::{CONTACT_POINTS_ENV, Db, contact_points_from_env, local_contact_point};
 pub use ddl::Replication;
 pub use error::{Error, ErrorKind, Result, RowError};

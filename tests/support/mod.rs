@@ -47,17 +47,17 @@ fn unique_name(test: &str) -> String {
 /// `test`. Panics with instructions when no node can be had: a test that needs Cassandra
 /// never passes without one.
 pub async fn test_db(test: &str) -> TestDb {
-    let points = match cassmodel_node::cluster_or_local_node().await {
-        Ok(p) => p,
+    let options = match cassmodel_node::cluster_or_local_node().await {
+        Ok(o) => o,
         Err(e) => panic!(
             "this test needs a Cassandra node and none could be started: {e}\n\
              Start one with `cargo run -p cassmodel-node -- start`, or set \
              CASSMODEL_CONTACT_POINTS=host:port to use an existing cluster."
         ),
     };
-    let db = match Db::connect(&points).await {
+    let db = match options.connect().await {
         Ok(db) => db,
-        Err(e) => panic!("cannot connect to {points:?}: {e}"),
+        Err(e) => panic!("cannot connect ({options:?}): {e}"),
     };
     let ks = unique_name(test);
     create(&db, &ks).await;

@@ -66,12 +66,15 @@ impl Counts {
     }
 }
 
-/// `cargo test --workspace`, echoing its output and counting its results.
-fn cargo_test(counts: &mut Counts) -> bool {
-    eprintln!("\n==> cargo test --workspace");
+/// `cargo test <args>` with extra environment variables, echoing its output and counting its
+/// results.
+fn cargo_test(step: &str, args: &[&str], envs: &[(&str, &str)], counts: &mut Counts) -> bool {
+    eprintln!("\n==> {step}");
     let start = Instant::now();
     let child = cargo()
-        .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
+        .arg("test")
+        .args(args)
+        .envs(envs.iter().copied())
         .stdout(Stdio::piped())
         .spawn();
     let Ok(mut child) = child else {
@@ -86,7 +89,7 @@ fn cargo_test(counts: &mut Counts) -> bool {
     }
     let ok = child.wait().is_ok_and(|s| s.success());
     eprintln!(
-        "<== cargo test: {} in {:.0?}",
+        "<== {step}: {} in {:.0?}",
         if ok { "ok" } else { "FAILED" },
         start.elapsed()
     );
@@ -111,10 +114,14 @@ fn start_node() -> Result<bool, String> {
         eprintln!("using the cluster in CASSMODEL_CONTACT_POINTS; no local node");
         return Ok(false);
     }
-    let cfg = node_config()?;
-    eprintln!("\n==> local Cassandra node on {}", cfg.contact_point());
+    start("local Cassandra node", &node_config()?)
+}
+
+/// Starts (or reuses) the node of `cfg`; returns whether this call started it.
+fn start(what: &str, cfg: &cassmodel_node::NodeConfig) -> Result<bool, String> {
+    eprintln!("\n==> {what} on {}", cfg.contact_point());
     let start = Instant::now();
-    match block_on(cassmodel_node::ensure_running(&cfg))? {
+    match block_on(cassmodel_node::ensure_running(cfg))? {
         Ok(cassmodel_node::Started::Reused) => {
             eprintln!(
                 "<== reusing the node that answers on {}",
@@ -126,17 +133,15 @@ fn start_node() -> Result<bool, String> {
             eprintln!("<== started pid {pid} in {:.0?}", start.elapsed());
             Ok(true)
         }
-        Err(e) => Err(format!("the local Cassandra node did not start: {e}")),
+        Err(e) => Err(format!("the {what} did not start: {e}")),
     }
 }
 
-fn stop_node() {
-    let stopped = node_config()
-        .and_then(|cfg| block_on(cassmodel_node::stop(&cfg))?.map_err(|e| e.to_string()));
-    match stopped {
-        Ok(true) => eprintln!("stopped the node this run started"),
+fn stop(what: &str, cfg: &cassmodel_node::NodeConfig) {
+    match block_on(cassmodel_node::stop(cfg)).and_then(|r| r.map_err(|e| e.to_string())) {
+        Ok(true) => eprintln!("stopped the {what} this run started"),
         Ok(false) => {}
-        Err(e) => eprintln!("could not stop the node: {e}"),
+        Err(e) => eprintln!("could not stop the {what}: {e}"),
     }
 }
 
@@ -178,10 +183,50 @@ fn test() -> ExitCode {
             false
         }
     };
+    // The password-protected node (127.0.0.4) of tests/password_node.rs, started here rather
+    // than by the test, so that it is stopped at the end.
+    let password_cfg = node_config().map(|c| c.password_protected());
+    let password_started = match password_cfg
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|cfg| start("password-protected node", cfg))
+    {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            failed.push("password node");
+            false
+        }
+    };
     let mut counts = Counts::default();
     if !failed.contains(&"node") {
-        if !cargo_test(&mut counts) {
+        if !cargo_test(
+            "cargo test --workspace",
+            &["--workspace", "--all-features", "--no-fail-fast"],
+            &[],
+            &mut counts,
+        ) {
             failed.push("tests");
+        }
+        // The test support connects with the environment's settings: the same tests pass on a
+        // node that requires a login, given nothing but these variables.
+        if let Ok(cfg) = &password_cfg
+            && !failed.contains(&"password node")
+        {
+            let point = cfg.contact_point();
+            let (user, password) = cassmodel_node::SUPERUSER;
+            if !cargo_test(
+                "tests/writes.rs on the password-protected node (CASSMODEL_USERNAME/PASSWORD)",
+                &["--all-features", "--test", "writes"],
+                &[
+                    ("CASSMODEL_CONTACT_POINTS", point.as_str()),
+                    ("CASSMODEL_USERNAME", user),
+                    ("CASSMODEL_PASSWORD", password),
+                ],
+                &mut counts,
+            ) {
+                failed.push("tests with a password");
+            }
         }
         if !run(
             "demo",
@@ -198,8 +243,11 @@ fn test() -> ExitCode {
     ) {
         failed.push("doc");
     }
-    if started {
-        stop_node();
+    if started && let Ok(cfg) = node_config() {
+        stop("local node", &cfg);
+    }
+    if password_started && let Ok(cfg) = &password_cfg {
+        stop("password-protected node", cfg);
     }
     if failed.is_empty() {
         eprintln!("\nall steps passed");

@@ -21,12 +21,15 @@
 //!              (offline); `--live` adds what the node reports about the real partitions,
 //!              `--count-rows` the partition with the most rows (a scan of each table)
 //!
-//!   --contact-points HOST:PORT,...   default: $CASSMODEL_CONTACT_POINTS, else 127.0.0.1:9042
 //!   --keyspace KS                    keyspace of the models that do not name one
 //!   --replication SPEC               replication of keyspaces the plan creates:
 //!                                    SimpleStrategy:1 or NetworkTopologyStrategy:dc1=3,dc2=3
 //!   --keyspace-replication KS=SPEC   the same for one keyspace (repeatable)
 //!   --allow-drop KS.TABLE.COLUMN     let the plan drop this column (repeatable)
+//!
+//!   connection: --contact-points, --local-dc, --username, --password-file, --tls-ca,
+//!   --tls-cert, --tls-key, --connect-timeout, --request-timeout, --consistency,
+//!   --serial-consistency; each overrides its CASSMODEL_* variable (see ConnectOptions)
 //! ```
 //!
 //! Exit codes ([`Exit`]), for CI jobs: `0` nothing to do / done, `1` error (including a bad
@@ -41,7 +44,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use super::{MigrationError, Migrator, Models};
-use crate::db::{Db, contact_points_from_env, local_contact_point};
+use crate::connect::ConnectArgs;
+use crate::db::Db;
 use crate::ddl::Replication;
 
 /// The exit status of the command.
@@ -82,12 +86,10 @@ impl From<Exit> for ExitCode {
                   partition-size guidance (analyze)."
 )]
 struct Cli {
-    /// Comma-separated host:port pairs [default: $CASSMODEL_CONTACT_POINTS, else 127.0.0.1:9042].
-    #[arg(long, global = true, value_delimiter = ',')]
-    contact_points: Vec<String>,
-    /// Keyspace of the models that do not name one.
-    #[arg(long, global = true)]
-    keyspace: Option<String>,
+    /// How to reach the cluster (and `--keyspace`): each flag overrides its CASSMODEL_*
+    /// environment variable.
+    #[command(flatten)]
+    connect: ConnectArgs,
     /// Replication of keyspaces the plan creates: `SimpleStrategy:1` or
     /// `NetworkTopologyStrategy:dc1=3,dc2=3`.
     #[arg(long, global = true, value_parser = parse_replication)]
@@ -276,15 +278,17 @@ where
 }
 
 async fn connect(cli: &Cli) -> Result<Db, MigrationError> {
-    let points = if cli.contact_points.is_empty() {
-        contact_points_from_env().unwrap_or_else(|| vec![local_contact_point()])
-    } else {
-        cli.contact_points.clone()
-    };
-    let db = Db::connect(&points).await?;
-    Ok(match &cli.keyspace {
-        Some(ks) => db.with_keyspace(ks)?,
-        None => db,
+    Ok(cli.connect.options()?.connect().await?)
+}
+
+/// The keyspace of the models that do not name one, for the offline commands: `--keyspace`,
+/// else `CASSMODEL_KEYSPACE` (the other connection settings are not read, nor checked).
+fn offline_keyspace(cli: &Cli) -> Option<String> {
+    cli.connect.keyspace.clone().or_else(|| {
+        std::env::var("CASSMODEL_KEYSPACE")
+            .ok()
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
     })
 }
 
@@ -311,12 +315,14 @@ async fn execute(
         source: e,
     };
     if let Command::Schema = cli.command {
-        let m = configure(Migrator::offline(models, cli.keyspace.as_deref()), &cli);
+        let ks = offline_keyspace(&cli);
+        let m = configure(Migrator::offline(models, ks.as_deref()), &cli);
         write!(out, "{}", m.schema_cql()?).map_err(io)?;
         return Ok(Exit::Ok);
     }
     if let Command::Analyze { live, count_rows } = cli.command {
-        let report = crate::sizing::analyze_all(models.tables(), cli.keyspace.as_deref());
+        let ks = offline_keyspace(&cli);
+        let report = crate::sizing::analyze_all(models.tables(), ks.as_deref());
         write!(out, "{report}").map_err(io)?;
         if live {
             let db = connect(&cli).await?;

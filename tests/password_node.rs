@@ -1,0 +1,233 @@
+//! A password-protected node: `PasswordAuthenticator` and `CassandraAuthorizer` on 127.0.0.4,
+//! started by the project like the main node (`NodeConfig::password_protected`). The same
+//! connection settings work from code (`ConnectOptions`), from the environment's variables and
+//! from the migration CLI's flags; refused or missing credentials are typed authentication
+//! errors whose message says what to set and never shows the password.
+//!
+//! (`cargo xtask test` also runs `tests/writes.rs` against this node with nothing but
+//! `CASSMODEL_CONTACT_POINTS`, `CASSMODEL_USERNAME` and `CASSMODEL_PASSWORD` set: the test
+//! support connects with the environment's settings.)
+
+use cassmodel::migrate::{Models, cli};
+use cassmodel::{CassTable, ConnectOptions, Db, ErrorKind, Replication};
+use cassmodel_node::{NodeConfig, SUPERUSER};
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "accounts")]
+struct Account {
+    #[partition_key]
+    id: i32,
+    owner: String,
+    balance: i64,
+}
+
+/// The password-protected node, started if nothing answers on 127.0.0.4.
+async fn password_node() -> NodeConfig {
+    let base =
+        NodeConfig::try_from_env().unwrap_or_else(|e| panic!("CASSMODEL_* environment: {e}"));
+    let cfg = base.password_protected();
+    if let Err(e) = cassmodel_node::ensure_running(&cfg).await {
+        panic!(
+            "the password-protected node on {} did not start: {e}",
+            cfg.contact_point()
+        );
+    }
+    cfg
+}
+
+fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() % 1_000_000_000_000)
+        .unwrap_or_default();
+    format!("{prefix}_{nanos}_{}", std::process::id() % 10_000)
+}
+
+/// As the superuser: a keyspace of this test and a new login role with all permissions on it;
+/// returns the keyspace, the role and its password.
+async fn app_role(cfg: &NodeConfig) -> (String, String, String) {
+    let admin = ConnectOptions::new()
+        .contact_points([cfg.contact_point()])
+        .credentials(SUPERUSER.0, SUPERUSER.1)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("superuser login: {e}"));
+    let ks = unique("t_pw");
+    let role = unique("app");
+    let password = unique("pw");
+    admin
+        .create_keyspace(&ks, &Replication::Simple(1))
+        .await
+        .unwrap_or_else(|e| panic!("CREATE KEYSPACE {ks}: {e}"));
+    for cql in [
+        format!("CREATE ROLE {role} WITH LOGIN = true AND PASSWORD = '{password}'"),
+        format!("GRANT ALL PERMISSIONS ON KEYSPACE {ks} TO {role}"),
+    ] {
+        admin
+            .execute_ddl(&cql)
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    }
+    (ks, role, password)
+}
+
+async fn write_and_read(db: &Db, id: i32) {
+    let row = Account {
+        id,
+        owner: format!("owner {id}"),
+        balance: 100 * i64::from(id),
+    };
+    db.insert(&row)
+        .await
+        .unwrap_or_else(|e| panic!("insert: {e}"));
+    let back = Account::get(db, &id)
+        .await
+        .unwrap_or_else(|e| panic!("get: {e}"));
+    assert_eq!(back, Some(row));
+}
+
+/// The same settings from code, from environment variables and from CLI flags all log in and
+/// work; the CLI's `apply` creates the table as the application's role.
+#[tokio::test]
+async fn the_same_settings_work_from_code_environment_and_cli() {
+    let cfg = password_node().await;
+    let (ks, role, password) = app_role(&cfg).await;
+    let point = cfg.contact_point();
+
+    // The migration CLI, with --username and --password-file: creates the table.
+    let pw_file = std::env::temp_dir().join(format!("{ks}.password"));
+    std::fs::write(&pw_file, format!("{password}\n")).expect("password file");
+    let pw_arg = pw_file.display().to_string();
+    let cli_args = |verb: &str, pw: &str| {
+        vec![
+            "migrate".to_owned(),
+            "--contact-points".into(),
+            point.clone(),
+            "--username".into(),
+            role.clone(),
+            "--password-file".into(),
+            pw.to_owned(),
+            "--keyspace".into(),
+            ks.clone(),
+            verb.into(),
+        ]
+    };
+    for verb in ["apply", "validate"] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let exit = cli::run(
+            cli_args(verb, &pw_arg),
+            Models::new().table::<Account>(),
+            &mut out,
+            &mut err,
+        )
+        .await;
+        let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+        assert_eq!(exit, cli::Exit::Ok, "migrate {verb}: {out}\n{err}");
+    }
+
+    // Code.
+    let from_code = ConnectOptions::new()
+        .contact_points([point.clone()])
+        .credentials(role.clone(), password.clone())
+        .keyspace(ks.clone())
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("login from code: {e}"));
+    assert_eq!(from_code.keyspace(), Some(ks.as_str()));
+    write_and_read(&from_code, 1).await;
+
+    // The environment's variables (looked up from a map: a test must not change the process
+    // environment other tests read).
+    let vars = [
+        ("CASSMODEL_CONTACT_POINTS", point.clone()),
+        ("CASSMODEL_USERNAME", role.clone()),
+        ("CASSMODEL_PASSWORD", password.clone()),
+        ("CASSMODEL_KEYSPACE", ks.clone()),
+        ("CASSMODEL_CONSISTENCY", "ONE".to_owned()),
+    ];
+    let from_env = ConnectOptions::new()
+        .apply_env(&|name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.clone())
+        })
+        .unwrap_or_else(|e| panic!("settings from the environment: {e}"))
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("login from the environment's settings: {e}"));
+    write_and_read(&from_env, 2).await;
+    assert_eq!(
+        Account::get(&from_code, &2)
+            .await
+            .expect("get")
+            .map(|a| a.balance),
+        Some(200),
+        "both connections see the same rows"
+    );
+
+    // A wrong password file: the CLI fails with the credentials hint, not the password.
+    std::fs::write(&pw_file, "not-the-password\n").expect("password file");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let exit = cli::run(
+        cli_args("validate", &pw_arg),
+        Models::new().table::<Account>(),
+        &mut out,
+        &mut err,
+    )
+    .await;
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(exit, cli::Exit::Error, "{err}");
+    assert!(err.contains("refused the credentials"), "{err}");
+    assert!(
+        !err.contains("not-the-password"),
+        "the password is printed: {err}"
+    );
+    assert!(!err.contains("start a local node"), "{err}");
+    let _ = std::fs::remove_file(&pw_file);
+
+    from_code
+        .execute_ddl(&format!("DROP KEYSPACE {ks}"))
+        .await
+        .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
+    let admin = ConnectOptions::new()
+        .contact_points([point])
+        .credentials(SUPERUSER.0, SUPERUSER.1)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("superuser login: {e}"));
+    admin
+        .execute_ddl(&format!("DROP ROLE {role}"))
+        .await
+        .unwrap_or_else(|e| panic!("DROP ROLE {role}: {e}"));
+}
+
+/// A wrong password and no credentials at all are both `ErrorKind::Authentication`, with a hint
+/// that names the settings; neither message shows the password.
+#[tokio::test]
+async fn refused_credentials_are_typed_and_never_printed() {
+    let cfg = password_node().await;
+    let wrong = "wrong-Pa55word";
+    let err = ConnectOptions::new()
+        .contact_points([cfg.contact_point()])
+        .credentials(SUPERUSER.0, wrong)
+        .connect()
+        .await
+        .expect_err("a wrong password must not log in");
+    assert_eq!(err.kind(), ErrorKind::Authentication, "{err}");
+    assert!(err.is_authentication());
+    let msg = err.to_string();
+    assert!(msg.contains("CASSMODEL_USERNAME"), "{msg}");
+    assert!(!msg.contains(wrong), "the password is printed: {msg}");
+    assert!(
+        !format!("{err:?}").contains(wrong),
+        "the password is in Debug: {err:?}"
+    );
+
+    let err = ConnectOptions::new()
+        .contact_points([cfg.contact_point()])
+        .connect()
+        .await
+        .expect_err("no credentials must not log in");
+    assert_eq!(err.kind(), ErrorKind::Authentication, "{err}");
+    assert!(err.to_string().contains("credentials"), "{err}");
+}
