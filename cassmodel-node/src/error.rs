@@ -108,13 +108,25 @@ pub enum NodeError {
         log_tail: String,
     },
 
-    /// The node process would not go away.
-    #[error("could not stop Cassandra (pid {pid}): {detail}; stop it by hand with `kill -9 {pid}`")]
+    /// The node process would not go away, or could not be signalled.
+    #[error(
+        "could not signal or stop Cassandra (pid {pid}): {detail}; stop it by hand with `kill -9 {pid}`"
+    )]
     StopFailed {
         /// The node's pid.
         pid: u32,
         /// What went wrong.
         detail: String,
+    },
+
+    /// No live node was started from this work dir (for [`crate::signal`]).
+    #[error(
+        "no live node started from {work_dir}: nothing to signal (start it with \
+         `cassmodel-node start`, with the same CASSMODEL_NODE_DIR)"
+    )]
+    NotRunning {
+        /// The work dir whose pid file was read.
+        work_dir: PathBuf,
     },
 
     /// `nodetool` failed.

@@ -262,6 +262,33 @@ pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
     Some(version)
 }
 
+/// A signal [`signal`] can send to the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// `SIGSTOP`: freeze the node (a long GC pause, a stuck VM), until [`Signal::Cont`].
+    Stop,
+    /// `SIGCONT`: let a stopped node run again.
+    Cont,
+    /// `SIGKILL`: end the node at once (`kill -9`): no drain, no flush.
+    Kill,
+}
+
+/// Sends `sig` to the node started from this work dir, by the pid of its pid file, after
+/// checking that this pid is still that node (alive, running Cassandra with this work dir's
+/// configuration); returns the pid. For fault tests: no other process is ever signalled.
+pub fn signal(cfg: &NodeConfig, sig: Signal) -> Result<u32, NodeError> {
+    let name = match sig {
+        Signal::Stop => "STOP",
+        Signal::Cont => "CONT",
+        Signal::Kill => "KILL",
+    };
+    let pid = running_pid(cfg).ok_or_else(|| NodeError::NotRunning {
+        work_dir: cfg.work_dir.clone(),
+    })?;
+    process::kill(pid, name).map_err(|detail| NodeError::StopFailed { pid, detail })?;
+    Ok(pid)
+}
+
 /// The pid of the node started from this work dir, if it is alive.
 pub fn running_pid(cfg: &NodeConfig) -> Option<u32> {
     process::read_pid(cfg).filter(|&pid| process::is_our_node(pid, cfg))

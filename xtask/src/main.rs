@@ -6,6 +6,9 @@
 //!   and the demo. A node this command started is stopped at the end.
 //! - `demo`: the seed-model demo (`cargo run --example demo`).
 //! - `node <start|stop|reset|status|logs>`: the local node.
+//! - `chaos [--only load,pause,crash] [--ops N]`: the reliability checks on the local node
+//!   (load, a 10 s SIGSTOP, a kill -9 and restart), one line each, written into
+//!   RELIABILITY.md; `test` runs them too, last, without writing the file.
 //! - `compile-bench`: what `#[derive(CassTable)]` costs a user's build, against the scylla
 //!   driver's own derives (see `compile_bench.rs` and BENCHMARKS.md).
 
@@ -234,6 +237,12 @@ fn test() -> ExitCode {
         ) {
             failed.push("demo");
         }
+        // Last: it pauses and kills the node (and starts it again).
+        if std::env::var("CASSMODEL_CONTACT_POINTS").is_ok_and(|v| !v.trim().is_empty()) {
+            eprintln!("\nchaos checks skipped: they signal the project's own node, not a cluster");
+        } else if !run("chaos (load, pause, kill -9)", &mut chaos(&[])) {
+            failed.push("chaos");
+        }
     }
     if !run(
         "cargo doc",
@@ -266,6 +275,21 @@ fn test() -> ExitCode {
     }
 }
 
+/// `cargo run -p cassmodel-reliability -- args`: the chaos checks (see reliability/src/main.rs).
+fn chaos(args: &[String]) -> Command {
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--quiet",
+        "--all-features",
+        "-p",
+        "cassmodel-reliability",
+        "--",
+    ])
+    .args(args);
+    cmd
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -281,6 +305,17 @@ fn main() -> ExitCode {
             }
         }
         Some("compile-bench") => compile_bench::main(&args[1..]),
+        Some("chaos") => {
+            let mut rest: Vec<String> = args[1..].to_vec();
+            if !rest.iter().any(|a| a == "--write") {
+                rest.extend(["--write".to_owned(), "RELIABILITY.md".to_owned()]);
+            }
+            if run("chaos", &mut chaos(&rest)) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
         Some("node") => {
             let ok = run(
                 "cassmodel-node",
@@ -301,6 +336,7 @@ fn main() -> ExitCode {
                  test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n  \
                  demo    start or reuse the local node and run the seed-model demo\n  \
                  node    start | stop | reset | status | logs: the local Cassandra node\n  \
+                 chaos   load, pause (SIGSTOP) and kill -9 checks on the local node; writes RELIABILITY.md\n  \
                  compile-bench   compile time of 50 derived tables against scylla's own derives"
             );
             ExitCode::from(2)

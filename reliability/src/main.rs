@@ -1,0 +1,200 @@
+//! `cargo xtask chaos`: cassmodel under load and under faults, on the project's own Cassandra
+//! node. Each check prints one line with its figures; `--write FILE` also puts them in a
+//! section of `FILE` (RELIABILITY.md).
+//!
+//! - `load`: 64 tasks x 2,000 mixed operations (insert, update, delete, read-your-write),
+//!   then every key of every task read back and compared with what the task wrote.
+//! - `pause`: the node frozen with SIGSTOP for 10 s under writes, then SIGCONT: the errors
+//!   are typed time-outs, the same `Db` carries on, no acknowledged write is lost.
+//! - `crash`: a table and a user-defined type created, writes in flight, the node killed
+//!   with SIGKILL (`kill -9`) and started again: the same `Db` reconnects, the table and the
+//!   type are there and every acknowledged write reads back.
+//!
+//! Faults are sent only to the node started from this work dir, by the pid of its pid file
+//! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
+//! bounded in count and in time.
+//!
+//! ```text
+//! chaos [--only load,pause,crash] [--ops N] [--write RELIABILITY.md]
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod checks;
+mod report;
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use cassmodel::{ConnectOptions, Replication};
+use cassmodel_node::NodeConfig;
+
+/// What one check found: a line of figures, and whether it passed.
+pub struct Outcome {
+    /// The check's name.
+    pub name: &'static str,
+    /// Passed?
+    pub ok: bool,
+    /// Its figures, one line.
+    pub figures: String,
+}
+
+/// Everything a check needs.
+pub struct Env {
+    /// The node the checks run on (and signal).
+    pub node: NodeConfig,
+    /// The settings of the environment, with the node's contact point.
+    pub options: ConnectOptions,
+    /// The keyspace of this run.
+    pub keyspace: String,
+    /// Operations per task of the load check.
+    pub ops_per_task: usize,
+}
+
+struct Args {
+    only: Vec<String>,
+    ops: usize,
+    write: Option<std::path::PathBuf>,
+}
+
+const CHECKS: [&str; 3] = ["load", "pause", "crash"];
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        only: CHECKS.iter().map(|s| (*s).to_owned()).collect(),
+        ops: 2_000,
+        write: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--only" => {
+                let v = it.next().ok_or("--only needs a list, e.g. load,crash")?;
+                args.only = v.split(',').map(|s| s.trim().to_owned()).collect();
+                if let Some(bad) = args.only.iter().find(|c| !CHECKS.contains(&c.as_str())) {
+                    return Err(format!("unknown check `{bad}`: the checks are {CHECKS:?}"));
+                }
+            }
+            "--ops" => {
+                let v = it.next().ok_or("--ops needs a number")?;
+                args.ops = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or(format!("--ops {v}: expected a positive number"))?;
+            }
+            "--write" => args.write = Some(it.next().ok_or("--write needs a file")?.into()),
+            "-h" | "--help" => {
+                return Err(
+                    "usage: chaos [--only load,pause,crash] [--ops N] [--write FILE]".into(),
+                );
+            }
+            other => return Err(format!("unknown argument `{other}` (see --help)")),
+        }
+    }
+    Ok(args)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args).await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("chaos: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: &Args) -> Result<bool, String> {
+    if cassmodel::contact_points_from_env().is_some() {
+        return Err(
+            "the chaos checks pause and kill the project's own node, so they never run \
+                    on the cluster in CASSMODEL_CONTACT_POINTS: unset it"
+                .into(),
+        );
+    }
+    let node = NodeConfig::try_from_env().map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    cassmodel_node::ensure_running(&node)
+        .await
+        .map_err(|e| format!("the node did not start: {e}"))?;
+    let options = ConnectOptions::from_env()
+        .map_err(|e| e.to_string())?
+        .contact_points([node.contact_point()]);
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() % 1_000_000_000)
+        .unwrap_or_default();
+    let keyspace = format!("chaos_{millis}");
+    let admin = options.connect().await.map_err(|e| e.to_string())?;
+    admin
+        .create_keyspace(&keyspace, &Replication::Simple(1))
+        .await
+        .map_err(|e| e.to_string())?;
+    let env = Env {
+        node,
+        options,
+        keyspace: keyspace.clone(),
+        ops_per_task: args.ops,
+    };
+    println!(
+        "chaos: node {} (pid {}), keyspace {keyspace}, load average {}",
+        env.node.contact_point(),
+        cassmodel_node::running_pid(&env.node).map_or("?".into(), |p| p.to_string()),
+        report::load_average()
+    );
+    let mut outcomes = Vec::new();
+    for name in CHECKS.iter().filter(|c| args.only.iter().any(|o| o == *c)) {
+        let t = Instant::now();
+        let outcome = match *name {
+            "load" => checks::load(&env).await,
+            "pause" => checks::pause(&env).await,
+            _ => checks::crash(&env).await,
+        };
+        let outcome = outcome.unwrap_or_else(|e| Outcome {
+            name,
+            ok: false,
+            figures: format!("error: {e}"),
+        });
+        println!(
+            "{:<6} {:<4} {} ({:.0?})",
+            outcome.name,
+            if outcome.ok { "ok" } else { "FAIL" },
+            outcome.figures,
+            t.elapsed()
+        );
+        outcomes.push(outcome);
+    }
+    let all_ok = outcomes.iter().all(|o| o.ok);
+    if all_ok {
+        // Reconnect: the crash check restarted the node under the first session.
+        if let Ok(db) = env.options.connect().await {
+            let _ = db
+                .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {keyspace}"))
+                .await;
+        }
+    } else {
+        println!("keyspace {keyspace} is kept for inspection");
+    }
+    println!(
+        "chaos: {} of {} checks passed in {:.0?}; load average {}",
+        outcomes.iter().filter(|o| o.ok).count(),
+        outcomes.len(),
+        started.elapsed(),
+        report::load_average()
+    );
+    if let Some(path) = &args.write {
+        report::write_section(path, &outcomes).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote the figures to {}", path.display());
+    }
+    Ok(all_ok)
+}
