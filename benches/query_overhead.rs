@@ -410,15 +410,6 @@ async fn prepared_statements(db: &Db, ks: &str) -> Vec<String> {
     texts
 }
 
-/// `/proc/loadavg`'s 1-, 5- and 15-minute load averages: other load on the machine skews
-/// both sides alike (they interleave) but widens the spread.
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(
-        |_| "?".to_owned(),
-        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
-    )
-}
-
 fn versions() -> String {
     let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock"))
         .unwrap_or_default();
@@ -487,7 +478,7 @@ async fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         versions(),
         started.elapsed(),
-        load_average()
+        cassmodel_node::load_average()
     );
 
     // The cassmodel side runs first, alone, so the node's prepared statements on this table
@@ -722,6 +713,6 @@ async fn main() {
         "total {:.1?}, {} measured and warm-up operations; load average at the end {}",
         started.elapsed(),
         bench.total_ops.load(std::sync::atomic::Ordering::Relaxed),
-        load_average()
+        cassmodel_node::load_average()
     );
 }

@@ -8,6 +8,8 @@
 //! `CASSMODEL_CONTACT_POINTS`, `CASSMODEL_USERNAME` and `CASSMODEL_PASSWORD` set: the test
 //! support connects with the environment's settings.)
 
+mod support;
+
 use cassmodel::migrate::{Models, cli};
 use cassmodel::{CassTable, ConnectOptions, Db, ErrorKind, Replication};
 use cassmodel_node::{NodeConfig, SUPERUSER};
@@ -35,26 +37,23 @@ async fn password_node() -> NodeConfig {
     cfg
 }
 
-fn unique(prefix: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() % 1_000_000_000_000)
-        .unwrap_or_default();
-    format!("{prefix}_{nanos}_{}", std::process::id() % 10_000)
+/// A session of the superuser.
+async fn admin(cfg: &NodeConfig) -> Db {
+    ConnectOptions::new()
+        .contact_points([cfg.contact_point()])
+        .credentials(SUPERUSER.0, SUPERUSER.1)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("superuser login: {e}"))
 }
 
 /// As the superuser: a keyspace of this test and a new login role with all permissions on it;
 /// returns the keyspace, the role and its password.
 async fn app_role(cfg: &NodeConfig) -> (String, String, String) {
-    let admin = ConnectOptions::new()
-        .contact_points([cfg.contact_point()])
-        .credentials(SUPERUSER.0, SUPERUSER.1)
-        .connect()
-        .await
-        .unwrap_or_else(|e| panic!("superuser login: {e}"));
-    let ks = unique("t_pw");
-    let role = unique("app");
-    let password = unique("pw");
+    let admin = admin(cfg).await;
+    let ks = support::unique_name("pw");
+    let role = support::unique_name("app");
+    let password = support::unique_name("secret");
     admin
         .create_keyspace(&ks, &Replication::Simple(1))
         .await
@@ -189,13 +188,8 @@ async fn the_same_settings_work_from_code_environment_and_cli() {
         .execute_ddl(&format!("DROP KEYSPACE {ks}"))
         .await
         .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
-    let admin = ConnectOptions::new()
-        .contact_points([point])
-        .credentials(SUPERUSER.0, SUPERUSER.1)
-        .connect()
+    admin(&cfg)
         .await
-        .unwrap_or_else(|e| panic!("superuser login: {e}"));
-    admin
         .execute_ddl(&format!("DROP ROLE {role}"))
         .await
         .unwrap_or_else(|e| panic!("DROP ROLE {role}: {e}"));

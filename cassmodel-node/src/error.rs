@@ -145,8 +145,8 @@ pub enum NodeError {
 
     /// The connection settings of the environment are invalid (`CASSMODEL_USERNAME` without a
     /// password, an unknown consistency level, ...).
-    #[error(transparent)]
-    Settings(#[from] SettingsError),
+    #[error("invalid connection settings: {0}")]
+    Settings(#[from] cassmodel_runtime::Error),
 
     /// Another process held the start lock for too long.
     #[error(
@@ -160,11 +160,6 @@ pub enum NodeError {
         secs: u64,
     },
 }
-
-/// The connection settings of the environment (`CASSMODEL_USERNAME`, ...) are invalid.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid connection settings: {0}")]
-pub struct SettingsError(#[from] pub cassmodel_runtime::Error);
 
 impl NodeError {
     /// Wraps an I/O error with a description of what was being done.

@@ -70,7 +70,7 @@ pub use config::{
     DEFAULT_HEAP, DEFAULT_HOST, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,
     DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
 };
-pub use error::{NodeError, SettingsError};
+pub use error::NodeError;
 
 /// How [`ensure_running`] got a running node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,7 +146,7 @@ pub async fn ensure_running(cfg: &NodeConfig) -> Result<Started, NodeError> {
 /// This is what the demo and the integration tests call, so that the same code runs against
 /// a developer's local node or the user's own cluster.
 pub async fn cluster_or_local_node() -> Result<cassmodel_runtime::ConnectOptions, NodeError> {
-    let options = cassmodel_runtime::ConnectOptions::from_env().map_err(SettingsError)?;
+    let options = cassmodel_runtime::ConnectOptions::from_env()?;
     if cassmodel_runtime::contact_points_from_env().is_some() {
         return Ok(options);
     }
@@ -287,6 +287,16 @@ pub fn signal(cfg: &NodeConfig, sig: Signal) -> Result<u32, NodeError> {
     })?;
     process::kill(pid, name).map_err(|detail| NodeError::StopFailed { pid, detail })?;
     Ok(pid)
+}
+
+/// `/proc/loadavg`'s 1-, 5- and 15-minute load averages (`?` where there is none), for the
+/// figures of benchmarks and reliability runs: on a shared machine, other load widens the
+/// spread of every measurement.
+pub fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "?".to_owned(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
 }
 
 /// The pid of the node started from this work dir, if it is alive.

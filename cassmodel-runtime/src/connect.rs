@@ -122,18 +122,14 @@ impl ConnectOptions {
     /// set and not empty. An invalid value is an error naming the variable (never showing a
     /// password).
     pub fn from_env() -> Result<Self> {
-        Self::new().apply_env(&|name| std::env::var(name).ok())
+        Self::new().apply_env(&env_var)
     }
 
     /// [`from_env`](Self::from_env) with a variable lookup of the caller's (for tests, or
     /// settings kept elsewhere).
     #[doc(hidden)]
     pub fn apply_env(mut self, var: &dyn Fn(&str) -> Option<String>) -> Result<Self> {
-        let get = |name: &str| {
-            var(name)
-                .map(|v| v.trim().to_owned())
-                .filter(|v| !v.is_empty())
-        };
+        let get = |name: &str| var(name).as_deref().and_then(non_empty);
         if let Some(v) = get(crate::db::CONTACT_POINTS_ENV) {
             self = self.contact_points(split_list(&v));
         }
@@ -347,7 +343,18 @@ fn check_contact_point(p: &str) -> Result<()> {
     Ok(())
 }
 
-fn split_list(v: &str) -> Vec<String> {
+/// A variable of the environment, trimmed; `None` when unset or blank.
+pub(crate) fn env_var(name: &str) -> Option<String> {
+    non_empty(&std::env::var(name).ok()?)
+}
+
+fn non_empty(v: &str) -> Option<String> {
+    let v = v.trim();
+    (!v.is_empty()).then(|| v.to_owned())
+}
+
+/// A comma-separated list, items trimmed, blanks dropped.
+pub(crate) fn split_list(v: &str) -> Vec<String> {
     v.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())

@@ -8,7 +8,7 @@ use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 
-use crate::connect::ConnectOptions;
+use crate::connect::{ConnectOptions, env_var, split_list};
 use crate::ddl::{self, Replication};
 use crate::error::{Error, Result};
 use crate::table::Table;
@@ -20,30 +20,19 @@ pub const CONTACT_POINTS_ENV: &str = "CASSMODEL_CONTACT_POINTS";
 
 /// The contact points from [`CONTACT_POINTS_ENV`], or `None` when it is unset or empty.
 pub fn contact_points_from_env() -> Option<Vec<String>> {
-    let v = std::env::var(CONTACT_POINTS_ENV).ok()?;
-    let points: Vec<String> = v
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let points = split_list(&env_var(CONTACT_POINTS_ENV)?);
     (!points.is_empty()).then_some(points)
 }
 
 /// The local node's contact point: `$CASSMODEL_NODE_HOST:$CASSMODEL_NODE_PORT` (default
 /// `127.0.0.1:9042`), as `cassmodel-node` starts it.
 pub fn local_contact_point() -> String {
-    let var = |name: &str, default: &str| {
-        std::env::var(name)
-            .ok()
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| default.to_owned())
-    };
     format!(
         "{}:{}",
-        var("CASSMODEL_NODE_HOST", "127.0.0.1"),
-        var("CASSMODEL_NODE_PORT", "9042")
+        env_var("CASSMODEL_NODE_HOST")
+            .as_deref()
+            .unwrap_or("127.0.0.1"),
+        env_var("CASSMODEL_NODE_PORT").as_deref().unwrap_or("9042")
     )
 }
 

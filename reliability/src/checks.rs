@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use cassmodel::{CassTable, CassUdt, Db};
 use cassmodel_node::Signal;
-use futures::TryStreamExt;
 
 use crate::{Env, Outcome};
 
@@ -448,12 +447,9 @@ pub async fn crash(env: &Env) -> Result<Outcome, String> {
     // The age at the kill of the oldest acknowledged write that was lost.
     let mut oldest_lost = Duration::ZERO;
     for (writer, seqs) in &acked {
-        let rows: Vec<Track> = Track::select()
+        let rows = Track::select()
             .writer(writer)
-            .fetch_stream(&db)
-            .await
-            .map_err(|e| format!("reading back writer {writer}: {e}"))?
-            .try_collect()
+            .fetch_all(&db)
             .await
             .map_err(|e| format!("reading back writer {writer}: {e}"))?;
         let found: HashMap<i32, Track> = rows.into_iter().map(|r| (r.seq, r)).collect();

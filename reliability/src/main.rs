@@ -150,7 +150,7 @@ async fn run(args: &Args) -> Result<bool, String> {
         "chaos: node {} (pid {}), keyspace {keyspace}, load average {}",
         env.node.contact_point(),
         cassmodel_node::running_pid(&env.node).map_or("?".into(), |p| p.to_string()),
-        report::load_average()
+        cassmodel_node::load_average()
     );
     let mut outcomes = Vec::new();
     for name in CHECKS.iter().filter(|c| args.only.iter().any(|o| o == *c)) {
@@ -190,7 +190,7 @@ async fn run(args: &Args) -> Result<bool, String> {
         outcomes.iter().filter(|o| o.ok).count(),
         outcomes.len(),
         started.elapsed(),
-        report::load_average()
+        cassmodel_node::load_average()
     );
     if let Some(path) = &args.write {
         report::write_section(path, &outcomes).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -7,14 +7,6 @@ use crate::Outcome;
 const BEGIN: &str = "<!-- chaos: single node, begin (written by `cargo xtask chaos`) -->";
 const END: &str = "<!-- chaos: single node, end -->";
 
-/// `/proc/loadavg`'s first three fields, or `?`.
-pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|| "?".into())
-}
-
 /// Replaces the section between [`BEGIN`] and [`END`] in `path` (appends it if absent,
 /// creates the file if missing) with a table of `outcomes`.
 pub fn write_section(path: &Path, outcomes: &[Outcome]) -> std::io::Result<()> {
@@ -28,7 +20,7 @@ pub fn write_section(path: &Path, outcomes: &[Outcome]) -> std::io::Result<()> {
          node, on a machine with {} CPUs shared with the node; load average at the end {}.\n\n\
          | check | result | figures |\n|---|---|---|\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        load_average()
+        cassmodel_node::load_average()
     );
     for o in outcomes {
         section.push_str(&format!(

@@ -29,7 +29,8 @@ pub struct TestDb {
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
-fn unique_name(test: &str) -> String {
+/// A keyspace (or role) name no other test or run uses: `t_<test>_<time>_<pid>_<n>`.
+pub fn unique_name(test: &str) -> String {
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() % 100_000_000)

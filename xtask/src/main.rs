@@ -268,11 +268,7 @@ fn test() -> ExitCode {
         "{} passed, {} failed, {} skipped",
         counts.passed, counts.failed, counts.ignored
     );
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    exit(failed.is_empty())
 }
 
 /// `cargo run -p cassmodel-reliability -- args`: the chaos checks (see reliability/src/main.rs).
@@ -290,45 +286,36 @@ fn chaos(args: &[String]) -> Command {
     cmd
 }
 
+fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("test") => test(),
-        Some("demo") => {
-            if run(
-                "demo",
-                cargo().args(["run", "--quiet", "--example", "demo"]),
-            ) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
+        Some("demo") => exit(run(
+            "demo",
+            cargo().args(["run", "--quiet", "--example", "demo"]),
+        )),
         Some("compile-bench") => compile_bench::main(&args[1..]),
         Some("chaos") => {
             let mut rest: Vec<String> = args[1..].to_vec();
             if !rest.iter().any(|a| a == "--write") {
                 rest.extend(["--write".to_owned(), "RELIABILITY.md".to_owned()]);
             }
-            if run("chaos", &mut chaos(&rest)) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            exit(run("chaos", &mut chaos(&rest)))
         }
-        Some("node") => {
-            let ok = run(
-                "cassmodel-node",
-                cargo()
-                    .args(["run", "--quiet", "-p", "cassmodel-node", "--"])
-                    .args(&args[1..]),
-            );
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
+        Some("node") => exit(run(
+            "cassmodel-node",
+            cargo()
+                .args(["run", "--quiet", "-p", "cassmodel-node", "--"])
+                .args(&args[1..]),
+        )),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\

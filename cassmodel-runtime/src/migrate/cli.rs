@@ -284,12 +284,10 @@ async fn connect(cli: &Cli) -> Result<Db, MigrationError> {
 /// The keyspace of the models that do not name one, for the offline commands: `--keyspace`,
 /// else `CASSMODEL_KEYSPACE` (the other connection settings are not read, nor checked).
 fn offline_keyspace(cli: &Cli) -> Option<String> {
-    cli.connect.keyspace.clone().or_else(|| {
-        std::env::var("CASSMODEL_KEYSPACE")
-            .ok()
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-    })
+    cli.connect
+        .keyspace
+        .clone()
+        .or_else(|| crate::connect::env_var("CASSMODEL_KEYSPACE"))
 }
 
 fn configure(mut m: Migrator, cli: &Cli) -> Migrator {
