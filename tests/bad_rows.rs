@@ -109,11 +109,30 @@ async fn column_type_differs_from_the_struct() {
         })
         .await
         .expect_err("i64 cannot be written to text");
-    let msg = err.to_string();
+    let written_as = |err: &Error| match err {
+        Error::Row(RowError::Value {
+            table,
+            column,
+            rust_type,
+            ..
+        }) => (table.clone(), column.clone(), *rust_type),
+        other => panic!("expected RowError::Value, got {other:?}"),
+    };
+    let expected = (format!("{ks}.accounts"), "balance".to_owned(), "i64");
+    assert_eq!(written_as(&err), expected, "{err}");
     assert!(
-        msg.contains("accounts") && msg.contains("balance") && msg.contains("i64"),
-        "{msg}"
+        err.to_string().contains(&format!("`{ks}.accounts`")),
+        "{err}"
     );
+    assert!(err.is_schema_mismatch(), "{err}");
+    // The same through an UPDATE, whose values are bound by the query builder.
+    let err = Account::update()
+        .set_balance(&10)
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect_err("i64 cannot be written to text");
+    assert_eq!(written_as(&err), expected, "{err}");
     t.drop_all().await;
 }
 

@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use cassmodel::{CassTable, Consistency, Db, ErrorKind, Insert, Replication};
+use cassmodel::{Batch, CassTable, Consistency, Db, Error, ErrorKind, Insert, Replication};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "readings")]
@@ -140,4 +140,92 @@ async fn nothing_listening_is_a_connection_error() {
     assert!(!err.is_authentication() && !err.is_timeout());
     // The hint fits the cause: start a node or point at one.
     assert!(err.to_string().contains("cassmodel-node"), "{err}");
+}
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "blobs")]
+struct Blob {
+    #[partition_key]
+    id: i32,
+    data: Vec<u8>,
+}
+
+const MIB: usize = 1024 * 1024;
+
+/// A write larger than the server takes in one request (16 MiB by default) is refused by
+/// cassmodel before it is sent, naming the table and the limit; one just under the limit is
+/// written. A lowered limit refuses a write the server would take, which shows the refusal is
+/// cassmodel's.
+#[tokio::test]
+async fn a_write_over_the_request_limit_is_refused_before_sending() {
+    let t = support::test_db("err_too_large").await;
+    t.db.create_table::<Blob>().await.expect("create");
+    let table = format!("{}.blobs", t.keyspace());
+    let too_large = |err: &Error| match err {
+        Error::RequestTooLarge {
+            table: t,
+            bytes,
+            limit,
+        } => {
+            assert_eq!(t, &table, "{err}");
+            assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+            assert!(
+                err.to_string().contains("native_transport_max_frame_size"),
+                "{err}"
+            );
+            (*bytes, *limit)
+        }
+        other => panic!("expected Error::RequestTooLarge, got {other:?}"),
+    };
+    assert_eq!(t.db.max_request_size(), 16 * MIB);
+
+    let big = Blob {
+        id: 1,
+        data: vec![7; 17 * MIB],
+    };
+    let (bytes, limit) = too_large(&t.db.insert(&big).await.expect_err("17 MiB"));
+    assert!(bytes > 17 * MIB && limit == 16 * MIB, "{bytes} {limit}");
+    let err = Blob::update()
+        .set_data(&big.data)
+        .id(&1)
+        .execute(&t.db)
+        .await
+        .expect_err("17 MiB");
+    too_large(&err);
+    // Three rows of 6 MiB: each fits, the batch does not.
+    let rows: Vec<Blob> = (2..5)
+        .map(|id| Blob {
+            id,
+            data: vec![1; 6 * MIB],
+        })
+        .collect();
+    let batch = rows.iter().fold(Batch::logged(), |b, r| b.insert(r));
+    let (bytes, _) = too_large(&batch.execute(&t.db).await.expect_err("18 MiB"));
+    assert!(bytes > 18 * MIB, "{bytes}");
+    for id in 1..5 {
+        assert_eq!(Blob::get(&t.db, &id).await.expect("read"), None, "row {id}");
+    }
+
+    // Just under the limit: written and read back whole.
+    let under = Blob {
+        id: 5,
+        data: vec![9; 16 * MIB - 1024],
+    };
+    t.db.insert(&under).await.expect("under the limit");
+    assert_eq!(Blob::get(&t.db, &5).await.expect("read"), Some(under));
+
+    // A lowered limit refuses 2 MiB, which the server takes from the default `Db`.
+    let small = t.db.with_max_request_size(MIB);
+    let two = Blob {
+        id: 6,
+        data: vec![3; 2 * MIB],
+    };
+    let (_, limit) = too_large(&small.insert(&two).await.expect_err("over 1 MiB"));
+    assert_eq!(limit, MIB);
+    assert_eq!(Blob::get(&t.db, &6).await.expect("read"), None);
+    t.db.insert(&two)
+        .await
+        .expect("2 MiB under the default limit");
+    assert_eq!(Blob::get(&t.db, &6).await.expect("read"), Some(two));
+    t.drop_all().await;
 }

@@ -233,3 +233,109 @@ async fn counter_table() {
     assert_eq!(row.views, Counter(6));
     t.drop_all().await;
 }
+
+/// Timestamps at every place a value is written: a clustering column, an `Option` field and
+/// a list.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "instants")]
+struct Instants {
+    #[partition_key]
+    id: i32,
+    #[clustering]
+    at: DateTime<Utc>,
+    later: Option<DateTime<Utc>>,
+    history: Vec<DateTime<Utc>>,
+}
+
+/// A CQL timestamp holds milliseconds: a `DateTime<Utc>` with digits below the millisecond is
+/// refused when bound, naming the table and column and the fix, and nothing is written; a
+/// value rounded to the millisecond round-trips exactly.
+#[tokio::test]
+async fn sub_millisecond_datetime_is_refused_not_truncated() {
+    use cassmodel::{Error, ErrorKind, RowError};
+    use chrono::SubsecRound;
+
+    let t = support::test_db("sub_ms").await;
+    t.db.create_table::<Instants>().await.expect("create");
+    let ks = t.keyspace().to_owned();
+    let exact =
+        Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0).unwrap() + chrono::Duration::milliseconds(123);
+    let fine = exact + chrono::Duration::microseconds(456);
+    let row = Instants {
+        id: 1,
+        at: exact,
+        later: Some(exact),
+        history: vec![exact, exact + chrono::Duration::seconds(1)],
+    };
+    t.db.insert(&row).await.expect("milliseconds are exact");
+
+    let refused_column = |err: &Error| match err {
+        Error::Row(RowError::Refused {
+            table,
+            column,
+            detail,
+            ..
+        }) => {
+            assert_eq!(table, &format!("{ks}.instants"), "{err}");
+            assert!(detail.contains("trunc_subsecs(3)"), "{err}");
+            assert!(detail.contains("10:00:00.123456"), "{err}");
+            assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+            column.clone()
+        }
+        other => panic!("expected RowError::Refused, got {other:?}"),
+    };
+    let cases = [
+        (
+            "at",
+            Instants {
+                at: fine,
+                ..row.clone()
+            },
+        ),
+        (
+            "later",
+            Instants {
+                id: 2,
+                later: Some(fine),
+                ..row.clone()
+            },
+        ),
+        (
+            "history",
+            Instants {
+                id: 3,
+                history: vec![exact, fine],
+                ..row.clone()
+            },
+        ),
+    ];
+    for (column, bad) in &cases {
+        let err = t.db.insert(bad).await.expect_err("sub-millisecond digits");
+        assert_eq!(refused_column(&err), *column);
+    }
+    // A key value bound by a read is refused the same way.
+    let err = Instants::get(&t.db, &1, &fine)
+        .await
+        .expect_err("sub-millisecond key");
+    assert_eq!(refused_column(&err), "at");
+
+    // Nothing was written: the partitions hold only the exact row.
+    for id in 1..=3 {
+        let rows = Instants::partition(&t.db, &id).await.expect("read");
+        let expected = if id == 1 { vec![row.clone()] } else { vec![] };
+        assert_eq!(rows, expected, "partition {id}");
+    }
+    // Rounded as the message says, the value round-trips exactly.
+    let rounded = Instants {
+        id: 4,
+        at: fine.trunc_subsecs(3),
+        later: Some(fine.trunc_subsecs(3)),
+        history: vec![fine.trunc_subsecs(3)],
+    };
+    t.db.insert(&rounded).await.expect("rounded");
+    assert_eq!(
+        Instants::get(&t.db, &4, &rounded.at).await.expect("read"),
+        Some(rounded)
+    );
+    t.drop_all().await;
+}

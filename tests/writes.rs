@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use cassmodel::value::Counter;
+use chrono::SubsecRound;
 use cassmodel::{Batch, CassTable, Cmp, Db, Error, Insert, Outcome};
 use futures::future::join_all;
 use models::{at, id};
@@ -27,7 +28,9 @@ mod timeslots {
         customer: Uuid,
         ttl: i32,
     ) -> cassmodel::Result<Outcome<DeliveryTimeslots>> {
-        let expiry = chrono::Utc::now() + chrono::Duration::seconds(i64::from(ttl));
+        // A CQL timestamp holds milliseconds; finer digits are refused, not truncated.
+        let expiry = (chrono::Utc::now() + chrono::Duration::seconds(i64::from(ttl)))
+            .trunc_subsecs(3);
         DeliveryTimeslots::update()
             .set_customer_id(&customer)
             .set_reservation_expiry(&expiry)

@@ -226,11 +226,17 @@ impl<'a, C> Batch<'a, C> {
         if let Some(t) = self.options.timeout {
             driver.set_request_timeout(Some(t));
         }
-        let values: Vec<&(dyn SerializeRow + Sync)> = self
-            .entries
-            .iter()
-            .map(|e| e.as_ref() as &(dyn SerializeRow + Sync))
-            .collect();
+        // Serialized before sending, so that a batch over the request limit is refused here.
+        let mut values = Vec::with_capacity(self.entries.len());
+        let mut bytes = 0;
+        for (e, p) in self.entries.iter().zip(&prepared) {
+            let v = crate::exec::serialize_for(p, &e.as_ref())?;
+            bytes += v.len();
+            values.push(v);
+        }
+        if let Some(p) = prepared.first() {
+            crate::exec::check_request_size(db, p, bytes)?;
+        }
         let res = db
             .session()
             .batch(&driver, values)

@@ -100,15 +100,16 @@ impl ErasedValue for BucketValue {
         match self {
             BucketValue::Date(d) => SerializeValue::serialize(d, typ, writer),
             BucketValue::BigInt(n) => SerializeValue::serialize(n, typ, writer),
-            BucketValue::Overflow => Err(SerializationError::new(crate::RowError::Value {
-                table: String::new(),
-                column: String::new(),
-                rust_type: "bucket",
-                detail: "the value is too close to its type's limit to have a bucket of this \
-                         width"
+            BucketValue::Overflow => Err(crate::table::value_refused(
+                "bucket",
+                "the value is too close to its type's limit to have a bucket of this width"
                     .to_owned(),
-            })),
+            )),
         }
+    }
+
+    fn rust_type(&self) -> &'static str {
+        "bucket"
     }
 }
 

@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 /// | `CASSMODEL_CONSISTENCY` | [`consistency`](ConnectOptions::consistency) | `LOCAL_QUORUM` |
 /// | `CASSMODEL_SERIAL_CONSISTENCY` | [`serial_consistency`](ConnectOptions::serial_consistency) | `LOCAL_SERIAL` |
 /// | `CASSMODEL_KEYSPACE` | [`keyspace`](ConnectOptions::keyspace) | none |
+/// | `CASSMODEL_MAX_REQUEST_SIZE` | [`max_request_size`](ConnectOptions::max_request_size) | `16MiB` |
 pub const ENV_VARS: &[&str] = &[
     crate::db::CONTACT_POINTS_ENV,
     "CASSMODEL_LOCAL_DC",
@@ -43,7 +44,13 @@ pub const ENV_VARS: &[&str] = &[
     "CASSMODEL_CONSISTENCY",
     "CASSMODEL_SERIAL_CONSISTENCY",
     "CASSMODEL_KEYSPACE",
+    "CASSMODEL_MAX_REQUEST_SIZE",
 ];
+
+/// The default of [`ConnectOptions::max_request_size`]: 16 MiB, Cassandra's default
+/// `native_transport_max_frame_size`, above which the server refuses a request ("Request is
+/// too big").
+pub const DEFAULT_MAX_REQUEST_SIZE: usize = 16 * 1024 * 1024;
 
 /// A password: never printed, in `Debug` or anywhere else.
 #[derive(Clone, PartialEq, Eq)]
@@ -91,6 +98,7 @@ pub struct ConnectOptions {
     consistency: Consistency,
     serial_consistency: Option<SerialConsistency>,
     keyspace: Option<String>,
+    max_request_size: usize,
 }
 
 impl Default for ConnectOptions {
@@ -102,7 +110,8 @@ impl Default for ConnectOptions {
 impl ConnectOptions {
     /// The defaults: the local node (`127.0.0.1:9042`, or `CASSMODEL_NODE_HOST` and
     /// `CASSMODEL_NODE_PORT` as `cassmodel-node` uses them), no credentials, no TLS, a 5 s
-    /// connect and a 30 s request timeout, `LOCAL_QUORUM` and `LOCAL_SERIAL`, no keyspace.
+    /// connect and a 30 s request timeout, `LOCAL_QUORUM` and `LOCAL_SERIAL`, no keyspace,
+    /// writes of at most 16 MiB.
     pub fn new() -> Self {
         ConnectOptions {
             contact_points: vec![local_contact_point()],
@@ -115,6 +124,7 @@ impl ConnectOptions {
             consistency: Consistency::LocalQuorum,
             serial_consistency: Some(SerialConsistency::LocalSerial),
             keyspace: None,
+            max_request_size: DEFAULT_MAX_REQUEST_SIZE,
         }
     }
 
@@ -195,6 +205,10 @@ impl ConnectOptions {
         if let Some(v) = get("CASSMODEL_KEYSPACE") {
             self.keyspace = Some(v);
         }
+        if let Some(v) = get("CASSMODEL_MAX_REQUEST_SIZE") {
+            self.max_request_size = parse_size(&v)
+                .map_err(|e| Error::Invalid(format!("CASSMODEL_MAX_REQUEST_SIZE={v:?}: {e}")))?;
+        }
         Ok(self)
     }
 
@@ -269,6 +283,15 @@ impl ConnectOptions {
         self
     }
 
+    /// The largest values, serialized, that a write may send in one request (default 16 MiB,
+    /// Cassandra's `native_transport_max_frame_size`). A larger write is refused with
+    /// [`Error::RequestTooLarge`] before it is sent, instead of being sent in full for the
+    /// server to refuse. Raise it only together with the server's limit.
+    pub fn max_request_size(mut self, bytes: usize) -> Self {
+        self.max_request_size = bytes;
+        self
+    }
+
     /// The contact points that [`connect`](Self::connect) will use.
     pub fn get_contact_points(&self) -> &[String] {
         &self.contact_points
@@ -324,7 +347,7 @@ impl ConnectOptions {
             contact_points: self.contact_points.join(","),
             source: Box::new(source),
         })?;
-        let db = Db::new(session);
+        let db = Db::new(session).with_max_request_size(self.max_request_size);
         match &self.keyspace {
             Some(ks) => db.with_keyspace(ks),
             None => Ok(db),
@@ -437,6 +460,27 @@ pub(crate) fn parse_consistency(v: &str) -> std::result::Result<Consistency, Str
     )
 }
 
+/// A size in bytes: a number, or a number with `KiB` or `MiB` (e.g. `16MiB`).
+pub(crate) fn parse_size(v: &str) -> std::result::Result<usize, String> {
+    let v = v.trim();
+    let (digits, unit) = match v.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => v.split_at(i),
+        None => (v, ""),
+    };
+    let unit = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kib" => 1024,
+        "mib" => 1024 * 1024,
+        _ => return Err("expected a number of bytes, e.g. 16777216 or 16MiB".into()),
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "expected a number of bytes, e.g. 16777216 or 16MiB".into())
+}
+
 /// `SERIAL` or `LOCAL_SERIAL`, in any case.
 pub(crate) fn parse_serial_consistency(v: &str) -> std::result::Result<SerialConsistency, String> {
     match v.trim().to_ascii_uppercase().replace('-', "_").as_str() {
@@ -491,6 +535,10 @@ pub struct ConnectArgs {
     /// Keyspace of the models that do not name one [env: CASSMODEL_KEYSPACE].
     #[arg(long, global = true)]
     pub keyspace: Option<String>,
+    /// Largest write, e.g. 16MiB; raise it only with the server's
+    /// native_transport_max_frame_size [env: CASSMODEL_MAX_REQUEST_SIZE; default: 16MiB].
+    #[arg(long, global = true, value_parser = parse_size)]
+    pub max_request_size: Option<usize>,
 }
 
 #[cfg(feature = "cli")]
@@ -557,6 +605,9 @@ impl ConnectArgs {
         if let Some(ks) = &self.keyspace {
             o = o.keyspace(ks.clone());
         }
+        if let Some(n) = self.max_request_size {
+            o = o.max_request_size(n);
+        }
         Ok(o)
     }
 }
@@ -591,6 +642,7 @@ mod tests {
                 ("CASSMODEL_CONSISTENCY", "quorum"),
                 ("CASSMODEL_SERIAL_CONSISTENCY", "serial"),
                 ("CASSMODEL_KEYSPACE", "shop"),
+                ("CASSMODEL_MAX_REQUEST_SIZE", "32MiB"),
             ]))
             .expect("valid settings");
         let expected = ConnectOptions::new()
@@ -601,7 +653,8 @@ mod tests {
             .request_timeout(Duration::from_millis(750))
             .consistency(Consistency::Quorum)
             .serial_consistency(Some(SerialConsistency::Serial))
-            .keyspace("shop");
+            .keyspace("shop")
+            .max_request_size(32 * 1024 * 1024);
         assert_eq!(o, expected);
         let debug = format!("{o:?}");
         assert!(!debug.contains("s3cret-pw"), "{debug}");
@@ -624,6 +677,10 @@ mod tests {
             ),
             (&[("CASSMODEL_CONNECT_TIMEOUT", "0s")], "longer than zero"),
             (&[("CASSMODEL_TLS_CERT", "c.pem")], "CASSMODEL_TLS_KEY"),
+            (
+                &[("CASSMODEL_MAX_REQUEST_SIZE", "16MB")],
+                "CASSMODEL_MAX_REQUEST_SIZE=\"16MB\"",
+            ),
             (
                 &[
                     ("CASSMODEL_USERNAME", "app"),
@@ -648,6 +705,12 @@ mod tests {
         assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert!(parse_duration("1h").is_err());
+        assert_eq!(parse_size("16777216"), Ok(16 * 1024 * 1024));
+        assert_eq!(parse_size("16MiB"), Ok(16 * 1024 * 1024));
+        assert_eq!(parse_size("64 KiB"), Ok(64 * 1024));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("16GB").is_err());
+        assert!(parse_size("99999999999999999999MiB").is_err());
         assert_eq!(parse_consistency("local_one"), Ok(Consistency::LocalOne));
         assert_eq!(
             parse_consistency("EACH-QUORUM"),

@@ -63,6 +63,8 @@ struct Inner {
     session: Arc<Session>,
     keyspace: Option<String>,
     keyspace_map: HashMap<String, String>,
+    /// The largest serialized values a write may send ([`ConnectOptions::max_request_size`]).
+    max_request_size: usize,
     statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
 }
 
@@ -96,22 +98,47 @@ impl std::fmt::Debug for Db {
 impl Db {
     /// Wraps an existing scylla session.
     pub fn new(session: Session) -> Self {
-        Self::from_parts(Arc::new(session), None, HashMap::new())
+        Self::from_parts(
+            Arc::new(session),
+            None,
+            HashMap::new(),
+            crate::connect::DEFAULT_MAX_REQUEST_SIZE,
+        )
     }
 
     fn from_parts(
         session: Arc<Session>,
         keyspace: Option<String>,
         keyspace_map: HashMap<String, String>,
+        max_request_size: usize,
     ) -> Self {
         Db {
             inner: Arc::new(Inner {
                 session,
                 keyspace,
                 keyspace_map,
+                max_request_size,
                 statements: RwLock::new(HashMap::default()),
             }),
         }
+    }
+
+    /// A `Db` on the same session whose writes may send up to `bytes` of values in one
+    /// request (default 16 MiB, Cassandra's `native_transport_max_frame_size`): larger writes
+    /// are refused with [`Error::RequestTooLarge`] before anything is sent. Raise it only with
+    /// the server's limit. [`ConnectOptions::max_request_size`] sets it when connecting.
+    pub fn with_max_request_size(&self, bytes: usize) -> Self {
+        Self::from_parts(
+            Arc::clone(&self.inner.session),
+            self.inner.keyspace.clone(),
+            self.inner.keyspace_map.clone(),
+            bytes,
+        )
+    }
+
+    /// The largest serialized values a write may send ([`Db::with_max_request_size`]).
+    pub fn max_request_size(&self) -> usize {
+        self.inner.max_request_size
     }
 
     /// Connects to the given `host:port` contact points, with the other settings at their
@@ -141,6 +168,7 @@ impl Db {
             Arc::clone(&self.inner.session),
             Some(keyspace.to_owned()),
             self.inner.keyspace_map.clone(),
+            self.inner.max_request_size,
         ))
     }
 
@@ -154,6 +182,7 @@ impl Db {
             Arc::clone(&self.inner.session),
             self.inner.keyspace.clone(),
             map,
+            self.inner.max_request_size,
         ))
     }
 

@@ -82,6 +82,21 @@ pub enum RowError {
         /// The field's Rust type.
         rust_type: &'static str,
     },
+    /// A value refused before it was written because the column cannot hold it exactly or
+    /// at all (a `DateTime<Utc>` with digits below the millisecond, a bucket out of range):
+    /// the value is at fault, not the schema. [`Error::kind`](crate::Error::kind) is
+    /// [`ErrorKind::InvalidRequest`].
+    #[error("table `{table}`, column `{column}` (Rust `{}`): {detail}", rust_name(.rust_type))]
+    Refused {
+        /// `keyspace.table`.
+        table: String,
+        /// The column.
+        column: String,
+        /// The value's Rust type.
+        rust_type: &'static str,
+        /// Why, and what to do.
+        detail: String,
+    },
     /// A value could not be decoded or encoded.
     #[error("table `{table}`, column `{column}` (Rust `{}`): {detail}", rust_name(.rust_type))]
     Value {
@@ -203,6 +218,22 @@ pub enum Error {
     NoKeyspace {
         /// The table.
         table: &'static str,
+    },
+    /// A write whose values are larger than the server takes in one request, refused before
+    /// anything was sent.
+    #[error(
+        "table `{table}`: the values of this write take {bytes} bytes, over the {limit}-byte \
+         limit of one request (Cassandra's `native_transport_max_frame_size`, 16 MiB by default); \
+         split the value over several rows, or raise the server's limit and \
+         `ConnectOptions::max_request_size` (CASSMODEL_MAX_REQUEST_SIZE) together"
+    )]
+    RequestTooLarge {
+        /// `keyspace.table`.
+        table: String,
+        /// The size of the serialized values.
+        bytes: usize,
+        /// The limit ([`ConnectOptions::max_request_size`](crate::ConnectOptions::max_request_size)).
+        limit: usize,
     },
     /// A contact point could not be understood.
     #[error("bad contact point `{0}`: expected host:port, e.g. 127.0.0.1:9042")]
@@ -393,8 +424,12 @@ impl Error {
     /// ```
     pub fn kind(&self) -> ErrorKind {
         let driver: &(dyn std::error::Error + 'static) = match self {
+            Error::Row(RowError::Refused { .. }) => return ErrorKind::InvalidRequest,
             Error::Row(_) => return ErrorKind::SchemaMismatch,
-            Error::NoKeyspace { .. } | Error::ContactPoint(_) | Error::Invalid(_) => {
+            Error::NoKeyspace { .. }
+            | Error::ContactPoint(_)
+            | Error::Invalid(_)
+            | Error::RequestTooLarge { .. } => {
                 return ErrorKind::InvalidRequest;
             }
             Error::Connect { source, .. } => {

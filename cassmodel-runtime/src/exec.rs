@@ -11,7 +11,9 @@ use scylla::deserialize::{DeserializationError, TypeCheckError};
 use scylla::frame::response::result::ColumnSpec;
 use scylla::response::query_result::QueryResult;
 use scylla::response::{PagingState, PagingStateResponse};
-use scylla::serialize::row::SerializeRow;
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::writers::RowWriter;
 use scylla::statement::Consistency;
 use scylla::statement::prepared::PreparedStatement;
 
@@ -111,6 +113,111 @@ impl Stmt {
     pub(crate) fn cql(&self) -> &str {
         self.get().get_statement()
     }
+}
+
+/// The values of a write, serialized once before sending so that their size is known; the
+/// driver takes the cells as they are.
+pub(crate) struct Serialized {
+    /// The cells, each as the protocol has it: an `i32` length (-1 null, -2 unset), then
+    /// its bytes.
+    cells: Vec<u8>,
+    count: usize,
+}
+
+impl SerializeRow for Serialized {
+    fn serialize(
+        &self,
+        _ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> std::result::Result<(), SerializationError> {
+        let mut rest = self.cells.as_slice();
+        for _ in 0..self.count {
+            let malformed = || {
+                SerializationError::new(crate::RowError::Value {
+                    table: String::new(),
+                    column: String::new(),
+                    rust_type: "bound values",
+                    detail: "malformed serialized values".to_owned(),
+                })
+            };
+            let (len, tail) = rest.split_first_chunk::<4>().ok_or_else(malformed)?;
+            let cell = writer.make_cell_writer();
+            rest = match i32::from_be_bytes(*len) {
+                -1 => {
+                    cell.set_null();
+                    tail
+                }
+                -2 => {
+                    cell.set_unset();
+                    tail
+                }
+                n => {
+                    let n = usize::try_from(n).map_err(|_| malformed())?;
+                    let value = tail.get(..n).ok_or_else(malformed)?;
+                    cell.set_value(value).map_err(|_| malformed())?;
+                    &tail[n..]
+                }
+            };
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl Serialized {
+    /// Their size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.cells.len()
+    }
+}
+
+/// Serializes the values of a write for `st`, with the table and column in any error.
+pub(crate) fn serialize_for(
+    st: &PreparedStatement,
+    values: &impl SerializeRow,
+) -> Result<Serialized> {
+    let specs = st.get_variable_col_specs();
+    let ctx = RowSerializationContext::from_specs(specs.as_slice());
+    let mut cells = Vec::new();
+    let mut writer = RowWriter::new(&mut cells);
+    values
+        .serialize(&ctx, &mut writer)
+        .map_err(|e| Error::execute(st.get_statement(), e))?;
+    let count = writer.value_count();
+    Ok(Serialized { cells, count })
+}
+
+/// The values of a write for `st`, refused before anything is sent when they are larger than
+/// the server takes in one request ([`Db::max_request_size`]).
+pub(crate) fn write_values(
+    db: &Db,
+    st: &PreparedStatement,
+    values: &impl SerializeRow,
+) -> Result<Serialized> {
+    let values = serialize_for(st, values)?;
+    check_request_size(db, st, values.len())?;
+    Ok(values)
+}
+
+/// Refuses `bytes` of values for `st` when they exceed the request limit.
+pub(crate) fn check_request_size(db: &Db, st: &PreparedStatement, bytes: usize) -> Result<()> {
+    if bytes <= db.max_request_size() {
+        return Ok(());
+    }
+    let table = st
+        .get_variable_col_specs()
+        .iter()
+        .next()
+        .map(crate::table::table_of)
+        .unwrap_or_else(|| st.get_statement().to_owned());
+    Err(Error::RequestTooLarge {
+        table,
+        bytes,
+        limit: db.max_request_size(),
+    })
 }
 
 /// Cassandra cannot page a query that is reversed and has `IN` on the partition key.
@@ -393,9 +500,10 @@ pub(crate) async fn execute<T: Table>(
     }
     let key_len = spec.restrictions.len();
     let st = Stmt::prepare::<T, T>(db, spec, what, &options).await?;
+    let serialized = write_values(db, st.get(), &values)?;
     let res = db
         .session()
-        .execute_unpaged(st.get(), &values)
+        .execute_unpaged(st.get(), serialized)
         .await
         .map_err(|e| Error::execute(st.cql(), e))?;
     if !lwt {

@@ -151,9 +151,10 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
             ttl: self.ttl,
             timestamp: self.timestamp,
         };
+        let serialized = crate::exec::write_values(db, st.get(), &values)?;
         let res = db
             .session()
-            .execute_unpaged(st.get(), &values)
+            .execute_unpaged(st.get(), serialized)
             .await
             .map_err(|e| Error::execute(st.cql(), e))?;
         if !if_not_exists {
@@ -256,7 +257,7 @@ impl<T: Table> SerializeRow for InsertValues<'_, T> {
             if self.unset_nulls && value.is_some_and(|v| v.is_none()) {
                 cell.set_unset();
             } else {
-                write_value(schema, i, value, spec.typ(), cell)?;
+                write_value(schema, i, value, spec, cell)?;
             }
         }
         let mut rest = specs.iter().skip(n);

@@ -119,12 +119,22 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         None
     }
 
+    /// Refuses a value its CQL type cannot hold exactly (a `DateTime<Utc>` with digits below
+    /// the millisecond), before anything is written; collections check their elements.
     #[doc(hidden)]
+    #[inline]
+    fn __check(&self) -> Result<(), SerializationError> {
+        Ok(())
+    }
+
+    #[doc(hidden)]
+    #[inline]
     fn __write<'b>(
         &self,
         typ: &ColumnType<'_>,
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.__check()?;
         SerializeValue::serialize(self, typ, writer)
     }
 
@@ -147,6 +157,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         self.__write(typ, writer)
+    }
+
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<T>()
     }
 
     fn is_none(&self) -> bool {
@@ -239,13 +253,51 @@ native! {
     CqlTimestamp => Timestamp, key yes;
     CqlDate => Date, key yes;
     CqlTime => Time, key yes;
-    chrono::DateTime<chrono::Utc> => Timestamp, key yes, bucket yes;
     chrono::NaiveDate => Date, key yes, bucket yes;
     chrono::NaiveTime => Time, key yes;
     IpAddr => Inet, key yes;
     Vec<u8> => Blob, key yes;
     CqlDuration => Duration;
     Counter => Counter;
+}
+
+/// A CQL `timestamp` holds milliseconds, so a `DateTime<Utc>` with digits below the
+/// millisecond is refused when it is bound (a [`RowError::Value`](crate::RowError) naming the
+/// table and column), never silently truncated: a row read back equals the row written.
+/// Round such a value first with chrono's `SubsecRound::trunc_subsecs(3)`.
+impl CqlMapping for chrono::DateTime<chrono::Utc> {
+    fn cql_type() -> CqlType {
+        CqlType::Native(NativeType::Timestamp)
+    }
+
+    fn __bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
+        Some(crate::bucket::BucketSource::bucket(self, rule))
+    }
+
+    #[inline]
+    fn __check(&self) -> Result<(), SerializationError> {
+        if self.timestamp_subsec_nanos().is_multiple_of(1_000_000) {
+            return Ok(());
+        }
+        Err(sub_millisecond(self))
+    }
+}
+#[diagnostic::do_not_recommend]
+impl KeyColumn for chrono::DateTime<chrono::Utc> {}
+
+#[cold]
+fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
+    use chrono::SubsecRound;
+    crate::table::value_refused(
+        "DateTime<Utc>",
+        format!(
+            "`{}` has digits below the millisecond, which a CQL timestamp cannot hold (it would \
+             be stored as `{}`); round it first with chrono's `SubsecRound::trunc_subsecs(3)`",
+            t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
+            t.trunc_subsecs(3)
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        ),
+    )
 }
 
 /// `uuid` by default; with `#[cass(cql_type = "timeuuid")]` a `Uuid` field reads and writes a
@@ -319,6 +371,10 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
         self.is_none()
     }
 
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.as_ref().map_or(Ok(()), T::__check)
+    }
+
     fn __write<'b>(
         &self,
         typ: &ColumnType<'_>,
@@ -342,6 +398,10 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
 }
 
 impl<T: CqlMapping> CqlMapping for Vec<T> {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter().try_for_each(T::__check)
+    }
+
     fn cql_type() -> CqlType {
         CqlType::List(Box::new(T::cql_type().frozen_for_nesting()))
     }
@@ -353,6 +413,10 @@ impl<T: CqlMapping> CqlMapping for Vec<T> {
 impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> CqlMapping
     for HashSet<T, S>
 {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter().try_for_each(T::__check)
+    }
+
     fn cql_type() -> CqlType {
         CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
     }
@@ -362,6 +426,10 @@ impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> C
 }
 
 impl<T: CqlMapping + Ord> CqlMapping for BTreeSet<T> {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter().try_for_each(T::__check)
+    }
+
     fn cql_type() -> CqlType {
         CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
     }
@@ -376,6 +444,11 @@ where
     V: CqlMapping,
     S: BuildHasher + Default + 'static,
 {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter()
+            .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
+    }
+
     fn cql_type() -> CqlType {
         CqlType::Map(
             Box::new(K::cql_type().frozen_for_nesting()),
@@ -389,6 +462,11 @@ where
 }
 
 impl<K: CqlMapping + Ord, V: CqlMapping> CqlMapping for BTreeMap<K, V> {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter()
+            .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
+    }
+
     fn cql_type() -> CqlType {
         CqlType::Map(
             Box::new(K::cql_type().frozen_for_nesting()),
@@ -409,6 +487,12 @@ macro_rules! tuples {
             }
             fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
                 $($t::collect_udts(out);)+
+            }
+            #[allow(non_snake_case)]
+            fn __check(&self) -> Result<(), SerializationError> {
+                let ($($t,)+) = self;
+                $($t.__check()?;)+
+                Ok(())
             }
         }
         /// Tuples are frozen in Cassandra, so a tuple of key types may be a key column.

@@ -32,14 +32,15 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
 }
 
-/// Writes column `index` of `row`, with the table and column in any error.
+/// Writes column `index` of `row` for the bind marker `spec`, with the table and column in
+/// any error.
 pub(crate) fn write_column<'b, T: Table>(
     row: &T,
     index: usize,
-    typ: &ColumnType<'_>,
+    spec: &ColumnSpec<'_>,
     writer: CellWriter<'b>,
 ) -> Result<WrittenCellProof<'b>, SerializationError> {
-    write_value(T::schema(), index, column_value(row, index), typ, writer)
+    write_value(T::schema(), index, column_value(row, index), spec, writer)
 }
 
 /// The value column `index` of `row` is written from: its field, or for a bucket column the
@@ -52,35 +53,80 @@ pub(crate) fn column_value<T: Table>(row: &T, index: usize) -> Option<&dyn Erase
 }
 
 /// Writes `value` ([`column_value`]), column `index` of a row of `schema` (`None`: a column
-/// the row does not have), with the table and column in any error.
+/// the row does not have), for the bind marker `spec`, with `keyspace.table` and the column
+/// in any error.
 pub(crate) fn write_value<'b>(
     schema: &TableSchema,
     index: usize,
     value: Option<&dyn ErasedValue>,
-    typ: &ColumnType<'_>,
+    spec: &ColumnSpec<'_>,
     writer: CellWriter<'b>,
 ) -> Result<WrittenCellProof<'b>, SerializationError> {
+    let col = schema.column(index);
+    let rust_type = col.map_or(schema.rust_name, |c| c.rust_type);
     let Some(v) = value else {
-        return Err(no_such_column(schema, index));
+        let detail = format!("`{}` has no column #{index}", schema.rust_name);
+        return Err(mismatch(spec, rust_type, detail));
     };
-    let written = match schema.columns.get(index).and_then(|c| c.bucket) {
+    let written = match col.and_then(|c| c.bucket) {
         // A bucket has no field: it is computed from its source's value.
         Some(b) => match v.source_bucket(b.rule) {
-            Some(bucket) => bucket.write_to(typ, writer),
-            None => Err(SerializationError::new(crate::RowError::Value {
-                table: String::new(),
-                column: String::new(),
-                rust_type: "bucket",
-                detail: "its source column's type has no bucket".to_owned(),
-            })),
+            Some(bucket) => bucket.write_to(spec.typ(), writer),
+            None => Err(value_refused(
+                "bucket",
+                "its source column's type has no bucket".to_owned(),
+            )),
         },
-        None => v.write_to(typ, writer),
+        None => v.write_to(spec.typ(), writer),
     };
-    written.map_err(|e| write_error(schema, index, e))
+    written.map_err(|e| write_error(spec, rust_type, e))
+}
+
+/// A value refused before it is written ([`RowError::Refused`]), for [`write_error`] to name
+/// its table and column (the detail says why and what to do).
+pub(crate) fn value_refused(rust_type: &'static str, detail: String) -> SerializationError {
+    SerializationError::new(RowError::Refused {
+        table: String::new(),
+        column: String::new(),
+        rust_type,
+        detail,
+    })
+}
+
+/// The error of writing a value of Rust type `rust_type` for the bind marker `spec`: names
+/// `keyspace.table` and the column (from the statement's metadata), and says what the value
+/// writer said (an inner [`value_refused`] stays [`RowError::Refused`], with its detail).
+#[cold]
+pub(crate) fn write_error(
+    spec: &ColumnSpec<'_>,
+    rust_type: &'static str,
+    e: SerializationError,
+) -> SerializationError {
+    match e.downcast_ref::<RowError>() {
+        Some(RowError::Refused { detail, .. }) => SerializationError::new(RowError::Refused {
+            table: table_of(spec),
+            column: spec.name().to_owned(),
+            rust_type,
+            detail: detail.clone(),
+        }),
+        Some(RowError::Value { detail, .. }) => mismatch(spec, rust_type, detail.clone()),
+        _ => mismatch(spec, rust_type, e.to_string()),
+    }
+}
+
+/// A [`RowError::Value`] for the bind marker `spec`: the value and the column do not fit.
+#[cold]
+fn mismatch(spec: &ColumnSpec<'_>, rust_type: &'static str, detail: String) -> SerializationError {
+    SerializationError::new(RowError::Value {
+        table: table_of(spec),
+        column: spec.name().to_owned(),
+        rust_type,
+        detail,
+    })
 }
 
 /// `keyspace.table` of a result column, for messages.
-fn table_of(spec: &ColumnSpec<'_>) -> String {
+pub(crate) fn table_of(spec: &ColumnSpec<'_>) -> String {
     let t = spec.table_spec();
     format!("{}.{}", t.ks_name(), t.table_name())
 }
@@ -330,27 +376,6 @@ impl<'f, 'm, R: DeserializeRow<'f, 'm>> DeserializeRow<'f, 'm> for Rows<R> {
     }
 }
 
-/// Attaches the table and column to a serialization error.
-fn write_error(schema: &TableSchema, index: usize, e: SerializationError) -> SerializationError {
-    let col = schema.column(index);
-    SerializationError::new(RowError::Value {
-        table: schema.name.to_owned(),
-        column: col.map_or_else(String::new, |c| c.name.to_owned()),
-        rust_type: col.map_or("?", |c| c.rust_type),
-        detail: e.to_string(),
-    })
-}
-
-/// Error for a column index the struct does not have (a cassmodel bug, never a panic).
-pub fn no_such_column(schema: &TableSchema, index: usize) -> SerializationError {
-    SerializationError::new(RowError::Value {
-        table: schema.name.to_owned(),
-        column: format!("#{index}"),
-        rust_type: schema.rust_name,
-        detail: "no such column".to_owned(),
-    })
-}
-
 /// Binds chosen columns of a row, in the order of `indices`: the bound values of cassmodel's
 /// own statements, whose markers are known to be in this order.
 pub struct Columns<'a, T> {
@@ -375,14 +400,14 @@ impl<T: Table> SerializeRow for Columns<'_, T> {
         let specs = ctx.columns();
         if specs.len() != self.indices.len() {
             return Err(SerializationError::new(RowError::ColumnCount {
-                table: schema.name.to_owned(),
+                table: specs.first().map(table_of).unwrap_or_default(),
                 rust: schema.rust_name,
                 expected: self.indices.len(),
                 actual: specs.len(),
             }));
         }
         for (spec, &i) in specs.iter().zip(self.indices) {
-            write_column(self.row, i, spec.typ(), writer.make_cell_writer())?;
+            write_column(self.row, i, spec, writer.make_cell_writer())?;
         }
         Ok(())
     }
@@ -402,14 +427,10 @@ pub fn serialize_by_name<T: Table>(
     let schema = T::schema();
     for spec in ctx.columns() {
         let i = schema.column_index(spec.name()).ok_or_else(|| {
-            SerializationError::new(RowError::Value {
-                table: schema.name.to_owned(),
-                column: spec.name().to_owned(),
-                rust_type: schema.rust_name,
-                detail: format!("`{}` has no field for this bind marker", schema.rust_name),
-            })
+            let detail = format!("`{}` has no field for this bind marker", schema.rust_name);
+            mismatch(spec, schema.rust_name, detail)
         })?;
-        write_column(row, i, spec.typ(), writer.make_cell_writer())?;
+        write_column(row, i, spec, writer.make_cell_writer())?;
     }
     Ok(())
 }

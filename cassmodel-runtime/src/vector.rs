@@ -222,6 +222,10 @@ impl<const N: usize> ErasedValue for [f32; N] {
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         SerializeValue::serialize(self.as_slice(), typ, writer)
     }
+
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<[f32; N]>()
+    }
 }
 
 /// A row of a vector search with its similarity to the query vector: what

@@ -1,7 +1,7 @@
 //! Bound values: what a builder method takes ([`Bound`]) and how a query's values are
 //! written in bind order.
 
-use scylla::frame::response::result::ColumnType;
+use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
@@ -19,6 +19,9 @@ pub trait ErasedValue: Sync {
         typ: &ColumnType<'_>,
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError>;
+
+    /// Its Rust type (`std::any::type_name`), for messages.
+    fn rust_type(&self) -> &'static str;
 
     /// Whether it is `None` (left unset by inserts).
     fn is_none(&self) -> bool {
@@ -43,6 +46,10 @@ impl<V: SerializeValue + Sync> ErasedValue for ListOf<'_, V> {
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         SerializeValue::serialize(self.0, typ, writer)
+    }
+
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<&[V]>()
     }
 }
 
@@ -81,6 +88,28 @@ impl<'a> Bound<'a> {
         }
     }
 
+    /// Writes the value for the bind marker `spec`, naming its table and column in an error.
+    pub(crate) fn write_for<'b>(
+        &self,
+        spec: &ColumnSpec<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.write_to(spec.typ(), writer)
+            .map_err(|e| crate::table::write_error(spec, self.rust_type(), e))
+    }
+
+    /// The Rust type of the value, for messages.
+    fn rust_type(&self) -> &'static str {
+        match self {
+            Bound::Value(v) => v.rust_type(),
+            Bound::Str(_) => "&str",
+            Bound::Index(_) => "i32",
+            Bound::Counter(_) => "i64",
+            Bound::Bucket(_) => "bucket",
+            Bound::Boxed(v) => v.rust_type(),
+        }
+    }
+
     /// The same value, borrowed (an owned adapter as a reference to it).
     pub(crate) fn reborrow(&self) -> Bound<'_> {
         match self {
@@ -111,10 +140,10 @@ impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
     ) -> Result<(), SerializationError> {
         let values = self.0.as_ref();
         if values.len() != ctx.columns().len() {
-            return Err(count_mismatch());
+            return Err(count_mismatch(ctx));
         }
         for (v, spec) in values.iter().zip(ctx.columns()) {
-            v.write_to(spec.typ(), writer.make_cell_writer())?;
+            v.write_for(spec, writer.make_cell_writer())?;
         }
         Ok(())
     }
@@ -124,9 +153,15 @@ impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
     }
 }
 
-pub(crate) fn count_mismatch() -> SerializationError {
+/// The statement has fewer bind markers than values (a cassmodel bug, never a panic).
+#[cold]
+pub(crate) fn count_mismatch(ctx: &RowSerializationContext<'_>) -> SerializationError {
     SerializationError::new(crate::RowError::Value {
-        table: String::new(),
+        table: ctx
+            .columns()
+            .first()
+            .map(crate::table::table_of)
+            .unwrap_or_default(),
         column: String::new(),
         rust_type: "bound values",
         detail: "the number of values differs from the number of bind markers".to_owned(),
@@ -158,12 +193,12 @@ impl SerializeRow for QueryValues<'_> {
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
         let mut specs = ctx.columns().iter();
-        let mut next_type = || specs.next().map(|s| s.typ()).ok_or_else(count_mismatch);
+        let mut next_spec = || specs.next().ok_or_else(|| count_mismatch(ctx));
         if let Some(ttl) = &self.ttl {
-            SerializeValue::serialize(ttl, next_type()?, writer.make_cell_writer())?;
+            SerializeValue::serialize(ttl, next_spec()?.typ(), writer.make_cell_writer())?;
         }
         if let Some(ts) = &self.timestamp {
-            SerializeValue::serialize(ts, next_type()?, writer.make_cell_writer())?;
+            SerializeValue::serialize(ts, next_spec()?.typ(), writer.make_cell_writer())?;
         }
         let score = self.ann.as_ref().filter(|_| self.score);
         for v in score
@@ -173,10 +208,10 @@ impl SerializeRow for QueryValues<'_> {
             .chain(&self.if_)
             .chain(&self.ann)
         {
-            v.write_to(next_type()?, writer.make_cell_writer())?;
+            v.write_for(next_spec()?, writer.make_cell_writer())?;
         }
         for n in self.per_partition_limit.iter().chain(&self.limit) {
-            SerializeValue::serialize(n, next_type()?, writer.make_cell_writer())?;
+            SerializeValue::serialize(n, next_spec()?.typ(), writer.make_cell_writer())?;
         }
         Ok(())
     }
