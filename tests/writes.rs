@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use cassmodel::value::Counter;
-use chrono::SubsecRound;
 use cassmodel::{Batch, CassTable, Cmp, Db, Error, Insert, Outcome};
+use chrono::SubsecRound;
 use futures::future::join_all;
 use models::{at, id};
 use uuid::Uuid;
@@ -29,8 +29,8 @@ mod timeslots {
         ttl: i32,
     ) -> cassmodel::Result<Outcome<DeliveryTimeslots>> {
         // A CQL timestamp holds milliseconds; finer digits are refused, not truncated.
-        let expiry = (chrono::Utc::now() + chrono::Duration::seconds(i64::from(ttl)))
-            .trunc_subsecs(3);
+        let expiry =
+            (chrono::Utc::now() + chrono::Duration::seconds(i64::from(ttl))).trunc_subsecs(3);
         DeliveryTimeslots::update()
             .set_customer_id(&customer)
             .set_reservation_expiry(&expiry)

@@ -148,6 +148,30 @@ pub enum NodeError {
     #[error("invalid connection settings: {0}")]
     Settings(#[from] cassmodel_runtime::Error),
 
+    /// A cluster node's address and port answer for a node that is not that cluster node.
+    #[error(
+        "{addr} answers for a node not started from {work_dir} (the single local node? stop it \
+         with `cassmodel-node stop`), so the cluster cannot start there"
+    )]
+    AddressTaken {
+        /// The contact point in use.
+        addr: String,
+        /// The cluster node's work dir.
+        work_dir: PathBuf,
+    },
+
+    /// The cluster's nodes answer CQL but do not all see each other.
+    #[error(
+        "the cluster's nodes did not all see each other within {secs} s ({missing}); see \
+         `cassmodel-node cluster logs`"
+    )]
+    NotJoined {
+        /// How long was waited, in seconds.
+        secs: u64,
+        /// Which node misses which peer.
+        missing: String,
+    },
+
     /// Another process held the start lock for too long.
     #[error(
         "waited {secs} s for the lock {path} held by another process starting or stopping the \

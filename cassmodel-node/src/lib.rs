@@ -52,6 +52,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod cluster;
 mod config;
 mod error;
 mod jars;
@@ -66,6 +67,10 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+pub use cluster::{
+    CLUSTER_HEAP, CLUSTER_SIZE, cluster_nodes, contact_points, ring_token, start_cluster,
+    stop_cluster, wait_joined,
+};
 pub use config::{
     DEFAULT_HEAP, DEFAULT_HOST, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,
     DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
@@ -226,7 +231,50 @@ pub async fn is_ready(cfg: &NodeConfig) -> bool {
 
 /// The `release_version` of the node answering on the contact point, or `None` if none answers.
 pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
+    use tokio::time::timeout;
+
+    let session = probe_session(cfg).await?;
+    let result = timeout(
+        Duration::from_secs(10),
+        session.query_unpaged("SELECT release_version FROM system.local", &[]),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    let rows = result.into_rows_result().ok()?;
+    let (version,): (String,) = rows.first_row().ok()?;
+    Some(version)
+}
+
+/// The addresses the node answering on `cfg`'s contact point lists in its `system.peers_v2`
+/// (asked of that node alone), or `None` if it does not answer.
+pub async fn peers(cfg: &NodeConfig) -> Option<Vec<std::net::Ipv4Addr>> {
+    let session = probe_session(cfg).await?;
+    let result = tokio::time::timeout(
+        Duration::from_secs(10),
+        session.query_unpaged("SELECT peer FROM system.peers_v2", &[]),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    let rows = result.into_rows_result().ok()?;
+    let peers = rows
+        .rows::<(std::net::IpAddr,)>()
+        .ok()?
+        .filter_map(|r| match r {
+            Ok((std::net::IpAddr::V4(ip),)) => Some(ip),
+            _ => None,
+        })
+        .collect();
+    Some(peers)
+}
+
+/// A driver session to the node of `cfg` only (its peers are filtered out, so that every
+/// query runs on it), logged in as [`SUPERUSER`] when it needs a login; `None` if it does not
+/// answer within a few seconds.
+async fn probe_session(cfg: &NodeConfig) -> Option<scylla::client::session::Session> {
     use scylla::client::session_builder::SessionBuilder;
+    use scylla::policies::host_filter::AllowListHostFilter;
     use tokio::time::timeout;
 
     let addr = cfg.contact_point();
@@ -240,26 +288,18 @@ pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
         Ok(Ok(_)) => {}
         _ => return None,
     }
+    let filter = AllowListHostFilter::new([addr.as_str()]).ok()?;
     let mut builder = SessionBuilder::new()
         .known_node(&addr)
+        .host_filter(std::sync::Arc::new(filter))
         .connection_timeout(Duration::from_secs(5));
     if cfg.authentication {
         builder = builder.user(SUPERUSER.0, SUPERUSER.1);
     }
-    let session = timeout(Duration::from_secs(15), builder.build())
+    timeout(Duration::from_secs(15), builder.build())
         .await
         .ok()?
-        .ok()?;
-    let result = timeout(
-        Duration::from_secs(10),
-        session.query_unpaged("SELECT release_version FROM system.local", &[]),
-    )
-    .await
-    .ok()?
-    .ok()?;
-    let rows = result.into_rows_result().ok()?;
-    let (version,): (String,) = rows.first_row().ok()?;
-    Some(version)
+        .ok()
 }
 
 /// A signal [`signal`] can send to the node.

@@ -42,6 +42,31 @@ enum Cmd {
         #[arg(default_value_t = 60)]
         lines: usize,
     },
+    /// The three-node cluster on 127.0.0.1-127.0.0.3 (same ports as the single node, which must
+    /// be stopped first).
+    Cluster {
+        #[command(subcommand)]
+        command: ClusterCmd,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ClusterCmd {
+    /// Start the nodes one after another (each reused if running) and wait until they see each
+    /// other; prints the contact points.
+    Start,
+    /// Stop the nodes started from the cluster's work dirs.
+    Stop,
+    /// Stop the nodes and delete their data and logs.
+    Reset,
+    /// Tell which nodes answer and which peers each one lists; exit status 3 unless all do.
+    Status,
+    /// Print the last lines of each node's logs.
+    Logs {
+        /// Number of lines per node.
+        #[arg(default_value_t = 30)]
+        lines: usize,
+    },
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -117,9 +142,73 @@ async fn run(cmd: Cmd) -> Result<ExitCode, NodeError> {
             }
         }
         Cmd::Logs { lines } => print!("{}", cassmodel_node::log_tail(&cfg, lines)),
+        Cmd::Cluster { command } => return cluster(&cfg, command).await,
         Cmd::Nodetool { args } => {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             print!("{}", cassmodel_node::nodetool(&cfg, &args)?);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn cluster(base: &NodeConfig, cmd: ClusterCmd) -> Result<ExitCode, NodeError> {
+    let nodes = cassmodel_node::cluster_nodes(base);
+    match cmd {
+        ClusterCmd::Start => {
+            let started = cassmodel_node::start_cluster(&nodes).await?;
+            for (cfg, s) in nodes.iter().zip(started) {
+                match s {
+                    Started::Reused => println!("{}: reused", cfg.contact_point()),
+                    Started::StartedNow { pid } => {
+                        println!("{}: started pid {pid}", cfg.contact_point())
+                    }
+                }
+            }
+            println!(
+                "contact points: {}",
+                cassmodel_node::contact_points(&nodes).join(",")
+            );
+        }
+        ClusterCmd::Stop => {
+            let n = cassmodel_node::stop_cluster(&nodes).await?;
+            println!("stopped {n} node(s)");
+        }
+        ClusterCmd::Reset => {
+            for cfg in nodes.iter().rev() {
+                cassmodel_node::reset(cfg).await?;
+            }
+            println!("reset: cluster stopped, its data and logs wiped");
+        }
+        ClusterCmd::Status => {
+            let mut all = true;
+            for cfg in &nodes {
+                let pid = cassmodel_node::running_pid(cfg)
+                    .map_or_else(|| "not started here".to_owned(), |p| format!("pid {p}"));
+                match cassmodel_node::peers(cfg).await {
+                    Some(peers) => {
+                        let peers: Vec<String> = peers.iter().map(|p| p.to_string()).collect();
+                        println!(
+                            "{}: answers ({pid}), peers: {}",
+                            cfg.contact_point(),
+                            peers.join(", ")
+                        );
+                        all &= peers.len() + 1 == nodes.len();
+                    }
+                    None => {
+                        println!("{}: does not answer ({pid})", cfg.contact_point());
+                        all = false;
+                    }
+                }
+            }
+            if !all {
+                return Ok(ExitCode::from(3));
+            }
+        }
+        ClusterCmd::Logs { lines } => {
+            for cfg in &nodes {
+                println!("#### node {}", cfg.host);
+                print!("{}", cassmodel_node::log_tail(cfg, lines));
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -14,13 +14,26 @@
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
 //! bounded in count and in time.
 //!
+//! With `--cluster`, the same checks run on the three-node cluster (127.0.0.1-127.0.0.3,
+//! started if needed; the single node must be stopped), in a keyspace with three replicas,
+//! pausing and killing node 2; before them, the checks only a cluster has:
+//!
+//! - `schema`: two concurrent migrations through different coordinators converge; `validate`
+//!   passes asked of each node alone; one schema version on all three.
+//! - `quorum`: node 3 stopped: QUORUM writes and reads and an LWT keep working, ALL is
+//!   refused as `Unavailable`; node 3 restarted: it rejoins, the same `Db` uses it again, and
+//!   every acknowledged write reads back at ALL.
+//! - `routing`: with one replica per key, every write is coordinated by the key's replica
+//!   (each node's own count of coordinated writes equals the keys it owns).
+//!
 //! ```text
-//! chaos [--only load,pause,crash] [--ops N] [--write RELIABILITY.md]
+//! chaos [--cluster] [--only load,pause,crash,...] [--ops N] [--write RELIABILITY.md]
 //! ```
 
 #![forbid(unsafe_code)]
 
 mod checks;
+mod cluster;
 mod report;
 
 use std::process::ExitCode;
@@ -41,8 +54,10 @@ pub struct Outcome {
 
 /// Everything a check needs.
 pub struct Env {
-    /// The node the checks run on (and signal).
+    /// The node the checks signal (pause, crash).
     pub node: NodeConfig,
+    /// Every node of the cluster (the single node alone without `--cluster`).
+    pub nodes: Vec<NodeConfig>,
     /// The settings of the environment, with the node's contact point.
     pub options: ConnectOptions,
     /// The keyspace of this run.
@@ -52,28 +67,29 @@ pub struct Env {
 }
 
 struct Args {
+    cluster: bool,
     only: Vec<String>,
     ops: usize,
     write: Option<std::path::PathBuf>,
 }
 
 const CHECKS: [&str; 3] = ["load", "pause", "crash"];
+const CLUSTER_CHECKS: [&str; 6] = ["schema", "quorum", "routing", "load", "pause", "crash"];
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
-        only: CHECKS.iter().map(|s| (*s).to_owned()).collect(),
+        cluster: false,
+        only: Vec::new(),
         ops: 2_000,
         write: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--cluster" => args.cluster = true,
             "--only" => {
                 let v = it.next().ok_or("--only needs a list, e.g. load,crash")?;
                 args.only = v.split(',').map(|s| s.trim().to_owned()).collect();
-                if let Some(bad) = args.only.iter().find(|c| !CHECKS.contains(&c.as_str())) {
-                    return Err(format!("unknown check `{bad}`: the checks are {CHECKS:?}"));
-                }
             }
             "--ops" => {
                 let v = it.next().ok_or("--ops needs a number")?;
@@ -86,11 +102,23 @@ fn parse_args() -> Result<Args, String> {
             "--write" => args.write = Some(it.next().ok_or("--write needs a file")?.into()),
             "-h" | "--help" => {
                 return Err(
-                    "usage: chaos [--only load,pause,crash] [--ops N] [--write FILE]".into(),
+                    "usage: chaos [--cluster] [--only load,pause,crash] [--ops N] \
+                            [--write FILE]"
+                        .into(),
                 );
             }
             other => return Err(format!("unknown argument `{other}` (see --help)")),
         }
+    }
+    let all: &[&str] = if args.cluster {
+        &CLUSTER_CHECKS
+    } else {
+        &CHECKS
+    };
+    if args.only.is_empty() {
+        args.only = all.iter().map(|s| (*s).to_owned()).collect();
+    } else if let Some(bad) = args.only.iter().find(|c| !all.contains(&c.as_str())) {
+        return Err(format!("unknown check `{bad}`: the checks are {all:?}"));
     }
     Ok(args)
 }
@@ -122,14 +150,23 @@ async fn run(args: &Args) -> Result<bool, String> {
                 .into(),
         );
     }
-    let node = NodeConfig::try_from_env().map_err(|e| e.to_string())?;
+    let base = NodeConfig::try_from_env().map_err(|e| e.to_string())?;
     let started = Instant::now();
-    cassmodel_node::ensure_running(&node)
-        .await
-        .map_err(|e| format!("the node did not start: {e}"))?;
+    let (node, nodes, replication) = if args.cluster {
+        let nodes = cassmodel_node::cluster_nodes(&base);
+        cassmodel_node::start_cluster(&nodes)
+            .await
+            .map_err(|e| format!("the cluster did not start: {e}"))?;
+        (nodes[1].clone(), nodes, cluster::rf3())
+    } else {
+        cassmodel_node::ensure_running(&base)
+            .await
+            .map_err(|e| format!("the node did not start: {e}"))?;
+        (base.clone(), vec![base], Replication::Simple(1))
+    };
     let options = ConnectOptions::from_env()
         .map_err(|e| e.to_string())?
-        .contact_points([node.contact_point()]);
+        .contact_points(cassmodel_node::contact_points(&nodes));
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() % 1_000_000_000)
@@ -137,25 +174,41 @@ async fn run(args: &Args) -> Result<bool, String> {
     let keyspace = format!("chaos_{millis}");
     let admin = options.connect().await.map_err(|e| e.to_string())?;
     admin
-        .create_keyspace(&keyspace, &Replication::Simple(1))
+        .create_keyspace(&keyspace, &replication)
         .await
         .map_err(|e| e.to_string())?;
     let env = Env {
         node,
+        nodes,
         options,
         keyspace: keyspace.clone(),
         ops_per_task: args.ops,
     };
     println!(
-        "chaos: node {} (pid {}), keyspace {keyspace}, load average {}",
+        "chaos: {} ({}), faults to {} (pid {}), keyspace {keyspace} ({}), load average {}",
+        if args.cluster {
+            "three-node cluster"
+        } else {
+            "single node"
+        },
+        cassmodel_node::contact_points(&env.nodes).join(","),
         env.node.contact_point(),
         cassmodel_node::running_pid(&env.node).map_or("?".into(), |p| p.to_string()),
+        replication.to_cql(),
         cassmodel_node::load_average()
     );
     let mut outcomes = Vec::new();
-    for name in CHECKS.iter().filter(|c| args.only.iter().any(|o| o == *c)) {
+    let all: &[&str] = if args.cluster {
+        &CLUSTER_CHECKS
+    } else {
+        &CHECKS
+    };
+    for name in all.iter().filter(|c| args.only.iter().any(|o| o == *c)) {
         let t = Instant::now();
         let outcome = match *name {
+            "schema" => cluster::schema(&env).await,
+            "quorum" => cluster::quorum(&env).await,
+            "routing" => cluster::routing(&env).await,
             "load" => checks::load(&env).await,
             "pause" => checks::pause(&env).await,
             _ => checks::crash(&env).await,
@@ -166,7 +219,7 @@ async fn run(args: &Args) -> Result<bool, String> {
             figures: format!("error: {e}"),
         });
         println!(
-            "{:<6} {:<4} {} ({:.0?})",
+            "{:<7} {:<4} {} ({:.0?})",
             outcome.name,
             if outcome.ok { "ok" } else { "FAIL" },
             outcome.figures,
@@ -178,9 +231,11 @@ async fn run(args: &Args) -> Result<bool, String> {
     if all_ok {
         // Reconnect: the crash check restarted the node under the first session.
         if let Ok(db) = env.options.connect().await {
-            let _ = db
-                .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {keyspace}"))
-                .await;
+            for ks in [keyspace.clone(), format!("{keyspace}_schema")] {
+                let _ = db
+                    .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+                    .await;
+            }
         }
     } else {
         println!("keyspace {keyspace} is kept for inspection");
@@ -193,7 +248,13 @@ async fn run(args: &Args) -> Result<bool, String> {
         cassmodel_node::load_average()
     );
     if let Some(path) = &args.write {
-        report::write_section(path, &outcomes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (target, command) = if args.cluster {
+            ("three-node cluster", "cargo xtask chaos --cluster")
+        } else {
+            ("single node", "cargo xtask chaos")
+        };
+        report::write_section(path, target, command, &outcomes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote the figures to {}", path.display());
     }
     Ok(all_ok)

@@ -4,20 +4,25 @@ use std::path::Path;
 
 use crate::Outcome;
 
-const BEGIN: &str = "<!-- chaos: single node, begin (written by `cargo xtask chaos`) -->";
-const END: &str = "<!-- chaos: single node, end -->";
-
-/// Replaces the section between [`BEGIN`] and [`END`] in `path` (appends it if absent,
-/// creates the file if missing) with a table of `outcomes`.
-pub fn write_section(path: &Path, outcomes: &[Outcome]) -> std::io::Result<()> {
+/// Replaces the section of `target` ("single node" or "three-node cluster") between its
+/// begin and end markers in `path` (appends it if absent, creates the file if missing) with a
+/// table of `outcomes`.
+pub fn write_section(
+    path: &Path,
+    target: &str,
+    command: &str,
+    outcomes: &[Outcome],
+) -> std::io::Result<()> {
+    let begin = format!("<!-- chaos: {target}, begin (written by `{command}`) -->");
+    let end = format!("<!-- chaos: {target}, end -->");
     let old = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::from("# Reliability\n"),
         Err(e) => return Err(e),
     };
     let mut section = format!(
-        "{BEGIN}\n\nLast run: `cargo xtask chaos` (a debug build) on the project's single \
-         node, on a machine with {} CPUs shared with the node; load average at the end {}.\n\n\
+        "{begin}\n\nLast run: `{command}` (a debug build) on the project's {target}, on a \
+         machine with {} CPUs shared with the nodes; load average at the end {}.\n\n\
          | check | result | figures |\n|---|---|---|\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         cassmodel_node::load_average()
@@ -31,9 +36,11 @@ pub fn write_section(path: &Path, outcomes: &[Outcome]) -> std::io::Result<()> {
         ));
     }
     section.push('\n');
-    section.push_str(END);
-    let new = match (old.find(BEGIN), old.find(END)) {
-        (Some(b), Some(e)) if b < e => format!("{}{section}{}", &old[..b], &old[e + END.len()..]),
+    section.push_str(&end);
+    // The begin marker is found without its command, which may differ between runs.
+    let begin_prefix = format!("<!-- chaos: {target}, begin");
+    let new = match (old.find(&begin_prefix), old.find(&end)) {
+        (Some(b), Some(e)) if b < e => format!("{}{section}{}", &old[..b], &old[e + end.len()..]),
         _ => format!("{}\n{section}\n", old.trim_end()),
     };
     std::fs::write(path, new)

@@ -239,9 +239,15 @@ fn test() -> ExitCode {
         }
         // Last: it pauses and kills the node (and starts it again).
         if std::env::var("CASSMODEL_CONTACT_POINTS").is_ok_and(|v| !v.trim().is_empty()) {
-            eprintln!("\nchaos checks skipped: they signal the project's own node, not a cluster");
-        } else if !run("chaos (load, pause, kill -9)", &mut chaos(&[])) {
-            failed.push("chaos");
+            eprintln!(
+                "\nchaos and cluster checks skipped: they signal the project's own nodes, not \
+                 the cluster in CASSMODEL_CONTACT_POINTS"
+            );
+        } else {
+            if !run("chaos (load, pause, kill -9)", &mut chaos(&[])) {
+                failed.push("chaos");
+            }
+            failed.extend(cluster_suite(started, &mut counts));
         }
     }
     if !run(
@@ -253,6 +259,7 @@ fn test() -> ExitCode {
         failed.push("doc");
     }
     if started && let Ok(cfg) = node_config() {
+        // Stopped already for the cluster, unless that step did not run.
         stop("local node", &cfg);
     }
     if password_started && let Ok(cfg) = &password_cfg {
@@ -269,6 +276,54 @@ fn test() -> ExitCode {
         counts.passed, counts.failed, counts.ignored
     );
     exit(failed.is_empty())
+}
+
+/// The three-node cluster on 127.0.0.1-3 (which the single node's address is part of): the
+/// single node is stopped (and started again at the end if it ran before this step), the
+/// cluster checks and the chaos checks run on the cluster (`chaos --cluster`, which starts
+/// it), then tests/writes.rs and tests/migrations.rs with the cluster's three contact points;
+/// the cluster is stopped. A single node that ran before the test run (`started_by_run`
+/// false) is started again. Returns the steps that failed.
+fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str> {
+    let mut failed = Vec::new();
+    let Ok(single) = node_config() else {
+        return vec!["cluster"];
+    };
+    let single_was_running = cassmodel_node::running_pid(&single).is_some();
+    stop("local node (its address is the cluster's first)", &single);
+    let nodes = cassmodel_node::cluster_nodes(&single);
+    if !run(
+        "cluster checks and chaos on the three-node cluster",
+        &mut chaos(&["--cluster".to_owned()]),
+    ) {
+        failed.push("cluster");
+    }
+    if nodes
+        .iter()
+        .all(|n| cassmodel_node::running_pid(n).is_some())
+    {
+        let points = cassmodel_node::contact_points(&nodes).join(",");
+        if !cargo_test(
+            "tests/writes.rs and tests/migrations.rs on the three-node cluster",
+            &["--all-features", "--test", "writes", "--test", "migrations"],
+            &[("CASSMODEL_CONTACT_POINTS", points.as_str())],
+            counts,
+        ) {
+            failed.push("tests on the cluster");
+        }
+    }
+    match block_on(cassmodel_node::stop_cluster(&nodes)) {
+        Ok(Ok(n)) => eprintln!("stopped {n} cluster node(s)"),
+        Ok(Err(e)) => eprintln!("could not stop the cluster: {e}"),
+        Err(e) => eprintln!("{e}"),
+    }
+    if single_was_running
+        && !started_by_run
+        && let Err(e) = start("local node, running before the cluster", &single)
+    {
+        eprintln!("{e}");
+    }
+    failed
 }
 
 /// `cargo run -p cassmodel-reliability -- args`: the chaos checks (see reliability/src/main.rs).
@@ -316,6 +371,12 @@ fn main() -> ExitCode {
                 .args(["run", "--quiet", "-p", "cassmodel-node", "--"])
                 .args(&args[1..]),
         )),
+        Some("cluster") => exit(run(
+            "cassmodel-node cluster",
+            cargo()
+                .args(["run", "--quiet", "-p", "cassmodel-node", "--", "cluster"])
+                .args(&args[1..]),
+        )),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
@@ -323,7 +384,9 @@ fn main() -> ExitCode {
                  test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n  \
                  demo    start or reuse the local node and run the seed-model demo\n  \
                  node    start | stop | reset | status | logs: the local Cassandra node\n  \
-                 chaos   load, pause (SIGSTOP) and kill -9 checks on the local node; writes RELIABILITY.md\n  \
+                 cluster start | stop | reset | status | logs: three nodes on 127.0.0.1-3 (stop the node first)\n  \
+                 chaos   load, pause (SIGSTOP) and kill -9 checks on the local node (--cluster: on the\n          \
+                 cluster, with the schema, quorum and routing checks); writes RELIABILITY.md\n  \
                  compile-bench   compile time of 50 derived tables against scylla's own derives"
             );
             ExitCode::from(2)

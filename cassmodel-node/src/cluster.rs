@@ -1,0 +1,148 @@
+//! A three-node cluster on this machine: nodes on 127.0.0.1, 127.0.0.2 and 127.0.0.3 with the
+//! same ports, seeded by the first and started one after another.
+
+use std::net::Ipv4Addr;
+use std::time::{Duration, Instant};
+
+use crate::config::sibling_dir;
+use crate::{NodeConfig, NodeError, Started};
+
+/// Nodes in the local cluster.
+pub const CLUSTER_SIZE: u8 = 3;
+
+/// The heap of each cluster node: three of them share the machine with the tests.
+pub const CLUSTER_HEAP: &str = "768M";
+
+/// How long [`start_cluster`] waits for every node to see the others after they answer CQL.
+const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The nodes of the local cluster, derived from `base` (the single node's configuration, e.g.
+/// [`NodeConfig::from_env`]): node `i` (1 to 3) listens on `127.0.0.i` with `base`'s CQL and
+/// storage ports, its own JMX port (`base.jmx_port + 10 + i`: Cassandra binds local JMX on
+/// 127.0.0.1 whatever the node's address), one token at `i - 1` thirds of the ring, 127.0.0.1
+/// as seed, a [`CLUSTER_HEAP`] heap and the work dir `<base work dir>-cluster/node<i>`.
+///
+/// Node 1 takes the single node's address and ports: stop the single node before starting the
+/// cluster ([`start_cluster`] refuses otherwise).
+pub fn cluster_nodes(base: &NodeConfig) -> Vec<NodeConfig> {
+    let root = sibling_dir(&base.work_dir, "cluster");
+    (1..=CLUSTER_SIZE)
+        .map(|i| {
+            let mut cfg = base.clone();
+            cfg.host = Ipv4Addr::new(127, 0, 0, i);
+            cfg.jmx_port = base.jmx_port.wrapping_add(10 + u16::from(i));
+            cfg.seeds = vec![Ipv4Addr::new(127, 0, 0, 1)];
+            cfg.initial_token = ring_token(i - 1, CLUSTER_SIZE);
+            cfg.authentication = false;
+            cfg.heap = CLUSTER_HEAP.to_owned();
+            cfg.work_dir = root.join(format!("node{i}"));
+            cfg
+        })
+        .collect()
+}
+
+/// The token of node `index` of `count` nodes spaced evenly on the Murmur3 ring
+/// (`-2^63 + index * 2^64 / count`).
+pub fn ring_token(index: u8, count: u8) -> i64 {
+    let step = (1i128 << 64) / i128::from(count.max(1));
+    let token = i128::from(i64::MIN) + i128::from(index) * step;
+    i64::try_from(token).unwrap_or(i64::MAX)
+}
+
+/// The CQL contact points of `nodes`.
+pub fn contact_points(nodes: &[NodeConfig]) -> Vec<String> {
+    nodes.iter().map(NodeConfig::contact_point).collect()
+}
+
+/// Starts the cluster's nodes one after another (each reused if it already runs from its work
+/// dir), then waits until every node lists the others as peers. Refuses, before starting
+/// anything, when a node's address and port answer for a node that is not that cluster node
+/// (the single local node on 127.0.0.1, say).
+pub async fn start_cluster(nodes: &[NodeConfig]) -> Result<Vec<Started>, NodeError> {
+    for cfg in nodes {
+        if crate::running_pid(cfg).is_none() && crate::is_ready(cfg).await {
+            return Err(NodeError::AddressTaken {
+                addr: cfg.contact_point(),
+                work_dir: cfg.work_dir.clone(),
+            });
+        }
+    }
+    let mut started = Vec::with_capacity(nodes.len());
+    for cfg in nodes {
+        started.push(crate::ensure_running(cfg).await?);
+    }
+    wait_joined(nodes, JOIN_TIMEOUT).await?;
+    Ok(started)
+}
+
+/// Waits until each node of `nodes` answers CQL and lists every other one in its
+/// `system.peers_v2` (bounded by `timeout`).
+pub async fn wait_joined(nodes: &[NodeConfig], timeout: Duration) -> Result<(), NodeError> {
+    let start = Instant::now();
+    loop {
+        let mut missing = Vec::new();
+        for cfg in nodes {
+            let peers = crate::peers(cfg).await.unwrap_or_default();
+            for other in nodes.iter().filter(|o| o.host != cfg.host) {
+                if !peers.contains(&other.host) {
+                    missing.push(format!("{} does not list {}", cfg.host, other.host));
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if start.elapsed() >= timeout {
+            return Err(NodeError::NotJoined {
+                secs: timeout.as_secs(),
+                missing: missing.join("; "),
+            });
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Stops the cluster's nodes (those started from their work dirs), last one first; returns
+/// how many were stopped.
+pub async fn stop_cluster(nodes: &[NodeConfig]) -> Result<usize, NodeError> {
+    let mut stopped = 0;
+    for cfg in nodes.iter().rev() {
+        if crate::stop(cfg).await? {
+            stopped += 1;
+        }
+    }
+    Ok(stopped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_nodes_on_their_own_addresses_and_tokens() {
+        let base = NodeConfig::from_env();
+        let nodes = cluster_nodes(&base);
+        assert_eq!(nodes.len(), 3);
+        let hosts: Vec<String> = nodes.iter().map(|n| n.host.to_string()).collect();
+        assert_eq!(hosts, ["127.0.0.1", "127.0.0.2", "127.0.0.3"]);
+        for n in &nodes {
+            assert_eq!(n.native_port, base.native_port);
+            assert_eq!(n.storage_port, base.storage_port);
+            assert_eq!(n.seeds, [Ipv4Addr::new(127, 0, 0, 1)]);
+            assert_ne!(n.work_dir, base.work_dir);
+        }
+        let jmx: std::collections::BTreeSet<u16> = nodes.iter().map(|n| n.jmx_port).collect();
+        assert_eq!(jmx.len(), 3, "JMX binds on 127.0.0.1: one port per node");
+        assert!(!jmx.contains(&base.jmx_port));
+        assert!(!jmx.contains(&base.password_protected().jmx_port));
+        let tokens: Vec<i64> = nodes.iter().map(|n| n.initial_token).collect();
+        assert_eq!(
+            tokens,
+            [
+                i64::MIN,
+                -3_074_457_345_618_258_603,
+                3_074_457_345_618_258_602
+            ]
+        );
+    }
+}
