@@ -10,6 +10,11 @@
 //!   with SIGKILL (`kill -9`) and started again: the same `Db` reconnects, the table and the
 //!   type are there and every acknowledged write reads back.
 //!
+//! - `drift`, `hostile`, `migrate`: rows that drifted from their struct (typed errors naming
+//!   the table and column, no panic), hostile identifiers and values (read back bit-for-bit,
+//!   or refused with typed errors), migrations killed half-way (rerun completes, `validate`
+//!   passes) and run twice at once.
+//!
 //! Faults are sent only to the node started from this work dir, by the pid of its pid file
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
 //! bounded in count and in time.
@@ -34,6 +39,7 @@
 
 mod checks;
 mod cluster;
+mod data;
 mod report;
 
 use std::process::ExitCode;
@@ -64,6 +70,8 @@ pub struct Env {
     pub keyspace: String,
     /// Operations per task of the load check.
     pub ops_per_task: usize,
+    /// The replication of the keyspaces the checks create.
+    pub replication: Replication,
 }
 
 struct Args {
@@ -73,8 +81,10 @@ struct Args {
     write: Option<std::path::PathBuf>,
 }
 
-const CHECKS: [&str; 3] = ["load", "pause", "crash"];
-const CLUSTER_CHECKS: [&str; 6] = ["schema", "quorum", "routing", "load", "pause", "crash"];
+const CHECKS: [&str; 6] = ["drift", "hostile", "migrate", "load", "pause", "crash"];
+const CLUSTER_CHECKS: [&str; 9] = [
+    "schema", "quorum", "routing", "drift", "hostile", "migrate", "load", "pause", "crash",
+];
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -183,6 +193,7 @@ async fn run(args: &Args) -> Result<bool, String> {
         options,
         keyspace: keyspace.clone(),
         ops_per_task: args.ops,
+        replication: replication.clone(),
     };
     println!(
         "chaos: {} ({}), faults to {} (pid {}), keyspace {keyspace} ({}), load average {}",
@@ -209,6 +220,9 @@ async fn run(args: &Args) -> Result<bool, String> {
             "schema" => cluster::schema(&env).await,
             "quorum" => cluster::quorum(&env).await,
             "routing" => cluster::routing(&env).await,
+            "drift" => data::drift(&env).await,
+            "hostile" => data::hostile(&env).await,
+            "migrate" => data::migration(&env).await,
             "load" => checks::load(&env).await,
             "pause" => checks::pause(&env).await,
             _ => checks::crash(&env).await,
