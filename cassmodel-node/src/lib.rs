@@ -231,17 +231,7 @@ pub async fn is_ready(cfg: &NodeConfig) -> bool {
 
 /// The `release_version` of the node answering on the contact point, or `None` if none answers.
 pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
-    use tokio::time::timeout;
-
-    let session = probe_session(cfg).await?;
-    let result = timeout(
-        Duration::from_secs(10),
-        session.query_unpaged("SELECT release_version FROM system.local", &[]),
-    )
-    .await
-    .ok()?
-    .ok()?;
-    let rows = result.into_rows_result().ok()?;
+    let rows = probe_query(cfg, "SELECT release_version FROM system.local").await?;
     let (version,): (String,) = rows.first_row().ok()?;
     Some(version)
 }
@@ -249,15 +239,7 @@ pub async fn release_version(cfg: &NodeConfig) -> Option<String> {
 /// The addresses the node answering on `cfg`'s contact point lists in its `system.peers_v2`
 /// (asked of that node alone), or `None` if it does not answer.
 pub async fn peers(cfg: &NodeConfig) -> Option<Vec<std::net::Ipv4Addr>> {
-    let session = probe_session(cfg).await?;
-    let result = tokio::time::timeout(
-        Duration::from_secs(10),
-        session.query_unpaged("SELECT peer FROM system.peers_v2", &[]),
-    )
-    .await
-    .ok()?
-    .ok()?;
-    let rows = result.into_rows_result().ok()?;
+    let rows = probe_query(cfg, "SELECT peer FROM system.peers_v2").await?;
     let peers = rows
         .rows::<(std::net::IpAddr,)>()
         .ok()?
@@ -267,6 +249,21 @@ pub async fn peers(cfg: &NodeConfig) -> Option<Vec<std::net::Ipv4Addr>> {
         })
         .collect();
     Some(peers)
+}
+
+/// The rows of `cql` asked of the node of `cfg` alone ([`probe_session`]), within 10 s;
+/// `None` if it does not answer.
+async fn probe_query(
+    cfg: &NodeConfig,
+    cql: &str,
+) -> Option<scylla::response::query_result::QueryRowsResult> {
+    let session = probe_session(cfg).await?;
+    tokio::time::timeout(Duration::from_secs(10), session.query_unpaged(cql, &[]))
+        .await
+        .ok()?
+        .ok()?
+        .into_rows_result()
+        .ok()
 }
 
 /// A driver session to the node of `cfg` only (its peers are filtered out, so that every

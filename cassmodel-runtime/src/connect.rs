@@ -347,7 +347,12 @@ impl ConnectOptions {
             contact_points: self.contact_points.join(","),
             source: Box::new(source),
         })?;
-        let db = Db::new(session).with_max_request_size(self.max_request_size);
+        let db = Db::from_parts(
+            std::sync::Arc::new(session),
+            None,
+            Default::default(),
+            self.max_request_size,
+        );
         match &self.keyspace {
             Some(ks) => db.with_keyspace(ks),
             None => Ok(db),

@@ -106,7 +106,7 @@ impl Db {
         )
     }
 
-    fn from_parts(
+    pub(crate) fn from_parts(
         session: Arc<Session>,
         keyspace: Option<String>,
         keyspace_map: HashMap<String, String>,

@@ -181,7 +181,8 @@ pub(crate) fn serialize_for(
 ) -> Result<Serialized> {
     let specs = st.get_variable_col_specs();
     let ctx = RowSerializationContext::from_specs(specs.as_slice());
-    let mut cells = Vec::new();
+    // Room for a typical row at once (a length and a short value per marker).
+    let mut cells = Vec::with_capacity(specs.len() * 16);
     let mut writer = RowWriter::new(&mut cells);
     values
         .serialize(&ctx, &mut writer)

@@ -67,6 +67,29 @@ async fn pinned(node: &NodeConfig, keyspace: &str) -> Result<Db, String> {
         .map_err(|e| e.to_string())
 }
 
+/// A pinned `Db` ([`pinned`]) for each of `nodes`, with the node's address.
+async fn pinned_all(nodes: &[NodeConfig], keyspace: &str) -> Result<Vec<(String, Db)>, String> {
+    let mut out = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        out.push((node.host.to_string(), pinned(node, keyspace).await?));
+    }
+    Ok(out)
+}
+
+/// The rows of a hand-written statement (system tables, virtual tables, `token()`).
+pub(crate) async fn rows_of(
+    db: &Db,
+    cql: &str,
+    values: impl scylla::serialize::row::SerializeRow,
+) -> Result<scylla::response::query_result::QueryRowsResult, String> {
+    db.session()
+        .query_unpaged(cql, values)
+        .await
+        .map_err(|e| format!("{cql}: {e}"))?
+        .into_rows_result()
+        .map_err(|e| format!("{cql}: {e}"))
+}
+
 fn models() -> Models {
     Models::new().udt::<Place>().table::<Event>()
 }
@@ -77,7 +100,8 @@ fn models() -> Models {
 pub async fn schema(env: &Env) -> Result<Outcome, String> {
     let keyspace = format!("{}_schema", env.keyspace);
     let (a, b) = (&env.nodes[0], &env.nodes[1]);
-    let (db_a, db_b) = (pinned(a, &keyspace).await?, pinned(b, &keyspace).await?);
+    let dbs = pinned_all(&env.nodes, &keyspace).await?;
+    let (db_a, db_b) = (dbs[0].1.clone(), dbs[1].1.clone());
     let started = Instant::now();
     let run = |db: Db| async move {
         Migrator::new(&db, models())
@@ -95,7 +119,7 @@ pub async fn schema(env: &Env) -> Result<Outcome, String> {
     // Schema agreement: every node reports one schema version (bounded).
     let agreement = Instant::now();
     let versions = loop {
-        let versions = schema_versions(&env.nodes).await?;
+        let versions = schema_versions(&dbs).await?;
         let distinct: std::collections::BTreeSet<_> = versions.values().collect();
         if distinct.len() == 1 || agreement.elapsed() > Duration::from_secs(60) {
             break versions;
@@ -111,43 +135,38 @@ pub async fn schema(env: &Env) -> Result<Outcome, String> {
     let mut invalid = Vec::new();
     let mut table_ids = BTreeMap::new();
     let mut written = 0;
-    for (i, node) in env.nodes.iter().enumerate() {
-        let db = pinned(node, &keyspace).await?;
-        if let Err(e) = Migrator::new(&db, models()).validate().await {
-            invalid.push(format!("{}: {e}", node.host));
+    for (i, (host, db)) in dbs.iter().enumerate() {
+        if let Err(e) = Migrator::new(db, models()).validate().await {
+            invalid.push(format!("{host}: {e}"));
         }
-        let rows = db
-            .session()
-            .query_unpaged(
-                "SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
-                (keyspace.as_str(), "cluster_events"),
-            )
-            .await
-            .map_err(|e| e.to_string())?
-            .into_rows_result()
-            .map_err(|e| e.to_string())?;
-        let (id,): (uuid::Uuid,) = rows.single_row().map_err(|e| e.to_string())?;
-        table_ids.insert(node.host.to_string(), id);
+        let (id,): (uuid::Uuid,) = rows_of(
+            db,
+            "SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+            (keyspace.as_str(), "cluster_events"),
+        )
+        .await?
+        .single_row()
+        .map_err(|e| e.to_string())?;
+        table_ids.insert(host.clone(), id);
         // A row written through each node as coordinator, at ALL: every replica takes it.
         let event = event(i32::try_from(i).unwrap_or_default());
         Insert::new(&event)
             .with_options(|o| o.consistency = Some(Consistency::All))
-            .execute(&db)
+            .execute(db)
             .await
-            .map_err(|e| format!("write through {}: {e}", node.host))?;
+            .map_err(|e| format!("write through {host}: {e}"))?;
         written += 1;
     }
     // Each node, as coordinator, reads every row at ALL.
     let mut read_back = 0;
-    for node in &env.nodes {
-        let db = pinned(node, &keyspace).await?;
+    for (host, db) in &dbs {
         for i in 0..written {
             let back = Event::select()
                 .id(&i)
                 .consistency(Consistency::All)
-                .fetch_first(&db)
+                .fetch_first(db)
                 .await
-                .map_err(|e| format!("read through {}: {e}", node.host))?;
+                .map_err(|e| format!("read through {host}: {e}"))?;
             if back == Some(event(i)) {
                 read_back += 1;
             }
@@ -207,19 +226,14 @@ fn event(id: i32) -> Event {
 }
 
 /// The `schema_version` each node reports for itself.
-async fn schema_versions(nodes: &[NodeConfig]) -> Result<BTreeMap<String, uuid::Uuid>, String> {
+async fn schema_versions(dbs: &[(String, Db)]) -> Result<BTreeMap<String, uuid::Uuid>, String> {
     let mut versions = BTreeMap::new();
-    for node in nodes {
-        let db = pinned(node, "system").await?;
-        let rows = db
-            .session()
-            .query_unpaged("SELECT schema_version FROM system.local", &[])
-            .await
-            .map_err(|e| e.to_string())?
-            .into_rows_result()
+    for (host, db) in dbs {
+        let (version,): (uuid::Uuid,) = rows_of(db, "SELECT schema_version FROM system.local", ())
+            .await?
+            .single_row()
             .map_err(|e| e.to_string())?;
-        let (version,): (uuid::Uuid,) = rows.single_row().map_err(|e| e.to_string())?;
-        versions.insert(node.host.to_string(), version);
+        versions.insert(host.clone(), version);
     }
     Ok(versions)
 }
@@ -364,24 +378,14 @@ pub async fn quorum(env: &Env) -> Result<Outcome, String> {
     })
 }
 
-/// How many requests `node` has coordinated for the keyspace's `cluster_kv` table, from its
-/// own metrics (`system_views.coordinator_write_latency` and `..._read_latency`, asked of it
-/// alone).
-async fn coordinated(node: &NodeConfig, keyspace: &str, view: &str) -> Result<i64, String> {
-    let db = pinned(node, keyspace).await?;
-    let rows = db
-        .session()
-        .query_unpaged(
-            format!(
-                "SELECT count FROM system_views.{view} WHERE keyspace_name = ? AND table_name = ?"
-            ),
-            (keyspace, "cluster_kv"),
-        )
-        .await
-        .map_err(|e| format!("{view} on {}: {e}", node.host))?
-        .into_rows_result()
-        .map_err(|e| e.to_string())?;
-    Ok(rows
+/// How many requests the node of `db` (a [`pinned`] `Db`) has coordinated for
+/// `keyspace.cluster_kv`, from its own metrics (`system_views.coordinator_write_latency` or
+/// `..._read_latency`).
+async fn coordinated(db: &Db, keyspace: &str, view: &str) -> Result<i64, String> {
+    let cql =
+        format!("SELECT count FROM system_views.{view} WHERE keyspace_name = ? AND table_name = ?");
+    Ok(rows_of(db, &cql, (keyspace, "cluster_kv"))
+        .await?
         .maybe_first_row::<(i64,)>()
         .map_err(|e| e.to_string())?
         .map_or(0, |(n,)| n))
@@ -396,14 +400,15 @@ async fn coordinates_again(
 ) -> Result<Option<Duration>, String> {
     let keyspace = db.keyspace().ok_or("no keyspace")?.to_owned();
     let view = "coordinator_read_latency";
-    let before = coordinated(node, &keyspace, view).await?;
+    let own = pinned(node, &keyspace).await?;
+    let before = coordinated(&own, &keyspace, view).await?;
     let start = Instant::now();
     while start.elapsed() < timeout {
         for key in 0..30 {
             // Errors count as not coordinated yet; the end check catches lost writes.
             let _ = Kv::select().key(&key).fetch_first(db).await;
         }
-        if coordinated(node, &keyspace, view).await? > before {
+        if coordinated(&own, &keyspace, view).await? > before {
             return Ok(Some(start.elapsed()));
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -428,16 +433,26 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
         .map_err(|e| e.to_string())?;
     let db = admin.with_keyspace(&keyspace).map_err(|e| e.to_string())?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
-    let before = coordinator_writes(env, &keyspace).await?;
-    let mut owned: BTreeMap<String, i64> = BTreeMap::new();
+    let dbs = pinned_all(&env.nodes, &keyspace).await?;
+    let before = coordinator_writes(&dbs, &keyspace).await?;
     for key in 0..N {
         db.insert(&kv(key, "routed"))
             .await
             .map_err(|e| format!("insert {key}: {e}"))?;
-        let token = token_of(&db, key).await?;
+    }
+    let after = coordinator_writes(&dbs, &keyspace).await?;
+    // Each key's token as the server computes it (one scan, after the writes were counted).
+    let mut owned: BTreeMap<String, i64> = BTreeMap::new();
+    let tokens = rows_of(
+        &db,
+        &format!("SELECT token(key) FROM {keyspace}.cluster_kv"),
+        (),
+    )
+    .await?;
+    for t in tokens.rows::<(i64,)>().map_err(|e| e.to_string())? {
+        let (token,) = t.map_err(|e| e.to_string())?;
         *owned.entry(owner(&env.nodes, token)).or_default() += 1;
     }
-    let after = coordinator_writes(env, &keyspace).await?;
     let counted: BTreeMap<String, i64> = after
         .iter()
         .map(|(h, n)| (h.clone(), n - before.get(h).copied().unwrap_or(0)))
@@ -462,32 +477,16 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
 }
 
 /// Each node's count of writes it coordinated for `keyspace.cluster_kv`.
-async fn coordinator_writes(env: &Env, keyspace: &str) -> Result<BTreeMap<String, i64>, String> {
+async fn coordinator_writes(
+    dbs: &[(String, Db)],
+    keyspace: &str,
+) -> Result<BTreeMap<String, i64>, String> {
     let mut out = BTreeMap::new();
-    for node in &env.nodes {
-        let n = coordinated(node, keyspace, "coordinator_write_latency").await?;
-        out.insert(node.host.to_string(), n);
+    for (host, db) in dbs {
+        let n = coordinated(db, keyspace, "coordinator_write_latency").await?;
+        out.insert(host.clone(), n);
     }
     Ok(out)
-}
-
-/// The Murmur3 token of `key`, as the server computes it.
-async fn token_of(db: &Db, key: i32) -> Result<i64, String> {
-    let rows = db
-        .session()
-        .query_unpaged(
-            format!(
-                "SELECT token(key) FROM {}.cluster_kv WHERE key = ?",
-                db.keyspace().unwrap_or_default()
-            ),
-            (key,),
-        )
-        .await
-        .map_err(|e| e.to_string())?
-        .into_rows_result()
-        .map_err(|e| e.to_string())?;
-    let (t,): (i64,) = rows.single_row().map_err(|e| e.to_string())?;
-    Ok(t)
 }
 
 /// The node owning `token` with one replica: the first node whose token is at or after it,

@@ -319,19 +319,11 @@ pub async fn hostile(env: &Env) -> Result<Outcome, String> {
         Err(Error::Row(RowError::Refused { .. })) => refusals.push("sub-millisecond timestamp"),
         other => return Err(format!("a sub-millisecond timestamp: {other:?}")),
     }
-    let count = db
-        .session()
-        .query_unpaged(
-            format!("SELECT COUNT(*) FROM {}.\"chaos_select\"", env.keyspace),
-            &[],
-        )
-        .await
-        .map_err(|e| e.to_string())?
-        .into_rows_result()
-        .map_err(|e| e.to_string())?
+    let cql = format!("SELECT COUNT(*) FROM {}.\"chaos_select\"", env.keyspace);
+    let (count,) = crate::cluster::rows_of(&db, &cql, ())
+        .await?
         .single_row::<(i64,)>()
-        .map_err(|e| e.to_string())?
-        .0;
+        .map_err(|e| e.to_string())?;
     let ok = differing == 0 && refusals.len() == 4 && count == rows.len() as i64;
     Ok(Outcome {
         name: "hostile",
@@ -404,6 +396,11 @@ pub struct OrderByStatus {
     placed: i32,
 }
 
+/// The second version of the migration check's models.
+fn v2_models() -> Models {
+    Models::new().table::<OrderV2>().table::<OrderByStatus>()
+}
+
 /// Migrations cut short: for each of 8 rounds, in a keyspace of its own, the models' first
 /// version is applied, then the second version's apply is killed (its task aborted, requests
 /// in flight) after 0 to 700 ms; the same apply run again must complete, and `validate`
@@ -422,42 +419,23 @@ pub async fn migration(env: &Env) -> Result<Outcome, String> {
             .apply()
             .await
             .map_err(|e| format!("round {round}, first version: {e}"))?;
-        let v2 = || Models::new().table::<OrderV2>().table::<OrderByStatus>();
-        let total = Migrator::new(&db, v2())
-            .plan()
-            .await
-            .map_err(|e| e.to_string())?
-            .steps
-            .len();
+        let v2 = Migrator::new(&db, v2_models()).replication(env.replication.clone());
+        let total = v2.plan().await.map_err(|e| e.to_string())?.steps.len();
         let killed = {
-            let db = db.clone();
-            let models = v2();
-            let replication = env.replication.clone();
-            tokio::spawn(async move {
-                Migrator::new(&db, models)
-                    .replication(replication)
-                    .apply()
-                    .await
-            })
+            let v2 = v2.clone();
+            tokio::spawn(async move { v2.apply().await })
         };
         tokio::time::sleep(Duration::from_millis(round * 100)).await;
         killed.abort();
         let _ = killed.await;
-        let left = Migrator::new(&db, v2())
-            .plan()
-            .await
-            .map_err(|e| e.to_string())?
-            .steps
-            .len();
+        let left = v2.plan().await.map_err(|e| e.to_string())?.steps.len();
         steps_before_kill.push(total - left.min(total));
-        let report = Migrator::new(&db, v2())
-            .replication(env.replication.clone())
+        let report = v2
             .apply()
             .await
             .map_err(|e| format!("round {round}, apply after the kill: {e}"))?;
         rerun_steps.push(report.applied.len() + report.already_applied.len());
-        Migrator::new(&db, v2())
-            .validate()
+        v2.validate()
             .await
             .map_err(|e| format!("round {round}, validate after the rerun: {e}"))?;
         let _ = admin
@@ -467,19 +445,8 @@ pub async fn migration(env: &Env) -> Result<Outcome, String> {
     // Two processes' worth of applies at once, from nothing.
     let ks = format!("{}_migc", env.keyspace);
     let db = admin.with_keyspace(&ks).map_err(|e| e.to_string())?;
-    let apply = |db: Db| {
-        let replication = env.replication.clone();
-        async move {
-            Migrator::new(
-                &db,
-                Models::new().table::<OrderV2>().table::<OrderByStatus>(),
-            )
-            .replication(replication)
-            .apply()
-            .await
-        }
-    };
-    let (a, b) = tokio::join!(apply(db.clone()), apply(db.clone()));
+    let v2 = Migrator::new(&db, v2_models()).replication(env.replication.clone());
+    let (a, b) = tokio::join!(v2.apply(), v2.apply());
     let concurrent = match (&a, &b) {
         (Ok(a), Ok(b)) => format!(
             "{} + {} statements run, {} + {} found applied",
@@ -490,12 +457,7 @@ pub async fn migration(env: &Env) -> Result<Outcome, String> {
         ),
         _ => format!("failed: {:?} / {:?}", a.as_ref().err(), b.as_ref().err()),
     };
-    let valid = Migrator::new(
-        &db,
-        Models::new().table::<OrderV2>().table::<OrderByStatus>(),
-    )
-    .validate()
-    .await;
+    let valid = v2.validate().await;
     let _ = admin
         .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
         .await;
