@@ -311,9 +311,14 @@ impl ErrorKind {
             // Cassandra answers a statement on a table, keyspace or column it does not know
             // with INVALID; these are its messages for them.
             DbError::Invalid
-                if ["unconfigured table", "Undefined column", "does not exist"]
-                    .iter()
-                    .any(|m| message.contains(m)) =>
+                if [
+                    "unconfigured table",
+                    "Undefined column",
+                    "does not exist",
+                    "doesn't exist",
+                ]
+                .iter()
+                .any(|m| message.contains(m)) =>
             {
                 ErrorKind::SchemaMismatch
             }
@@ -576,6 +581,7 @@ mod tests {
         let invalid = |m: &str| attempt(DbError::Invalid, m);
         assert!(invalid("unconfigured table readings").is_schema_mismatch());
         assert!(invalid("Undefined column name nope in table ks.t").is_schema_mismatch());
+        assert!(invalid("Table 'orders' doesn't exist").is_schema_mismatch());
         assert!(invalid("A TTL must be greater or equal to 0, but was -5").is_invalid_request());
     }
 }

@@ -404,7 +404,7 @@ fn v2_models() -> Models {
 /// Migrations cut short: for each of 8 rounds, in a keyspace of its own, the models' first
 /// version is applied, then the second version's apply is killed (its task aborted, requests
 /// in flight) after 0 to 700 ms; the same apply run again must complete, and `validate`
-/// pass. Then two applies of the second version run at once on a fresh keyspace.
+/// pass. Then, four times, two applies of the second version run at once on a fresh keyspace.
 pub async fn migration(env: &Env) -> Result<Outcome, String> {
     let admin = connect(env, None).await?;
     let mut steps_before_kill = Vec::new();
@@ -442,35 +442,45 @@ pub async fn migration(env: &Env) -> Result<Outcome, String> {
             .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
             .await;
     }
-    // Two processes' worth of applies at once, from nothing.
-    let ks = format!("{}_migc", env.keyspace);
-    let db = admin.with_keyspace(&ks).map_err(|e| e.to_string())?;
-    let v2 = Migrator::new(&db, v2_models()).replication(env.replication.clone());
-    let (a, b) = tokio::join!(v2.apply(), v2.apply());
-    let concurrent = match (&a, &b) {
-        (Ok(a), Ok(b)) => format!(
-            "{} + {} statements run, {} + {} found applied",
-            a.applied.len(),
-            b.applied.len(),
-            a.already_applied.len(),
-            b.already_applied.len()
-        ),
-        _ => format!("failed: {:?} / {:?}", a.as_ref().err(), b.as_ref().err()),
-    };
-    let valid = v2.validate().await;
-    let _ = admin
-        .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
-        .await;
-    let ok = a.is_ok() && b.is_ok() && valid.is_ok();
+    // Two processes' worth of applies at once, from nothing, in 4 fresh keyspaces.
+    let mut concurrent = Vec::new();
+    let mut failures = Vec::new();
+    for pair in 0..4 {
+        let ks = format!("{}_migc{pair}", env.keyspace);
+        let db = admin.with_keyspace(&ks).map_err(|e| e.to_string())?;
+        let v2 = Migrator::new(&db, v2_models()).replication(env.replication.clone());
+        let (a, b) = tokio::join!(v2.apply(), v2.apply());
+        match (a, b) {
+            (Ok(a), Ok(b)) => concurrent.push(format!(
+                "{}+{} run/{}+{} found",
+                a.applied.len(),
+                b.applied.len(),
+                a.already_applied.len(),
+                b.already_applied.len()
+            )),
+            (a, b) => failures.push(format!("{:?} / {:?}", a.err(), b.err())),
+        }
+        if let Err(e) = v2.validate().await {
+            failures.push(format!("validate: {e}"));
+        }
+        let _ = admin
+            .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+            .await;
+    }
+    let ok = failures.is_empty();
     Ok(Outcome {
         name: "migrate",
         ok,
         figures: format!(
             "{rounds} applies killed after 0-{} ms, having run {steps_before_kill:?} of their \
              steps; each rerun completed ({rerun_steps:?} steps run or found applied) and \
-             validate passed; 2 concurrent applies on a new keyspace: {concurrent}, validate {}",
+             validate passed; 4 pairs of concurrent applies on new keyspaces: {}",
             (rounds - 1) * 100,
-            if valid.is_ok() { "passed" } else { "FAILED" },
+            if ok {
+                format!("{} statements, validate passed", concurrent.join(", "))
+            } else {
+                format!("FAILED: {}", failures.join("; "))
+            },
         ),
     })
 }

@@ -1,6 +1,6 @@
 //! Running a plan: each step in order, skipped when the cluster already has it (another
 //! process, or an earlier run that was interrupted, applied it), run with an idempotent
-//! statement otherwise, then schema agreement before the next step.
+//! statement otherwise; then, either way, schema agreement before the next step.
 
 use super::MigrationError;
 use super::live::LiveSchema;
@@ -18,28 +18,61 @@ pub struct ApplyReport {
     pub already_applied: Vec<Step>,
 }
 
+/// How often a step refused because the schema has not reached its coordinator yet is tried.
+const STEP_ATTEMPTS: usize = 5;
+/// The pause before the second attempt of such a step; it grows by as much each time
+/// (at most 2 s in all).
+const STEP_BACKOFF: std::time::Duration = std::time::Duration::from_millis(200);
+
 pub(crate) async fn apply_steps(db: &Db, steps: &[Step]) -> Result<ApplyReport, MigrationError> {
     let mut report = ApplyReport::default();
     for step in steps {
-        let live = LiveSchema::read(db.session(), &[step.change.keyspace()]).await?;
-        if step.change.is_done(&live) {
+        let mut attempt = 1;
+        let done = loop {
+            let live = LiveSchema::read(db.session(), &[step.change.keyspace()]).await?;
+            if step.change.is_done(&live) {
+                break true;
+            }
+            match db.execute_ddl(&step.cql).await {
+                Ok(()) => break false,
+                // Another process's change (the table this index is on, created through
+                // another coordinator at the same moment) has not reached this coordinator
+                // yet: wait for agreement and look again. Every step is idempotent.
+                Err(e) if e.is_schema_mismatch() && attempt < STEP_ATTEMPTS => {
+                    await_agreement(db, step).await?;
+                    // Agreement can be reported while a node still merges two concurrent
+                    // definitions of one table: give it a little longer each time.
+                    tokio::time::sleep(STEP_BACKOFF * u32::try_from(attempt).unwrap_or(1)).await;
+                    attempt += 1;
+                }
+                Err(source) => {
+                    return Err(MigrationError::Step {
+                        description: step.description.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        };
+        // Also for a step found done: another process may have applied it a moment ago, and
+        // the node that runs the next step may not know it yet.
+        await_agreement(db, step).await?;
+        if done {
             report.already_applied.push(step.clone());
-            continue;
+        } else {
+            report.applied.push(step.clone());
         }
-        db.execute_ddl(&step.cql)
-            .await
-            .map_err(|source| MigrationError::Step {
-                description: step.description.clone(),
-                source: Box::new(source),
-            })?;
-        db.session()
-            .await_schema_agreement()
-            .await
-            .map_err(|e| MigrationError::Step {
-                description: format!("{} (waiting for schema agreement)", step.description),
-                source: Box::new(crate::Error::Driver(Box::new(e))),
-            })?;
-        report.applied.push(step.clone());
     }
     Ok(report)
+}
+
+/// Waits until every node reports the same schema version.
+async fn await_agreement(db: &Db, step: &Step) -> Result<(), MigrationError> {
+    db.session()
+        .await_schema_agreement()
+        .await
+        .map(|_| ())
+        .map_err(|e| MigrationError::Step {
+            description: format!("{} (waiting for schema agreement)", step.description),
+            source: Box::new(crate::Error::Driver(Box::new(e))),
+        })
 }
