@@ -362,6 +362,18 @@
 //! ## Types
 //!
 //! See [`CqlMapping`] for the Rust-to-CQL mapping and how to extend it.
+//!
+//! ## Connecting, and the cargo features
+//!
+//! [`ConnectOptions`] holds every connection setting (contact points, local data centre,
+//! credentials, TLS, time-outs, consistency, keyspace); [`Db::connect_from_env`] reads them from
+//! the `CASSMODEL_*` variables in [`ENV_VARS`]. Features:
+//!
+//! - `tls`: TLS connections (the scylla driver's rustls 0.23 support), set with
+//!   [`ConnectOptions::tls_ca`] and [`ConnectOptions::tls_client_cert`] or
+//!   `CASSMODEL_TLS_CA`, `CASSMODEL_TLS_CERT`, `CASSMODEL_TLS_KEY`. Without it, TLS settings
+//!   are refused with an error.
+//! - `cli`: the ready-made migration command-line tool, `migrate::cli`.
 
 pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
 

@@ -225,3 +225,170 @@ async fn refused_credentials_are_typed_and_never_printed() {
     assert_eq!(err.kind(), ErrorKind::Authentication, "{err}");
     assert!(err.to_string().contains("credentials"), "{err}");
 }
+
+/// Every connection of `role` open on the node, from `system_views.clients`: whether it uses
+/// TLS, and the protocol.
+#[cfg(feature = "tls")]
+async fn connections_of(db: &Db, role: &str) -> Vec<(bool, Option<String>)> {
+    use futures::TryStreamExt;
+    let cql = "SELECT username, ssl_enabled, ssl_protocol FROM system_views.clients";
+    let rows: Vec<(Option<String>, Option<bool>, Option<String>)> = db
+        .session()
+        .query_iter(cql, ())
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"))
+        .rows_stream()
+        .expect("client rows")
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    rows.into_iter()
+        .filter(|(user, _, _)| user.as_deref() == Some(role))
+        .map(|(_, ssl, protocol)| (ssl.unwrap_or(false), protocol))
+        .collect()
+}
+
+/// TLS (feature `tls`): the node also takes TLS connections, with a client certificate signed
+/// by its authority. The same settings from code, from the environment's variables and from
+/// the CLI's flags connect over TLS, and the node lists every connection of the role as TLS.
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn tls_settings_work_from_code_environment_and_cli() {
+    let cfg = password_node().await;
+    let tls = cfg.tls_files();
+    let (ks, role, password) = app_role(&cfg).await;
+    let point = cfg.contact_point();
+    let path = |p: &std::path::Path| p.display().to_string();
+
+    // Code.
+    let from_code = ConnectOptions::new()
+        .contact_points([point.clone()])
+        .credentials(role.clone(), password.clone())
+        .tls_ca(&tls.ca)
+        .tls_client_cert(&tls.client_cert, &tls.client_key)
+        .keyspace(ks.clone())
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("TLS from code: {e}"));
+    from_code
+        .create_table::<Account>()
+        .await
+        .unwrap_or_else(|e| panic!("CREATE TABLE over TLS: {e}"));
+    write_and_read(&from_code, 1).await;
+
+    // The environment's variables.
+    let vars = [
+        ("CASSMODEL_CONTACT_POINTS", point.clone()),
+        ("CASSMODEL_USERNAME", role.clone()),
+        ("CASSMODEL_PASSWORD", password.clone()),
+        ("CASSMODEL_KEYSPACE", ks.clone()),
+        ("CASSMODEL_TLS_CA", path(&tls.ca)),
+        ("CASSMODEL_TLS_CERT", path(&tls.client_cert)),
+        ("CASSMODEL_TLS_KEY", path(&tls.client_key)),
+    ];
+    let from_env = ConnectOptions::new()
+        .apply_env(&|name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.clone())
+        })
+        .unwrap_or_else(|e| panic!("TLS settings from the environment: {e}"))
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("TLS from the environment's settings: {e}"));
+    write_and_read(&from_env, 2).await;
+
+    // Every connection of the role, from both, is a TLS one.
+    let admin = admin(&cfg).await;
+    let conns = connections_of(&admin, &role).await;
+    assert!(
+        conns.len() >= 2,
+        "expected the connections of both sessions, got {conns:?}"
+    );
+    assert!(
+        conns
+            .iter()
+            .all(|(ssl, p)| *ssl && p.as_deref().is_some_and(|p| p.starts_with("TLS"))),
+        "a connection of {role} is not TLS: {conns:?}"
+    );
+
+    // The CLI's flags.
+    let pw_file = std::env::temp_dir().join(format!("{ks}.tls.password"));
+    std::fs::write(&pw_file, format!("{password}\n")).expect("password file");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let args = [
+        "migrate",
+        "--contact-points",
+        &point,
+        "--username",
+        &role,
+        "--password-file",
+        &path(&pw_file),
+        "--tls-ca",
+        &path(&tls.ca),
+        "--tls-cert",
+        &path(&tls.client_cert),
+        "--tls-key",
+        &path(&tls.client_key),
+        "--keyspace",
+        &ks,
+        "validate",
+    ]
+    .map(str::to_owned);
+    let exit = cli::run(args, Models::new().table::<Account>(), &mut out, &mut err).await;
+    let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+    assert_eq!(
+        exit,
+        cli::Exit::Ok,
+        "migrate validate over TLS: {out}\n{err}"
+    );
+    let _ = std::fs::remove_file(&pw_file);
+
+    from_code
+        .execute_ddl(&format!("DROP KEYSPACE {ks}"))
+        .await
+        .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
+    admin
+        .execute_ddl(&format!("DROP ROLE {role}"))
+        .await
+        .unwrap_or_else(|e| panic!("DROP ROLE {role}: {e}"));
+}
+
+/// A node certificate not signed by the given authority, and a TLS connection without the
+/// client certificate the node requires, are refused with a hint that names the setting to fix
+/// (and never fall back to plain text).
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn refused_tls_handshakes_say_what_to_fix() {
+    let cfg = password_node().await;
+    let tls = cfg.tls_files();
+    let base = || {
+        ConnectOptions::new()
+            .contact_points([cfg.contact_point()])
+            .credentials(SUPERUSER.0, SUPERUSER.1)
+            .connect_timeout(std::time::Duration::from_secs(3))
+    };
+
+    let err = base()
+        .tls_ca(&tls.untrusted_ca)
+        .tls_client_cert(&tls.client_cert, &tls.client_key)
+        .connect()
+        .await
+        .expect_err("a node certificate from another authority must be refused");
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("not signed by the certificate authority given"),
+        "{msg}"
+    );
+    assert!(msg.contains("CASSMODEL_TLS_CA"), "{msg}");
+
+    let err = base()
+        .tls_ca(&tls.ca)
+        .connect()
+        .await
+        .expect_err("a TLS connection without a client certificate must be refused");
+    let msg = err.to_string();
+    assert!(msg.contains("requires a client certificate"), "{msg}");
+    assert!(msg.contains("CASSMODEL_TLS_CERT"), "{msg}");
+}

@@ -34,6 +34,7 @@ pub fn cluster_nodes(base: &NodeConfig) -> Vec<NodeConfig> {
             cfg.seeds = vec![Ipv4Addr::new(127, 0, 0, 1)];
             cfg.initial_token = ring_token(i - 1, CLUSTER_SIZE);
             cfg.authentication = false;
+            cfg.tls = false;
             cfg.heap = CLUSTER_HEAP.to_owned();
             cfg.work_dir = root.join(format!("node{i}"));
             cfg

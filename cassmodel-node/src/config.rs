@@ -56,6 +56,11 @@ pub struct NodeConfig {
     /// Password authentication (`PasswordAuthenticator`, `CassandraAuthorizer`): clients must
     /// log in; the superuser is [`SUPERUSER`].
     pub authentication: bool,
+    /// TLS on the CQL port (`client_encryption_options`, with Cassandra's PEM keystore), beside
+    /// plain connections (`optional: true`): a TLS client must present a certificate signed
+    /// by the node's authority (`require_client_auth`). The certificates are generated into
+    /// `<work_dir>/tls/` on the first start ([`tls_files`](Self::tls_files)).
+    pub tls: bool,
     /// Jar cache root: the jars go to `<cache_dir>/cassandra-<version>/lib`.
     pub cache_dir: PathBuf,
     /// The node's own folder: `conf/`, `data/`, `logs/`, the pid file and the lock file.
@@ -171,6 +176,7 @@ impl NodeConfig {
             seeds: Vec::new(),
             initial_token: 0,
             authentication: false,
+            tls: false,
             cache_dir,
             work_dir,
             java_home,
@@ -185,7 +191,8 @@ impl NodeConfig {
     }
 
     /// The password-protected node the test suite logs in to: this configuration on
-    /// [`PASSWORD_NODE_HOST`] (127.0.0.4), with [`authentication`](Self::authentication), its
+    /// [`PASSWORD_NODE_HOST`] (127.0.0.4), with [`authentication`](Self::authentication) and
+    /// [`tls`](Self::tls) (plain connections are accepted too), its
     /// own JMX port (`jmx_port + 3`), a 512 MB heap and its own work dir
     /// (`<work_dir>-password`).
     pub fn password_protected(&self) -> NodeConfig {
@@ -195,10 +202,17 @@ impl NodeConfig {
         cfg.seeds = Vec::new();
         cfg.initial_token = 0;
         cfg.authentication = true;
+        cfg.tls = true;
         // A few logins and small tables: half the default heap is plenty.
         cfg.heap = "512M".into();
         cfg.work_dir = sibling_dir(&self.work_dir, "password");
         cfg
+    }
+
+    /// Where the certificates of a node with [`tls`](Self::tls) are (`<work_dir>/tls/`): the
+    /// authority a client trusts, the client certificate and key it presents.
+    pub fn tls_files(&self) -> crate::TlsFiles {
+        crate::TlsFiles::in_dir(&self.work_dir.join("tls"))
     }
 
     /// The folder holding this version's jars: `<cache_dir>/cassandra-<version>/lib`.

@@ -183,6 +183,13 @@ pub enum NodeError {
         /// How long was waited, in seconds.
         secs: u64,
     },
+
+    /// The TLS certificates of a node with `tls` could not be generated.
+    #[error(
+        "could not generate the node's TLS certificates: {0}; delete the node's `tls` folder \
+         and start it again"
+    )]
+    Certificate(String),
 }
 
 impl NodeError {

@@ -60,6 +60,7 @@ mod java;
 mod launch;
 mod lock;
 mod process;
+mod tls;
 
 use std::fs;
 use std::io::{Read, Seek, SeekFrom};
@@ -76,6 +77,7 @@ pub use config::{
     DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
 };
 pub use error::NodeError;
+pub use tls::TlsFiles;
 
 /// How [`ensure_running`] got a running node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

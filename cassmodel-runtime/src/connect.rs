@@ -232,14 +232,21 @@ impl ConnectOptions {
         self
     }
 
-    /// TLS, trusting the certificate authority in this PEM file.
+    /// TLS, trusting the certificate authority in this PEM file (feature `tls`; without it,
+    /// [`connect`](Self::connect) refuses TLS settings with an error rather than connecting in
+    /// plain text).
+    ///
+    /// Each node's certificate must be signed by this authority and list the node's IP address
+    /// as a subject alternative name: the driver connects to nodes by address and checks it.
+    /// A refused handshake is [`Error::Connect`] with a hint that names the cause.
     pub fn tls_ca(mut self, ca_pem: impl Into<PathBuf>) -> Self {
         self.tls_ca = Some(ca_pem.into());
         self
     }
 
-    /// A client certificate and its private key (PEM files), for a cluster that requires
-    /// them (`require_client_auth`); needs [`tls_ca`](Self::tls_ca).
+    /// A client certificate and its private key (PEM files; the key unencrypted, PKCS#8,
+    /// PKCS#1 or SEC1), for a cluster that requires them (`require_client_auth`); needs
+    /// [`tls_ca`](Self::tls_ca).
     pub fn tls_client_cert(
         mut self,
         cert_pem: impl Into<PathBuf>,

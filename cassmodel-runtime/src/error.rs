@@ -1,6 +1,8 @@
 //! Errors.
 
 use scylla::deserialize::{DeserializationError, TypeCheckError};
+#[cfg(feature = "tls")]
+use scylla::errors::{BrokenConnectionError, BrokenConnectionErrorKind, FrameHeaderParseError};
 use scylla::errors::{
     ConnectionError, ConnectionPoolError, ConnectionSetupRequestError,
     ConnectionSetupRequestErrorKind, DbError, ExecutionError, IntoRowsResultError,
@@ -245,6 +247,10 @@ pub enum Error {
 
 /// The advice of a connection error, by its cause.
 fn connect_hint(source: &NewSessionError) -> String {
+    #[cfg(feature = "tls")]
+    if let Some(tls) = tls_failure(source) {
+        return tls_hint(tls);
+    }
     match kind_of(source) {
         Some(ErrorKind::Authentication) => "The cluster refused the credentials, or needs some: \
              set CASSMODEL_USERNAME and CASSMODEL_PASSWORD (or CASSMODEL_PASSWORD_FILE), give \
@@ -255,9 +261,106 @@ fn connect_hint(source: &NewSessionError) -> String {
         }
         _ => format!(
             "Start a local node (`cargo run -p cassmodel-node -- start`) or set {} to a \
-             reachable cluster",
+             reachable cluster (if the cluster accepts only TLS connections, set \
+             CASSMODEL_TLS_CA, with the `tls` feature)",
             crate::CONTACT_POINTS_ENV
         ),
+    }
+}
+
+/// The TLS error under a connection failure, if the failure was TLS's. (The driver keeps it in
+/// an `io::Error`, whose `source()` skips it, so the chain is walked by hand.)
+#[cfg(feature = "tls")]
+fn tls_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+        return Some(tls);
+    }
+    let inner: Option<&'a (dyn std::error::Error + 'static)> =
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            io.get_ref()
+                .map(|i| i as &(dyn std::error::Error + 'static))
+        } else if let Some(conn) = e.downcast_ref::<ConnectionError>() {
+            // Its variants are `#[error(transparent)]`: `source()` skips them.
+            match conn {
+                ConnectionError::IoError(io) => Some(io.as_ref()),
+                ConnectionError::ConnectionSetupRequestError(setup) => Some(setup),
+                ConnectionError::BrokenConnection(broken) => Some(broken),
+                _ => None,
+            }
+        } else if let Some(ConnectionPoolError::Broken {
+            last_connection_error,
+        }) = e.downcast_ref::<ConnectionPoolError>()
+        {
+            Some(last_connection_error)
+        } else if let Some(setup) = e.downcast_ref::<ConnectionSetupRequestError>() {
+            Some(setup.get_error())
+        } else if let Some(ConnectionSetupRequestErrorKind::BrokenConnection(broken)) =
+            e.downcast_ref::<ConnectionSetupRequestErrorKind>()
+        {
+            Some(broken)
+        } else if let Some(broken) = e.downcast_ref::<BrokenConnectionError>() {
+            // A handshake the node refused after it finished on the client's side (TLS 1.3
+            // client authentication): the alert arrives with the first response's header.
+            match broken.downcast_ref::<BrokenConnectionErrorKind>() {
+                Some(BrokenConnectionErrorKind::FrameHeaderParseError(
+                    FrameHeaderParseError::HeaderIoError(io),
+                )) => Some(io),
+                _ => None,
+            }
+        } else {
+            None
+        };
+    inner
+        .and_then(tls_failure)
+        .or_else(|| e.source().and_then(tls_failure))
+}
+
+/// The advice for a failed TLS handshake, by what failed.
+#[cfg(feature = "tls")]
+fn tls_hint(e: &rustls::Error) -> String {
+    use rustls::{AlertDescription as Alert, CertificateError as Cert};
+    match e {
+        rustls::Error::InvalidCertificate(Cert::UnknownIssuer | Cert::BadSignature) => {
+            "The node's certificate is not signed by the certificate authority given \
+              (CASSMODEL_TLS_CA, --tls-ca, ConnectOptions::tls_ca): give the CA (PEM) that \
+              signed the cluster's certificates"
+                .to_owned()
+        }
+        rustls::Error::InvalidCertificate(
+            Cert::NotValidForName | Cert::NotValidForNameContext { .. },
+        ) => "The node's certificate is not issued for the address connected to: the driver \
+              checks the IP address of each node, so each node's certificate must list it as a \
+              subject alternative name (IP:<address>)"
+            .to_owned(),
+        rustls::Error::InvalidCertificate(
+            Cert::Expired
+            | Cert::ExpiredContext { .. }
+            | Cert::NotValidYet
+            | Cert::NotValidYetContext { .. },
+        ) => "The node's certificate has expired or is not valid yet (or this machine's clock \
+              is wrong): renew the node's certificate"
+            .to_owned(),
+        rustls::Error::AlertReceived(
+            Alert::CertificateRequired
+            | Alert::BadCertificate
+            | Alert::UnknownCA
+            | Alert::CertificateUnknown
+            | Alert::HandshakeFailure
+            | Alert::AccessDenied,
+        ) => "The node refused this client in the TLS handshake: it requires a client \
+              certificate signed by an authority it trusts (`require_client_auth`); set \
+              CASSMODEL_TLS_CERT and CASSMODEL_TLS_KEY (--tls-cert/--tls-key, \
+              ConnectOptions::tls_client_cert) to one"
+            .to_owned(),
+        rustls::Error::InvalidMessage(_) => {
+            "The node did not answer the TLS handshake with TLS: its CQL port has no TLS \
+             (`client_encryption_options`); drop the TLS settings or use the cluster's TLS port"
+                .to_owned()
+        }
+        _ => "The TLS handshake failed: check the certificate authority (CASSMODEL_TLS_CA), the \
+              client certificate and key (CASSMODEL_TLS_CERT/KEY) and the node's \
+              `client_encryption_options`"
+            .to_owned(),
     }
 }
 

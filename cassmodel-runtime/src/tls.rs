@@ -1,5 +1,7 @@
-//! TLS for [`ConnectOptions`](crate::ConnectOptions): the driver's rustls support, behind the
-//! `tls` feature.
+//! TLS for [`ConnectOptions`](crate::ConnectOptions): the driver's rustls 0.23 support, behind
+//! the `tls` feature. The node's certificate is checked against the given certificate authority
+//! and against the IP address the driver connects to (so it must list that address as a
+//! subject alternative name); a client certificate is presented when one is given.
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +9,32 @@ use scylla::client::session_builder::SessionBuilder;
 
 use crate::error::{Error, Result};
 
-/// Adds TLS to the session when a CA file is given. (TLS is not built in yet: any TLS setting
-/// is refused, so that a connection never silently goes out in plain text.)
+/// Adds TLS to the session when a CA file is given.
+#[cfg(feature = "tls")]
+pub(crate) fn configure(
+    builder: SessionBuilder,
+    ca: Option<&Path>,
+    client: Option<&(PathBuf, PathBuf)>,
+) -> Result<SessionBuilder> {
+    let Some(ca) = ca else {
+        return match client {
+            Some(_) => Err(Error::Invalid(
+                "a TLS client certificate is given (CASSMODEL_TLS_CERT/CASSMODEL_TLS_KEY, \
+                 --tls-cert/--tls-key or ConnectOptions::tls_client_cert) without the \
+                 certificate authority to check the cluster's certificates with: set \
+                 CASSMODEL_TLS_CA (--tls-ca, ConnectOptions::tls_ca) too"
+                    .into(),
+            )),
+            None => Ok(builder),
+        };
+    };
+    let config = client_config(ca, client)?;
+    Ok(builder.tls_context(Some(std::sync::Arc::new(config))))
+}
+
+/// Without the `tls` feature, any TLS setting is refused: a connection never silently goes
+/// out in plain text.
+#[cfg(not(feature = "tls"))]
 pub(crate) fn configure(
     builder: SessionBuilder,
     ca: Option<&Path>,
@@ -17,11 +43,139 @@ pub(crate) fn configure(
     if ca.is_some() || client.is_some() {
         return Err(Error::Invalid(
             "TLS settings are given (CASSMODEL_TLS_*, --tls-*, or ConnectOptions::tls_ca), but \
-             this cassmodel has no TLS support yet: connect through a TLS-terminating proxy, or \
-             build the session yourself (`SessionBuilder::tls_context`) and wrap it with \
-             `Db::new`"
+             cassmodel was built without TLS: enable its `tls` feature (`cassmodel = { \
+             features = [\"tls\"] }`)"
                 .into(),
         ));
     }
     Ok(builder)
+}
+
+/// A rustls client configuration trusting the authority in `ca`, presenting `client` if given.
+#[cfg(feature = "tls")]
+fn client_config(ca: &Path, client: Option<&(PathBuf, PathBuf)>) -> Result<rustls::ClientConfig> {
+    use rustls::pki_types::PrivateKeyDer;
+    use rustls::pki_types::pem::PemObject;
+
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in certificates(
+        ca,
+        "the TLS certificate authority (CASSMODEL_TLS_CA, --tls-ca)",
+    )? {
+        roots.add(cert).map_err(|e| {
+            Error::Invalid(format!(
+                "{}: not a usable certificate authority: {e}",
+                ca.display()
+            ))
+        })?;
+    }
+    // The provider is named rather than taken from the process default, which is ambiguous
+    // (and panics) when another crate enables rustls' `ring` as well.
+    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::Invalid(format!("TLS: {e}")))?
+        .with_root_certificates(roots);
+    let Some((cert, key)) = client else {
+        return Ok(builder.with_no_client_auth());
+    };
+    let chain = certificates(
+        cert,
+        "the TLS client certificate (CASSMODEL_TLS_CERT, --tls-cert)",
+    )?;
+    let private_key = PrivateKeyDer::from_pem_file(key).map_err(|e| {
+        Error::Invalid(format!(
+            "cannot read the TLS client key (CASSMODEL_TLS_KEY, --tls-key) from {}: {e}; \
+             expected a PEM file with an unencrypted `PRIVATE KEY` (PKCS#8), `RSA PRIVATE KEY` \
+             or `EC PRIVATE KEY`",
+            key.display()
+        ))
+    })?;
+    builder
+        .with_client_auth_cert(chain, private_key)
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "the TLS client certificate {} and key {} cannot be used together: {e}",
+                cert.display(),
+                key.display()
+            ))
+        })
+}
+
+/// Every certificate of a PEM file; an error naming the file and the setting if there is none.
+#[cfg(feature = "tls")]
+fn certificates(
+    path: &Path,
+    what: &str,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+
+    let unreadable = |e: rustls::pki_types::pem::Error| {
+        Error::Invalid(format!("cannot read {what} from {}: {e}", path.display()))
+    };
+    let certs = CertificateDer::pem_file_iter(path)
+        .map_err(unreadable)?
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(unreadable)?;
+    if certs.is_empty() {
+        return Err(Error::Invalid(format!(
+            "no certificate in {} ({what}): expected a PEM file with `-----BEGIN CERTIFICATE-----`",
+            path.display()
+        )));
+    }
+    Ok(certs)
+}
+
+#[cfg(all(test, feature = "tls"))]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cassmodel-tls-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("temp dir");
+        d
+    }
+
+    #[test]
+    fn a_missing_ca_file_names_the_file_and_the_setting() {
+        let missing = dir("missing").join("nope.pem");
+        let e = client_config(&missing, None).expect_err("no file");
+        let msg = e.to_string();
+        assert!(msg.contains("nope.pem"), "{msg}");
+        assert!(msg.contains("CASSMODEL_TLS_CA"), "{msg}");
+    }
+
+    #[test]
+    fn a_file_without_certificates_is_refused() {
+        let f = dir("empty").join("ca.pem");
+        std::fs::write(&f, "not a certificate\n").expect("write");
+        let msg = client_config(&f, None).expect_err("empty").to_string();
+        assert!(msg.contains("no certificate in"), "{msg}");
+        assert!(msg.contains("BEGIN CERTIFICATE"), "{msg}");
+    }
+
+    #[test]
+    fn a_client_certificate_without_a_ca_is_refused() {
+        let pair = (PathBuf::from("c.pem"), PathBuf::from("k.pem"));
+        let Err(e) = configure(SessionBuilder::new(), None, Some(&pair)) else {
+            panic!("a client certificate alone was accepted");
+        };
+        assert!(e.to_string().contains("set CASSMODEL_TLS_CA"), "{e}");
+    }
+}
+
+#[cfg(all(test, not(feature = "tls")))]
+mod tests_without_tls {
+    use super::*;
+
+    #[test]
+    fn tls_settings_are_refused_not_ignored() {
+        let ca = PathBuf::from("ca.pem");
+        let Err(e) = configure(SessionBuilder::new(), Some(&ca), None) else {
+            panic!("a TLS setting was ignored without the `tls` feature");
+        };
+        assert!(e.to_string().contains("enable its `tls` feature"), "{e}");
+        assert!(configure(SessionBuilder::new(), None, None).is_ok());
+    }
 }

@@ -211,6 +211,16 @@ fn test() -> ExitCode {
         ) {
             failed.push("tests");
         }
+        // Without the `tls` feature, TLS settings must be refused, not ignored: the runtime's
+        // unit tests once more without features.
+        if !cargo_test(
+            "cassmodel-runtime's unit tests without features (TLS settings refused)",
+            &["-p", "cassmodel-runtime", "--lib"],
+            &[],
+            &mut counts,
+        ) {
+            failed.push("tests without features");
+        }
         // The test support connects with the environment's settings: the same tests pass on a
         // node that requires a login, given nothing but these variables.
         if let Ok(cfg) = &password_cfg
@@ -218,13 +228,23 @@ fn test() -> ExitCode {
         {
             let point = cfg.contact_point();
             let (user, password) = cassmodel_node::SUPERUSER;
+            let tls = cfg.tls_files();
+            let (ca, cert, key) = (
+                tls.ca.display().to_string(),
+                tls.client_cert.display().to_string(),
+                tls.client_key.display().to_string(),
+            );
             if !cargo_test(
-                "tests/writes.rs on the password-protected node (CASSMODEL_USERNAME/PASSWORD)",
+                "tests/writes.rs on the password-protected node over TLS \
+                 (CASSMODEL_USERNAME/PASSWORD, CASSMODEL_TLS_CA/CERT/KEY)",
                 &["--all-features", "--test", "writes"],
                 &[
                     ("CASSMODEL_CONTACT_POINTS", point.as_str()),
                     ("CASSMODEL_USERNAME", user),
                     ("CASSMODEL_PASSWORD", password),
+                    ("CASSMODEL_TLS_CA", ca.as_str()),
+                    ("CASSMODEL_TLS_CERT", cert.as_str()),
+                    ("CASSMODEL_TLS_KEY", key.as_str()),
                 ],
                 &mut counts,
             ) {

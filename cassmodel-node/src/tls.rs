@@ -1,0 +1,116 @@
+//! Certificates for a node with TLS on its CQL port ([`NodeConfig::tls`]): a certificate
+//! authority, the node's certificate (issued for its IP address, as the driver checks the
+//! address it connects to), a client certificate, and a second authority that signed nothing
+//! the node trusts (for tests of a refused certificate). Generated once, as PEM files in
+//! `<work_dir>/tls/`, and kept across restarts.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
+
+use crate::config::NodeConfig;
+use crate::error::NodeError;
+
+/// The PEM files of a node with [`NodeConfig::tls`], from [`NodeConfig::tls_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate authority that signed the node's and the client's certificates: what a
+    /// client trusts (`CASSMODEL_TLS_CA`).
+    pub ca: PathBuf,
+    /// The client certificate the node accepts (`CASSMODEL_TLS_CERT`).
+    pub client_cert: PathBuf,
+    /// The client certificate's private key (`CASSMODEL_TLS_KEY`).
+    pub client_key: PathBuf,
+    /// A certificate authority that signed neither the node's certificate nor any the node
+    /// trusts: a client trusting only it refuses the node.
+    pub untrusted_ca: PathBuf,
+    /// The node's private key followed by its certificate (Cassandra's PEM keystore).
+    pub node_keystore: PathBuf,
+}
+
+impl TlsFiles {
+    pub(crate) fn in_dir(dir: &Path) -> TlsFiles {
+        TlsFiles {
+            ca: dir.join("ca.pem"),
+            client_cert: dir.join("client.pem"),
+            client_key: dir.join("client-key.pem"),
+            untrusted_ca: dir.join("untrusted-ca.pem"),
+            node_keystore: dir.join("node-keystore.pem"),
+        }
+    }
+
+    fn all(&self) -> [&Path; 5] {
+        [
+            &self.ca,
+            &self.client_cert,
+            &self.client_key,
+            &self.untrusted_ca,
+            &self.node_keystore,
+        ]
+    }
+}
+
+/// Writes the node's certificates unless all of them are there already.
+pub(crate) fn ensure_certificates(cfg: &NodeConfig) -> Result<TlsFiles, NodeError> {
+    let files = cfg.tls_files();
+    if files.all().iter().all(|p| p.is_file()) {
+        return Ok(files);
+    }
+    let dir = cfg.work_dir.join("tls");
+    fs::create_dir_all(&dir)
+        .map_err(|e| NodeError::io(format!("cannot create {}", dir.display()), e))?;
+    let cert_error = |e: rcgen::Error| NodeError::Certificate(e.to_string());
+
+    let (ca_pem, ca) = authority("cassmodel test CA").map_err(cert_error)?;
+    let (untrusted_pem, _) = authority("cassmodel untrusted CA").map_err(cert_error)?;
+
+    let node_key = KeyPair::generate().map_err(cert_error)?;
+    let mut node = CertificateParams::new(vec![cfg.host.to_string()]).map_err(cert_error)?;
+    node.distinguished_name
+        .push(DnType::CommonName, format!("cassmodel node {}", cfg.host));
+    node.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let node_cert = node.signed_by(&node_key, &ca).map_err(cert_error)?;
+
+    let client_key = KeyPair::generate().map_err(cert_error)?;
+    let mut client = CertificateParams::new(Vec::<String>::new()).map_err(cert_error)?;
+    client
+        .distinguished_name
+        .push(DnType::CommonName, "cassmodel test client");
+    client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let client_cert = client.signed_by(&client_key, &ca).map_err(cert_error)?;
+
+    for (path, text) in [
+        (&files.ca, ca_pem),
+        (&files.untrusted_ca, untrusted_pem),
+        (&files.client_cert, client_cert.pem()),
+        (&files.client_key, client_key.serialize_pem()),
+        (
+            &files.node_keystore,
+            format!("{}{}", node_key.serialize_pem(), node_cert.pem()),
+        ),
+    ] {
+        fs::write(path, text)
+            .map_err(|e| NodeError::io(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(files)
+}
+
+/// A self-signed certificate authority: its certificate (PEM) and the issuer that signs with
+/// it.
+fn authority(name: &str) -> Result<(String, Issuer<'static, KeyPair>), rcgen::Error> {
+    let key = KeyPair::generate()?;
+    let mut params = CertificateParams::new(Vec::<String>::new())?;
+    params.distinguished_name.push(DnType::CommonName, name);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let pem = params.self_signed(&key)?.pem();
+    Ok((pem, Issuer::new(params, key)))
+}
