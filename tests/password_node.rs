@@ -392,3 +392,32 @@ async fn refused_tls_handshakes_say_what_to_fix() {
     assert!(msg.contains("requires a client certificate"), "{msg}");
     assert!(msg.contains("CASSMODEL_TLS_CERT"), "{msg}");
 }
+
+/// TLS to a node whose CQL port has no TLS (the project's plain local node) is refused, never
+/// downgraded, with a hint that says the port speaks no TLS.
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn tls_to_a_port_without_tls_is_refused() {
+    let plain =
+        NodeConfig::try_from_env().unwrap_or_else(|e| panic!("CASSMODEL_* environment: {e}"));
+    if let Err(e) = cassmodel_node::ensure_running(&plain).await {
+        panic!(
+            "the local node on {} did not start: {e}",
+            plain.contact_point()
+        );
+    }
+    let tls = password_node().await.tls_files();
+    let err = ConnectOptions::new()
+        .contact_points([plain.contact_point()])
+        .tls_ca(&tls.ca)
+        .connect_timeout(std::time::Duration::from_secs(3))
+        .connect()
+        .await
+        .expect_err("TLS to a plain port must fail");
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("did not answer the TLS handshake with TLS"),
+        "{msg}"
+    );
+}
