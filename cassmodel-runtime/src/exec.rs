@@ -237,11 +237,6 @@ fn refuse_unpageable<T: Table>(spec: &Spec) -> Result<()> {
     Ok(())
 }
 
-/// A row read, or `None` for a static-only row, which reads of rows skip ([`Rows`]).
-fn present<R, E>(r: Result<Rows<R>, E>) -> Option<Result<R, E>> {
-    r.map(|r| r.0).transpose()
-}
-
 /// The rows of a pager as a stream, without static-only rows ([`Rows`]).
 pub(crate) fn row_stream<R>(pager: scylla::client::pager::QueryPager) -> Result<RowStream<R>>
 where
@@ -255,24 +250,51 @@ where
     ))
 }
 
-/// Every row of a SELECT: paged, or in one request when Cassandra cannot page it. A
-/// partition's static-only row (static values, no clustering rows yet) is not a row: skipped.
-async fn rows_all<R>(db: &Db, st: Stmt, values: impl SerializeRow, paged: bool) -> Result<Vec<R>>
+/// Runs `st` with `values` in one unpaged request: `Result<QueryResult>`. A macro, not an
+/// async fn: the driver's request future (about 4 KB) is then a field of the caller's own
+/// future instead of being built and moved once more into a nested one, a copy per query.
+macro_rules! unpaged {
+    ($db:expr, $st:expr, $values:expr) => {
+        $db.session()
+            .execute_unpaged($st.get(), $values)
+            .await
+            .map_err(|e| Error::execute($st.cql(), e))
+    };
+}
+
+/// Every row of an unpaged result. A partition's static-only row (static values, no
+/// clustering rows yet) is not a row: skipped.
+fn rows_of<R>(res: QueryResult) -> Result<Vec<R>>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
-    if !paged {
-        let res = db
-            .session()
-            .execute_unpaged(st.get(), values)
-            .await
-            .map_err(|e| Error::execute(st.cql(), e))?;
-        return Ok(res
-            .into_rows_result()?
-            .rows::<Rows<R>>()?
-            .filter_map(present)
-            .collect::<Result<Vec<_>, _>>()?);
+    let res = res.into_rows_result()?;
+    let rows = res.rows::<Rows<R>>()?;
+    let mut out = Vec::with_capacity(rows.rows_remaining());
+    for row in rows {
+        if let Some(r) = row?.0 {
+            out.push(r);
+        }
     }
+    Ok(out)
+}
+
+/// The first row of an unpaged result (a static-only row is none).
+fn first_of<R>(res: QueryResult) -> Result<Option<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    Ok(res
+        .into_rows_result()?
+        .maybe_first_row::<Rows<R>>()?
+        .and_then(|r| r.0))
+}
+
+/// Every row of a SELECT, page after page, without static-only rows.
+async fn rows_paged<R>(db: &Db, st: Stmt, values: impl SerializeRow) -> Result<Vec<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
     let pager = db
         .session()
         .execute_iter(st.get().clone(), values)
@@ -283,22 +305,6 @@ where
         .try_filter_map(|r| std::future::ready(Ok(r.0)))
         .try_collect::<Vec<_>>()
         .await?)
-}
-
-/// The first row of a SELECT, in one unpaged request.
-async fn first_row<R>(db: &Db, st: Stmt, values: impl SerializeRow) -> Result<Option<R>>
-where
-    R: for<'f, 'm> DeserializeRow<'f, 'm>,
-{
-    let res = db
-        .session()
-        .execute_unpaged(st.get(), values)
-        .await
-        .map_err(|e| Error::execute(st.cql(), e))?;
-    Ok(res
-        .into_rows_result()?
-        .maybe_first_row::<Rows<R>>()?
-        .and_then(|r| r.0))
 }
 
 /// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
@@ -341,7 +347,7 @@ pub(crate) async fn first_by_key_prefix<T: Table>(
     options: &QueryOptions,
 ) -> Result<Option<T>> {
     let st = key_prefix_statement::<T>(db, n, options).await?;
-    first_row(db, st, values).await
+    first_of(unpaged!(db, st, values)?)
 }
 
 /// Every row with `=` on the first `n` primary-key columns bound from `values` (paged): the
@@ -353,7 +359,7 @@ pub(crate) async fn all_by_key_prefix<T: Table>(
     options: &QueryOptions,
 ) -> Result<Vec<T>> {
     let st = key_prefix_statement::<T>(db, n, options).await?;
-    rows_all(db, st, values, true).await
+    rows_paged(db, st, values).await
 }
 
 impl Db {
@@ -416,7 +422,13 @@ pub(crate) async fn select_all<T: Table, R: Projection<T>>(
     // limit must be less than the query page size".
     let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    rows_all(db, st, q.values, paged).await
+    if paged {
+        // Boxed: the pager's futures are larger than one request's, and would otherwise set
+        // the size of every read's future, unpaged ones included (each query's future is
+        // allocated and moved whole).
+        return Box::pin(rows_paged(db, st, q.values)).await;
+    }
+    rows_of(unpaged!(db, st, q.values)?)
 }
 
 /// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
@@ -433,7 +445,7 @@ pub(crate) async fn select_first<T: Table, R: Projection<T>>(
         q.limit(1);
     }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    first_row(db, st, q.values).await
+    first_of(unpaged!(db, st, q.values)?)
 }
 
 /// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
@@ -465,11 +477,7 @@ pub(crate) async fn select_page<T: Table, R: Projection<T>>(
         .execute_single_page(st.get(), q.values, from)
         .await
         .map_err(|e| Error::execute(st.cql(), e))?;
-    let rows = res
-        .into_rows_result()?
-        .rows::<Rows<R>>()?
-        .filter_map(present)
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = rows_of(res)?;
     let next = match next {
         PagingStateResponse::HasMorePages { state } => Some(state),
         PagingStateResponse::NoMorePages => None,
