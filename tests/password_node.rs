@@ -85,6 +85,24 @@ async fn write_and_read(db: &Db, id: i32) {
     assert_eq!(back, Some(row));
 }
 
+/// The settings `vars` give as environment variables (looked up from the list: a test must
+/// not change the process environment other tests read).
+fn options_from_vars(vars: &[(&str, String)]) -> cassmodel::Result<ConnectOptions> {
+    ConnectOptions::new().apply_env(&|name| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
+    })
+}
+
+/// Runs the migration CLI for `Account` with `args`: its exit, output and error output.
+async fn migrate(args: Vec<String>) -> (cli::Exit, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let exit = cli::run(args, Models::new().table::<Account>(), &mut out, &mut err).await;
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (exit, text(out), text(err))
+}
+
 /// The same settings from code, from environment variables and from CLI flags all log in and
 /// work; the CLI's `apply` creates the table as the application's role.
 #[tokio::test]
@@ -112,15 +130,7 @@ async fn the_same_settings_work_from_code_environment_and_cli() {
         ]
     };
     for verb in ["apply", "validate"] {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let exit = cli::run(
-            cli_args(verb, &pw_arg),
-            Models::new().table::<Account>(),
-            &mut out,
-            &mut err,
-        )
-        .await;
-        let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+        let (exit, out, err) = migrate(cli_args(verb, &pw_arg)).await;
         assert_eq!(exit, cli::Exit::Ok, "migrate {verb}: {out}\n{err}");
     }
 
@@ -144,12 +154,7 @@ async fn the_same_settings_work_from_code_environment_and_cli() {
         ("CASSMODEL_KEYSPACE", ks.clone()),
         ("CASSMODEL_CONSISTENCY", "ONE".to_owned()),
     ];
-    let from_env = ConnectOptions::new()
-        .apply_env(&|name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.clone())
-        })
+    let from_env = options_from_vars(&vars)
         .unwrap_or_else(|e| panic!("settings from the environment: {e}"))
         .connect()
         .await
@@ -166,15 +171,7 @@ async fn the_same_settings_work_from_code_environment_and_cli() {
 
     // A wrong password file: the CLI fails with the credentials hint, not the password.
     std::fs::write(&pw_file, "not-the-password\n").expect("password file");
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let exit = cli::run(
-        cli_args("validate", &pw_arg),
-        Models::new().table::<Account>(),
-        &mut out,
-        &mut err,
-    )
-    .await;
-    let err = String::from_utf8_lossy(&err);
+    let (exit, _, err) = migrate(cli_args("validate", &pw_arg)).await;
     assert_eq!(exit, cli::Exit::Error, "{err}");
     assert!(err.contains("refused the credentials"), "{err}");
     assert!(
@@ -286,12 +283,7 @@ async fn tls_settings_work_from_code_environment_and_cli() {
         ("CASSMODEL_TLS_CERT", path(&tls.client_cert)),
         ("CASSMODEL_TLS_KEY", path(&tls.client_key)),
     ];
-    let from_env = ConnectOptions::new()
-        .apply_env(&|name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.clone())
-        })
+    let from_env = options_from_vars(&vars)
         .unwrap_or_else(|e| panic!("TLS settings from the environment: {e}"))
         .connect()
         .await
@@ -315,7 +307,6 @@ async fn tls_settings_work_from_code_environment_and_cli() {
     // The CLI's flags.
     let pw_file = std::env::temp_dir().join(format!("{ks}.tls.password"));
     std::fs::write(&pw_file, format!("{password}\n")).expect("password file");
-    let (mut out, mut err) = (Vec::new(), Vec::new());
     let args = [
         "migrate",
         "--contact-points",
@@ -335,8 +326,7 @@ async fn tls_settings_work_from_code_environment_and_cli() {
         "validate",
     ]
     .map(str::to_owned);
-    let exit = cli::run(args, Models::new().table::<Account>(), &mut out, &mut err).await;
-    let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+    let (exit, out, err) = migrate(args.to_vec()).await;
     assert_eq!(
         exit,
         cli::Exit::Ok,

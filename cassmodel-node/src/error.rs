@@ -184,6 +184,18 @@ pub enum NodeError {
         secs: u64,
     },
 
+    /// A session to one node alone could not be opened.
+    #[error(
+        "cannot connect to the node at {addr} alone: {detail}; is it running (`cassmodel-node \
+         status`, `cassmodel-node cluster status`)?"
+    )]
+    Session {
+        /// The node's contact point.
+        addr: String,
+        /// The driver's error.
+        detail: String,
+    },
+
     /// The TLS certificates of a node with `tls` could not be generated.
     #[error(
         "could not generate the node's TLS certificates: {0}; delete the node's `tls` folder \

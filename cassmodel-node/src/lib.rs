@@ -272,22 +272,39 @@ async fn probe_query(
 /// query runs on it), logged in as [`SUPERUSER`] when it needs a login; `None` if it does not
 /// answer within a few seconds.
 async fn probe_session(cfg: &NodeConfig) -> Option<scylla::client::session::Session> {
-    use scylla::client::session_builder::SessionBuilder;
-    use scylla::policies::host_filter::AllowListHostFilter;
     use tokio::time::timeout;
 
-    let addr = cfg.contact_point();
     // A cheap TCP probe first: the CQL driver is slower to give up.
     match timeout(
         Duration::from_secs(2),
-        tokio::net::TcpStream::connect(&addr),
+        tokio::net::TcpStream::connect(cfg.contact_point()),
     )
     .await
     {
         Ok(Ok(_)) => {}
         _ => return None,
     }
-    let filter = AllowListHostFilter::new([addr.as_str()]).ok()?;
+    timeout(Duration::from_secs(15), pinned_session(cfg))
+        .await
+        .ok()?
+        .ok()
+}
+
+/// A driver session that talks to the node of `cfg` alone: the driver's other nodes are
+/// filtered out, so that this node coordinates every request (how a test asks one node of a
+/// cluster what it sees). Logged in as [`SUPERUSER`] when the node needs a login.
+pub async fn pinned_session(
+    cfg: &NodeConfig,
+) -> Result<scylla::client::session::Session, NodeError> {
+    use scylla::client::session_builder::SessionBuilder;
+    use scylla::policies::host_filter::AllowListHostFilter;
+
+    let addr = cfg.contact_point();
+    let failed = |detail: String| NodeError::Session {
+        addr: addr.clone(),
+        detail,
+    };
+    let filter = AllowListHostFilter::new([addr.as_str()]).map_err(|e| failed(e.to_string()))?;
     let mut builder = SessionBuilder::new()
         .known_node(&addr)
         .host_filter(std::sync::Arc::new(filter))
@@ -295,10 +312,7 @@ async fn probe_session(cfg: &NodeConfig) -> Option<scylla::client::session::Sess
     if cfg.authentication {
         builder = builder.user(SUPERUSER.0, SUPERUSER.1);
     }
-    timeout(Duration::from_secs(15), builder.build())
-        .await
-        .ok()?
-        .ok()
+    builder.build().await.map_err(|e| failed(e.to_string()))
 }
 
 /// A signal [`signal`] can send to the node.

@@ -208,11 +208,7 @@ pub(crate) fn check_request_size(db: &Db, st: &PreparedStatement, bytes: usize) 
     if bytes <= db.max_request_size() {
         return Ok(());
     }
-    let table = st
-        .get_variable_col_specs()
-        .iter()
-        .next()
-        .map(crate::table::table_of)
+    let table = crate::table::table_of_specs(st.get_variable_col_specs().as_slice())
         .unwrap_or_else(|| st.get_statement().to_owned());
     Err(Error::RequestTooLarge {
         table,
@@ -258,9 +254,10 @@ macro_rules! unpaged {
         $db.session()
             .execute_unpaged($st.get(), $values)
             .await
-            .map_err(|e| Error::execute($st.cql(), e))
+            .map_err(|e| $crate::error::Error::execute($st.cql(), e))
     };
 }
+pub(crate) use unpaged;
 
 /// Every row of an unpaged result. A partition's static-only row (static values, no
 /// clustering rows yet) is not a row: skipped.
@@ -510,11 +507,7 @@ pub(crate) async fn execute<T: Table>(
     let key_len = spec.restrictions.len();
     let st = Stmt::prepare::<T, T>(db, spec, what, &options).await?;
     let serialized = write_values(db, st.get(), &values)?;
-    let res = db
-        .session()
-        .execute_unpaged(st.get(), serialized)
-        .await
-        .map_err(|e| Error::execute(st.cql(), e))?;
+    let res = unpaged!(db, st, serialized)?;
     if !lwt {
         return Ok(Outcome::done());
     }

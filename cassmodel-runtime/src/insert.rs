@@ -12,7 +12,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::db::{CacheKey, Db};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::lwt_outcome;
 use crate::query::{Outcome, QueryFuture, QueryOptions};
 use crate::table::{Columns, Table, write_value};
@@ -152,11 +152,7 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
             timestamp: self.timestamp,
         };
         let serialized = crate::exec::write_values(db, st.get(), &values)?;
-        let res = db
-            .session()
-            .execute_unpaged(st.get(), serialized)
-            .await
-            .map_err(|e| Error::execute(st.cql(), e))?;
+        let res = crate::exec::unpaged!(db, st, serialized)?;
         if !if_not_exists {
             return Ok(Outcome::done());
         }

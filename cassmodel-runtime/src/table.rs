@@ -131,6 +131,12 @@ pub(crate) fn table_of(spec: &ColumnSpec<'_>) -> String {
     format!("{}.{}", t.ks_name(), t.table_name())
 }
 
+/// `keyspace.table` of the first of `specs` (the columns or bind markers of one statement),
+/// for messages; `None` when there are none.
+pub(crate) fn table_of_specs(specs: &[ColumnSpec<'_>]) -> Option<String> {
+    specs.first().map(table_of)
+}
+
 /// The CQL text of a driver column type, for messages.
 pub fn describe_type(typ: &ColumnType<'_>) -> String {
     to_cql_type(typ).map_or_else(|| format!("{typ:?}"), |t| t.to_string())
@@ -199,7 +205,7 @@ pub fn check_columns(
     columns: &[ColumnDef],
     specs: &[ColumnSpec<'_>],
 ) -> Result<(), TypeCheckError> {
-    let table = || specs.first().map(table_of).unwrap_or_default();
+    let table = || table_of_specs(specs).unwrap_or_default();
     if specs.len() != columns.len() {
         return Err(TypeCheckError::new(RowError::ColumnCount {
             table: table(),
@@ -400,7 +406,7 @@ impl<T: Table> SerializeRow for Columns<'_, T> {
         let specs = ctx.columns();
         if specs.len() != self.indices.len() {
             return Err(SerializationError::new(RowError::ColumnCount {
-                table: specs.first().map(table_of).unwrap_or_default(),
+                table: table_of_specs(specs).unwrap_or_default(),
                 rust: schema.rust_name,
                 expected: self.indices.len(),
                 actual: specs.len(),

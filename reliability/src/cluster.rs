@@ -3,14 +3,11 @@
 //! refused), the stopped node rejoining, and token-aware routing.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cassmodel::migrate::{Migrator, Models};
 use cassmodel::{CassTable, CassUdt, Consistency, Db, ErrorKind, Insert, Replication};
 use cassmodel_node::NodeConfig;
-use scylla::client::session_builder::SessionBuilder;
-use scylla::policies::host_filter::AllowListHostFilter;
 
 use crate::{Env, Outcome};
 
@@ -53,15 +50,9 @@ pub struct Kv {
 /// A `Db` whose session talks to `node` only (the driver's other nodes filtered out), so
 /// that `node` coordinates every request: how a check asks one node what it sees.
 async fn pinned(node: &NodeConfig, keyspace: &str) -> Result<Db, String> {
-    let addr = node.contact_point();
-    let filter = AllowListHostFilter::new([addr.as_str()]).map_err(|e| e.to_string())?;
-    let session = SessionBuilder::new()
-        .known_node(&addr)
-        .host_filter(Arc::new(filter))
-        .connection_timeout(Duration::from_secs(5))
-        .build()
+    let session = cassmodel_node::pinned_session(node)
         .await
-        .map_err(|e| format!("connecting to {addr} alone: {e}"))?;
+        .map_err(|e| e.to_string())?;
     Db::new(session)
         .with_keyspace(keyspace)
         .map_err(|e| e.to_string())

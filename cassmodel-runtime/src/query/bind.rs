@@ -157,11 +157,7 @@ impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
 #[cold]
 pub(crate) fn count_mismatch(ctx: &RowSerializationContext<'_>) -> SerializationError {
     SerializationError::new(crate::RowError::Value {
-        table: ctx
-            .columns()
-            .first()
-            .map(crate::table::table_of)
-            .unwrap_or_default(),
+        table: crate::table::table_of_specs(ctx.columns()).unwrap_or_default(),
         column: String::new(),
         rust_type: "bound values",
         detail: "the number of values differs from the number of bind markers".to_owned(),
