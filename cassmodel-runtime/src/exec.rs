@@ -192,15 +192,66 @@ pub(crate) fn serialize_for(
 }
 
 /// The values of a write for `st`, refused before anything is sent when they are larger than
-/// the server takes in one request ([`Db::max_request_size`]).
-pub(crate) fn write_values(
+/// the server takes in one request ([`Db::max_request_size`]). Values whose size bound fits
+/// are handed to the driver as they are (serialized once, by the driver); the others are
+/// serialized here first, to learn their size.
+pub(crate) fn write_values<'v, V: SerializeRow + SizeBound>(
     db: &Db,
     st: &PreparedStatement,
-    values: &impl SerializeRow,
-) -> Result<Serialized> {
+    values: &'v V,
+) -> Result<WriteValues<&'v V>> {
+    if values
+        .size_bound()
+        .is_some_and(|bound| bound <= db.max_request_size())
+    {
+        return Ok(WriteValues::Direct(values));
+    }
     let values = serialize_for(st, values)?;
     check_request_size(db, st, values.len())?;
-    Ok(values)
+    Ok(WriteValues::Serialized(values))
+}
+
+/// Values whose serialized size has a known upper bound ([`write_values`]).
+pub(crate) trait SizeBound {
+    /// At least as many bytes as the serialized values take (each cell with its 4-byte
+    /// length), or `None` when that is not known without serializing them.
+    fn size_bound(&self) -> Option<usize>;
+}
+
+/// The size bound of cells whose contents have the bounds `contents` (`None` if one has
+/// none).
+pub(crate) fn cells_bound(contents: impl IntoIterator<Item = Option<usize>>) -> Option<usize> {
+    contents.into_iter().try_fold(0usize, |sum, c| {
+        Some(sum.saturating_add(4).saturating_add(c?))
+    })
+}
+
+/// The values of a write as the driver takes them ([`write_values`]).
+pub(crate) enum WriteValues<V> {
+    /// As they are: they fit in one request whatever their exact size.
+    Direct(V),
+    /// Serialized once here, their size checked.
+    Serialized(Serialized),
+}
+
+impl<V: SerializeRow> SerializeRow for WriteValues<V> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> std::result::Result<(), SerializationError> {
+        match self {
+            WriteValues::Direct(v) => v.serialize(ctx, writer),
+            WriteValues::Serialized(s) => s.serialize(ctx, writer),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            WriteValues::Direct(v) => v.is_empty(),
+            WriteValues::Serialized(s) => s.is_empty(),
+        }
+    }
 }
 
 /// Refuses `bytes` of values for `st` when they exceed the request limit.
@@ -386,7 +437,12 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
     db: &'d Db,
     key: [Bound<'d>; N],
 ) -> impl Future<Output = Result<Option<T>>> + Send + 'd {
-    async move { first_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await }
+    // The request is sent in this future, not in `first_by_key_prefix`'s: awaiting a nested
+    // future that holds the driver's request future (4 KB) moves it whole into this one.
+    async move {
+        let st = key_prefix_statement::<T>(db, N, &QueryOptions::default()).await?;
+        first_of(unpaged!(db, st, BoundRow(key))?)
+    }
 }
 
 /// The body of a generated `T::partition(db, key...)`: every row of the partition `key`.

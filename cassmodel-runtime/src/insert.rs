@@ -13,7 +13,7 @@ use scylla::statement::prepared::PreparedStatement;
 
 use crate::db::{CacheKey, Db};
 use crate::error::Result;
-use crate::exec::lwt_outcome;
+use crate::exec::{Stmt, lwt_outcome, unpaged, write_values};
 use crate::query::{Outcome, QueryFuture, QueryOptions};
 use crate::table::{Columns, Table, write_value};
 
@@ -134,39 +134,23 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
         self
     }
 
-    async fn run(self, db: &Db) -> Result<Outcome<T>> {
-        let schema = T::schema();
-        let if_not_exists = L::IF_NOT_EXISTS;
+    /// The statement and the values of this insert: everything before sending.
+    async fn prepare(&self, db: &Db) -> Result<(Stmt, InsertValues<'r, T>)> {
         let ps = insert_statement::<T>(
             db,
             self.ttl.is_some(),
             self.timestamp.is_some(),
-            if_not_exists,
+            L::IF_NOT_EXISTS,
         )
         .await?;
-        let st = crate::exec::Stmt::with(ps, &self.options);
+        let st = Stmt::with(ps, &self.options);
         let values = InsertValues {
             row: self.row,
             unset_nulls: !self.write_nulls,
             ttl: self.ttl,
             timestamp: self.timestamp,
         };
-        let serialized = crate::exec::write_values(db, st.get(), &values)?;
-        let res = crate::exec::unpaged!(db, st, serialized)?;
-        if !if_not_exists {
-            return Ok(Outcome::done());
-        }
-        let key = schema.primary_key();
-        // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its state
-        // would sit in the future of every insert.
-        Box::pin(lwt_outcome::<T>(
-            db,
-            res,
-            key.len(),
-            Columns::new(self.row, key),
-            &self.options,
-        ))
-        .await
+        Ok((st, values))
     }
 }
 
@@ -174,9 +158,13 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     /// Runs the insert.
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
-    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead).
+    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). The request is sent
+    // here, not in a shared `async fn`: awaiting a nested future that holds the driver's
+    // request future moves it whole (4 KB) into this one on every insert.
     pub async fn execute(self, db: &Db) -> Result<()> {
-        self.run(db).await.map(drop)
+        let (st, values) = self.prepare(db).await?;
+        unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+        Ok(())
     }
 }
 
@@ -187,7 +175,21 @@ impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
     where
         'r: 'd,
     {
-        QueryFuture::new(self.run(db))
+        QueryFuture::new(async move {
+            let (st, values) = self.prepare(db).await?;
+            let res = unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+            let key = T::schema().primary_key();
+            // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its
+            // state would sit in the future of every conditional insert.
+            Box::pin(lwt_outcome::<T>(
+                db,
+                res,
+                key.len(),
+                Columns::new(self.row, key),
+                &self.options,
+            ))
+            .await
+        })
     }
 }
 
@@ -235,6 +237,26 @@ impl<'r, T> InsertValues<'r, T> {
             ttl: None,
             timestamp: None,
         }
+    }
+}
+
+impl<T: Table> crate::exec::SizeBound for InsertValues<'_, T> {
+    fn size_bound(&self) -> Option<usize> {
+        let schema = T::schema();
+        let columns = (0..schema.columns.len()).map(|i| {
+            let value = crate::table::column_value(self.row, i)?;
+            if schema.columns[i].bucket.is_some() {
+                // The bucket of the source's value: a `date` or a `bigint`.
+                Some(8)
+            } else if self.unset_nulls && value.is_none() {
+                Some(0)
+            } else {
+                value.size_bound()
+            }
+        });
+        let ttl = self.ttl.map(|_| Some(4));
+        let timestamp = self.timestamp.map(|_| Some(8));
+        crate::exec::cells_bound(columns.chain(ttl).chain(timestamp))
     }
 }
 

@@ -119,6 +119,14 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         None
     }
 
+    /// At least as many bytes as `__write` writes, when known without writing
+    /// ([`ErasedValue::size_bound`](crate::query::ErasedValue::size_bound)).
+    #[doc(hidden)]
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        None
+    }
+
     /// Refuses a value its CQL type cannot hold exactly (a `DateTime<Utc>` with digits below
     /// the millisecond), before anything is written; collections check their elements.
     #[doc(hidden)]
@@ -170,6 +178,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
     fn source_bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
         self.__bucket(rule)
     }
+
+    fn size_bound(&self) -> Option<usize> {
+        self.__size_bound()
+    }
 }
 
 impl ColumnDef {
@@ -215,15 +227,29 @@ impl ColumnDef {
 pub trait KeyColumn: CqlMapping {}
 
 macro_rules! native {
-    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)?;)*) => {$(
+    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)? $(, size $s:tt)?;)*) => {$(
         impl CqlMapping for $t {
             fn cql_type() -> CqlType {
                 CqlType::Native(NativeType::$n)
             }
             $(native!(@bucket $b);)?
+            $(native!(@size $s);)?
         }
         $(native!(@key $t, $k);)?
     )*};
+    // The bytes of a value (`size_bound`): as many as its length, or a fixed width.
+    (@size len) => {
+        #[inline]
+        fn __size_bound(&self) -> Option<usize> {
+            Some(self.len())
+        }
+    };
+    (@size $n:literal) => {
+        #[inline]
+        fn __size_bound(&self) -> Option<usize> {
+            Some($n)
+        }
+    };
     // A bucket source (`bucket.rs`): its bucket, reachable through `ErasedValue`.
     (@bucket yes) => {
         fn __bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
@@ -239,26 +265,26 @@ macro_rules! native {
 }
 
 native! {
-    String => Text, key yes;
-    i8 => Tinyint, key yes;
-    i16 => Smallint, key yes;
-    i32 => Int, key yes, bucket yes;
-    i64 => Bigint, key yes, bucket yes;
-    f32 => Float, key yes;
-    f64 => Double, key yes;
-    bool => Boolean, key yes;
-    CqlTimeuuid => Timeuuid, key yes;
+    String => Text, key yes, size len;
+    i8 => Tinyint, key yes, size 1;
+    i16 => Smallint, key yes, size 2;
+    i32 => Int, key yes, bucket yes, size 4;
+    i64 => Bigint, key yes, bucket yes, size 8;
+    f32 => Float, key yes, size 4;
+    f64 => Double, key yes, size 8;
+    bool => Boolean, key yes, size 1;
+    CqlTimeuuid => Timeuuid, key yes, size 16;
     CqlVarint => Varint, key yes;
     CqlDecimal => Decimal, key yes;
-    CqlTimestamp => Timestamp, key yes;
-    CqlDate => Date, key yes;
-    CqlTime => Time, key yes;
-    chrono::NaiveDate => Date, key yes, bucket yes;
-    chrono::NaiveTime => Time, key yes;
-    IpAddr => Inet, key yes;
-    Vec<u8> => Blob, key yes;
+    CqlTimestamp => Timestamp, key yes, size 8;
+    CqlDate => Date, key yes, size 4;
+    CqlTime => Time, key yes, size 8;
+    chrono::NaiveDate => Date, key yes, bucket yes, size 4;
+    chrono::NaiveTime => Time, key yes, size 8;
+    IpAddr => Inet, key yes, size 16;
+    Vec<u8> => Blob, key yes, size len;
     CqlDuration => Duration;
-    Counter => Counter;
+    Counter => Counter, size 8;
 }
 
 /// A CQL `timestamp` holds milliseconds, so a `DateTime<Utc>` with digits below the
@@ -272,6 +298,11 @@ impl CqlMapping for chrono::DateTime<chrono::Utc> {
 
     fn __bucket(&self, rule: crate::BucketRule) -> Option<crate::bucket::BucketValue> {
         Some(crate::bucket::BucketSource::bucket(self, rule))
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(8)
     }
 
     #[inline]
@@ -306,6 +337,11 @@ fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
 impl CqlMapping for uuid::Uuid {
     fn cql_type() -> CqlType {
         CqlType::Native(NativeType::Uuid)
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(16)
     }
 
     fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
@@ -369,6 +405,11 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
 
     fn __is_none(&self) -> bool {
         self.is_none()
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        self.as_ref().map_or(Some(0), T::__size_bound)
     }
 
     fn __check(&self) -> Result<(), SerializationError> {
@@ -591,5 +632,75 @@ mod tests {
         assert_eq!(text::<Counter>(), "counter");
         assert_eq!(text::<CqlDuration>(), "duration");
         assert_eq!(text::<IpAddr>(), "inet");
+    }
+
+    /// The bytes `value` writes for a column of `typ` (without the cell's length), and its
+    /// size bound.
+    fn written_and_bound<T: CqlMapping + Sync>(value: &T, typ: ColumnType<'_>) -> (usize, usize) {
+        let mut buf = Vec::new();
+        value
+            .__write(&typ, CellWriter::new(&mut buf))
+            .expect("written");
+        let bound = ErasedValue::size_bound(value).expect("a size bound");
+        (buf.len().saturating_sub(4), bound)
+    }
+
+    /// A write skips serializing its values first when their size bounds fit the request
+    /// limit, so a bound below the real size would let an oversize write reach the server.
+    #[test]
+    fn size_bounds_cover_what_is_written() {
+        use scylla::frame::response::result::NativeType as N;
+        let native = ColumnType::Native;
+        let exact = [
+            written_and_bound(&"héllo, wörld".to_owned(), native(N::Text)),
+            written_and_bound(&String::new(), native(N::Text)),
+            written_and_bound(&-3i8, native(N::TinyInt)),
+            written_and_bound(&-3i16, native(N::SmallInt)),
+            written_and_bound(&-3i32, native(N::Int)),
+            written_and_bound(&-3i64, native(N::BigInt)),
+            written_and_bound(&1.5f32, native(N::Float)),
+            written_and_bound(&1.5f64, native(N::Double)),
+            written_and_bound(&true, native(N::Boolean)),
+            written_and_bound(&uuid::Uuid::from_u128(7), native(N::Uuid)),
+            written_and_bound(
+                &uuid::Uuid::parse_str("8e14e760-7fa8-11eb-bc66-000000000001").expect("uuid"),
+                native(N::Timeuuid),
+            ),
+            written_and_bound(&CqlTimeuuid::from_bytes([0x11; 16]), native(N::Timeuuid)),
+            written_and_bound(&CqlTimestamp(1), native(N::Timestamp)),
+            written_and_bound(&CqlDate(1), native(N::Date)),
+            written_and_bound(&CqlTime(1), native(N::Time)),
+            written_and_bound(
+                &chrono::NaiveDate::from_ymd_opt(2026, 11, 24).expect("date"),
+                native(N::Date),
+            ),
+            written_and_bound(&chrono::NaiveTime::MIN, native(N::Time)),
+            written_and_bound(
+                &chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
+                native(N::Timestamp),
+            ),
+            written_and_bound(&IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]), native(N::Inet)),
+            written_and_bound(&vec![1u8, 2, 3], native(N::Blob)),
+            written_and_bound(&Counter(5), native(N::Counter)),
+            written_and_bound(&Some(-3i32), native(N::Int)),
+            written_and_bound(&None::<String>, native(N::Text)),
+            written_and_bound(
+                &crate::value::Vector([1.0f32, 2.0, 3.0]),
+                ColumnType::Vector {
+                    typ: Box::new(native(N::Float)),
+                    dimensions: 3,
+                },
+            ),
+        ];
+        for (i, (written, bound)) in exact.into_iter().enumerate() {
+            assert_eq!(written, bound, "value #{i}: the bound is its exact size");
+        }
+        let (written, bound) = written_and_bound(&IpAddr::from([127, 0, 0, 1]), native(N::Inet));
+        assert!(written <= bound, "an IPv4 address: {written} <= {bound}");
+        assert_eq!(
+            ErasedValue::size_bound(&vec![1i32]),
+            None,
+            "a list has none"
+        );
     }
 }

@@ -194,6 +194,12 @@ impl<const N: usize> CqlMapping for Vector<N> {
         let n = u32::try_from(N).unwrap_or(u32::MAX);
         CqlType::Vector(Box::new(CqlType::Native(NativeType::Float)), n)
     }
+
+    /// A `vector<float, N>` is `N` floats without lengths.
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(4 * N)
+    }
 }
 
 /// A query vector for an ANN search on a column of type `V`: a [`Vector`] of the column's

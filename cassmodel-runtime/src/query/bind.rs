@@ -34,6 +34,13 @@ pub trait ErasedValue: Sync {
         let _ = rule;
         None
     }
+
+    /// At least as many bytes as [`write_to`](Self::write_to) writes (the cell's contents,
+    /// without its length), when that is known without writing it; `None` otherwise (a
+    /// write then serializes its values first to learn their size).
+    fn size_bound(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A list bound to one marker (`IN ?`, a set of map keys to remove).
@@ -96,6 +103,17 @@ impl<'a> Bound<'a> {
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         self.write_to(spec.typ(), writer)
             .map_err(|e| crate::table::write_error(spec, self.rust_type(), e))
+    }
+
+    /// At least as many bytes as [`write_to`](Self::write_to) writes, if known.
+    pub(crate) fn size_bound(&self) -> Option<usize> {
+        match self {
+            Bound::Value(v) => v.size_bound(),
+            Bound::Str(s) => Some(s.len()),
+            Bound::Index(_) => Some(4),
+            Bound::Counter(_) | Bound::Bucket(_) => Some(8),
+            Bound::Boxed(v) => v.size_bound(),
+        }
     }
 
     /// The Rust type of the value, for messages.
@@ -180,6 +198,25 @@ pub(crate) struct QueryValues<'a> {
     pub(crate) score: bool,
     pub(crate) per_partition_limit: Option<i32>,
     pub(crate) limit: Option<i32>,
+}
+
+impl crate::exec::SizeBound for QueryValues<'_> {
+    fn size_bound(&self) -> Option<usize> {
+        let score = self.ann.as_ref().filter(|_| self.score);
+        let values = score
+            .into_iter()
+            .chain(&self.set)
+            .chain(&self.where_)
+            .chain(&self.if_)
+            .chain(&self.ann)
+            .map(Bound::size_bound);
+        let ints = [self.per_partition_limit, self.limit, self.ttl]
+            .into_iter()
+            .flatten()
+            .map(|_| Some(4));
+        let timestamp = self.timestamp.map(|_| Some(8));
+        crate::exec::cells_bound(values.chain(ints).chain(timestamp))
+    }
 }
 
 impl SerializeRow for QueryValues<'_> {
