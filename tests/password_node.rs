@@ -85,6 +85,16 @@ async fn write_and_read(db: &Db, id: i32) {
     assert_eq!(back, Some(row));
 }
 
+/// The environment's variables of a login to `point` as `role` in keyspace `ks`.
+fn login_vars(point: &str, role: &str, password: &str, ks: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("CASSMODEL_CONTACT_POINTS", point.to_owned()),
+        ("CASSMODEL_USERNAME", role.to_owned()),
+        ("CASSMODEL_PASSWORD", password.to_owned()),
+        ("CASSMODEL_KEYSPACE", ks.to_owned()),
+    ]
+}
+
 /// The settings `vars` give as environment variables (looked up from the list: a test must
 /// not change the process environment other tests read).
 fn options_from_vars(vars: &[(&str, String)]) -> cassmodel::Result<ConnectOptions> {
@@ -147,13 +157,8 @@ async fn the_same_settings_work_from_code_environment_and_cli() {
 
     // The environment's variables (looked up from a map: a test must not change the process
     // environment other tests read).
-    let vars = [
-        ("CASSMODEL_CONTACT_POINTS", point.clone()),
-        ("CASSMODEL_USERNAME", role.clone()),
-        ("CASSMODEL_PASSWORD", password.clone()),
-        ("CASSMODEL_KEYSPACE", ks.clone()),
-        ("CASSMODEL_CONSISTENCY", "ONE".to_owned()),
-    ];
+    let mut vars = login_vars(&point, &role, &password, &ks);
+    vars.push(("CASSMODEL_CONSISTENCY", "ONE".to_owned()));
     let from_env = options_from_vars(&vars)
         .unwrap_or_else(|e| panic!("settings from the environment: {e}"))
         .connect()
@@ -274,15 +279,12 @@ async fn tls_settings_work_from_code_environment_and_cli() {
     write_and_read(&from_code, 1).await;
 
     // The environment's variables.
-    let vars = [
-        ("CASSMODEL_CONTACT_POINTS", point.clone()),
-        ("CASSMODEL_USERNAME", role.clone()),
-        ("CASSMODEL_PASSWORD", password.clone()),
-        ("CASSMODEL_KEYSPACE", ks.clone()),
+    let mut vars = login_vars(&point, &role, &password, &ks);
+    vars.extend([
         ("CASSMODEL_TLS_CA", path(&tls.ca)),
         ("CASSMODEL_TLS_CERT", path(&tls.client_cert)),
         ("CASSMODEL_TLS_KEY", path(&tls.client_key)),
-    ];
+    ]);
     let from_env = options_from_vars(&vars)
         .unwrap_or_else(|e| panic!("TLS settings from the environment: {e}"))
         .connect()

@@ -91,6 +91,9 @@ pub enum BucketValue {
     Overflow,
 }
 
+/// The most bytes a bucket writes: a `date` (4) or a `bigint` (8).
+pub(crate) const BUCKET_SIZE_BOUND: usize = 8;
+
 impl ErasedValue for BucketValue {
     fn write_to<'b>(
         &self,

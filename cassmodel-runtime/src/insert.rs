@@ -246,8 +246,7 @@ impl<T: Table> crate::exec::SizeBound for InsertValues<'_, T> {
         let columns = (0..schema.columns.len()).map(|i| {
             let value = crate::table::column_value(self.row, i)?;
             if schema.columns[i].bucket.is_some() {
-                // The bucket of the source's value: a `date` or a `bigint`.
-                Some(8)
+                Some(crate::bucket::BUCKET_SIZE_BOUND)
             } else if self.unset_nulls && value.is_none() {
                 Some(0)
             } else {

@@ -111,7 +111,8 @@ impl<'a> Bound<'a> {
             Bound::Value(v) => v.size_bound(),
             Bound::Str(s) => Some(s.len()),
             Bound::Index(_) => Some(4),
-            Bound::Counter(_) | Bound::Bucket(_) => Some(8),
+            Bound::Counter(_) => Some(8),
+            Bound::Bucket(_) => Some(crate::bucket::BUCKET_SIZE_BOUND),
             Bound::Boxed(v) => v.size_bound(),
         }
     }
@@ -200,21 +201,28 @@ pub(crate) struct QueryValues<'a> {
     pub(crate) limit: Option<i32>,
 }
 
-impl crate::exec::SizeBound for QueryValues<'_> {
-    fn size_bound(&self) -> Option<usize> {
+impl<'a> QueryValues<'a> {
+    /// The bound values in bind order, between USING and the limits: the score's query
+    /// vector, SET, WHERE, IF, the ANN query vector.
+    fn bound(&self) -> impl Iterator<Item = &Bound<'a>> {
         let score = self.ann.as_ref().filter(|_| self.score);
-        let values = score
+        score
             .into_iter()
             .chain(&self.set)
             .chain(&self.where_)
             .chain(&self.if_)
             .chain(&self.ann)
-            .map(Bound::size_bound);
+    }
+}
+
+impl crate::exec::SizeBound for QueryValues<'_> {
+    fn size_bound(&self) -> Option<usize> {
         let ints = [self.per_partition_limit, self.limit, self.ttl]
             .into_iter()
             .flatten()
             .map(|_| Some(4));
         let timestamp = self.timestamp.map(|_| Some(8));
+        let values = self.bound().map(Bound::size_bound);
         crate::exec::cells_bound(values.chain(ints).chain(timestamp))
     }
 }
@@ -233,14 +241,7 @@ impl SerializeRow for QueryValues<'_> {
         if let Some(ts) = &self.timestamp {
             SerializeValue::serialize(ts, next_spec()?.typ(), writer.make_cell_writer())?;
         }
-        let score = self.ann.as_ref().filter(|_| self.score);
-        for v in score
-            .into_iter()
-            .chain(&self.set)
-            .chain(&self.where_)
-            .chain(&self.if_)
-            .chain(&self.ann)
-        {
+        for v in self.bound() {
             v.write_for(next_spec()?, writer.make_cell_writer())?;
         }
         for n in self.per_partition_limit.iter().chain(&self.limit) {
