@@ -184,11 +184,12 @@
 //! Every statement shape is prepared once per [`Db`] and reused; no CQL text is built per
 //! call, and values (limits included) are always bound.
 //!
-//! Every builder terminal (`fetch_*`, `execute`, [`Batch::execute`], ...) returns a
-//! [`QueryFuture`]: one boxed, `Send` future whose type names only what it yields, so the
-//! builder's state and the driver's futures stay out of the types your crate checks, and a
-//! query the compiler refuses is refused once. The two hottest calls, [`Db::insert`] and
-//! `T::get`, return an unboxed `impl Future + Send` (no allocation of their own). The
+//! The builder terminals that page or write (`fetch_stream`, `fetch_page`, `execute`,
+//! [`Batch::execute`], ...) return a [`QueryFuture`]: one boxed, `Send` future whose type
+//! names only what it yields, so the builder's state and the driver's futures stay out of the
+//! types your crate checks. The hot calls, [`Db::insert`], `T::get`, and the reads of a few
+//! rows, `fetch_all` and `fetch_first`, return an unboxed `impl Future + Send` (no
+//! allocation of their own). Either way a query the compiler refuses is refused once. The
 //! builder itself is generated as thin typed methods over generic runtime code: 50 derived
 //! tables compile faster than the same tables with the scylla driver's own row derives (see
 //! `BENCHMARKS.md`, `cargo xtask compile-bench`).

@@ -123,6 +123,38 @@ async fn a_social_posts() {
         "newest first"
     );
 
+    // `fetch_all` and `fetch_first` return unboxed futures: `Send + 'static` when the values
+    // are owned, so they run on another task, with the same rows.
+    let db = t.db.clone();
+    let spawned = tokio::spawn(async move {
+        let all = Post::select()
+            .user_id(&alice)
+            .limit(20)
+            .fetch_all(&db)
+            .await;
+        let first = Post::select().user_id(&alice).fetch_first(&db).await;
+        (all, first)
+    })
+    .await
+    .expect("task");
+    assert_eq!(spawned.0.expect("spawned fetch_all"), typed);
+    assert_eq!(
+        spawned.1.expect("spawned fetch_first").as_ref(),
+        typed.first()
+    );
+    // Called on what the builder dereferences to (where the compile errors of unreadable
+    // states come from), the reads are refused with an error, not a panic.
+    let refused = (*Post::select().user_id(&alice)).fetch_all(&t.db).await;
+    assert!(
+        matches!(&refused, Err(cassmodel::Error::Invalid(m)) if m.contains("query builder")),
+        "{refused:?}"
+    );
+    let refused = (*Post::select().user_id(&alice)).fetch_first(&t.db).await;
+    assert!(
+        matches!(refused, Err(cassmodel::Error::Invalid(_))),
+        "{refused:?}"
+    );
+
     // A time window with exclusive bounds on both ends.
     let (from, to) = (timeuuid(at(1, 5, 12, 0), 0), timeuuid(at(1, 15, 12, 0), 0));
     let typed = same(

@@ -6,14 +6,18 @@
 //! otherwise. Everything else is here, written and type-checked once for every table: the
 //! bound values, options, limits, and the terminals that run the query. The terminals return
 //! [`QueryFuture`], whose type carries neither the builder's state nor the driver's futures,
-//! so a user's crate never proves `Send` of a driver future again.
+//! so a user's crate never proves `Send` of a driver future again; `fetch_all` and
+//! `fetch_first` return an unboxed `impl Future + Send` instead (see [`refused_read`] for how
+//! a generated builder keeps their compile errors to one).
 
+use std::future::Future;
 use std::marker::PhantomData;
 
 use scylla::response::PagingState;
 
 use crate::bucket::{BucketRange, BucketRead, BucketRule};
 use crate::db::Db;
+use crate::error::Result;
 use crate::exec::{self, Page, Projection};
 use crate::mapping::CqlMapping;
 use crate::query::kind::{Select, WriteKind};
@@ -243,20 +247,23 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
         BucketRead::new(self.state, bucket, source, rule, range)
     }
 
-    /// Runs the query and collects every row.
-    pub fn fetch_all<'d>(self, db: &'d Db) -> QueryFuture<'d, Vec<R>>
+    /// Runs the query and collects every row. Unboxed, like `fetch_first`: these are the reads
+    /// of a few rows, where allocating and copying the future is a measurable part of the cost.
+    #[allow(clippy::manual_async_fn)]
+    pub fn fetch_all<'d>(self, db: &'d Db) -> impl Future<Output = Result<Vec<R>>> + Send + 'd
     where
         'a: 'd,
     {
-        QueryFuture::new(exec::select_all::<T, R>(db, self.state))
+        exec::select_all::<T, R>(db, self.state)
     }
 
     /// Runs the query for its first row.
-    pub fn fetch_first<'d>(self, db: &'d Db) -> QueryFuture<'d, Option<R>>
+    #[allow(clippy::manual_async_fn)]
+    pub fn fetch_first<'d>(self, db: &'d Db) -> impl Future<Output = Result<Option<R>>> + Send + 'd
     where
         'a: 'd,
     {
-        QueryFuture::new(exec::select_first::<T, R>(db, self.state))
+        exec::select_first::<T, R>(db, self.state)
     }
 
     /// Runs the query as a stream of rows, one page at a time.
@@ -299,4 +306,20 @@ impl<'a, T: Table, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     pub fn into_batch_entry(self) -> Box<dyn crate::batch::BatchEntry + 'a> {
         crate::batch::query_entry::<T>(self.state, K::STATEMENT)
     }
+}
+
+/// The result of `fetch_all` or `fetch_first` called on what a generated builder dereferences
+/// to, instead of on the builder: an error, never a panic.
+///
+/// A generated builder has the unboxed `fetch_all` and `fetch_first` only in the states that
+/// may be read (a bound on the `impl`). In the other states, method lookup goes on to the
+/// builder's `Deref` target, whose `fetch_all` and `fetch_first` carry the same bound on the
+/// method: that bound fails, once, with the state's message. (The bound on the method of the
+/// unboxed one would fail three times: at the call, on its `impl Future` type, at `.await`.)
+/// That target holds no query, so this is all it can return when called on purpose.
+pub fn refused_read<V>() -> std::future::Ready<Result<V>> {
+    std::future::ready(Err(crate::Error::Invalid(
+        "`fetch_all` and `fetch_first` run on the query builder, not on what it dereferences to"
+            .to_owned(),
+    )))
 }

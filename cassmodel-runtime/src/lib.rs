@@ -74,7 +74,7 @@ pub mod __private {
         BucketValue, TimeBucketSource, WidthBucketSource, assert_time_bucket, assert_width_bucket,
         bucket_of,
     };
-    pub use crate::builder::Query;
+    pub use crate::builder::{Query, refused_read};
     pub use crate::error::rust_name;
     pub use crate::exec::{get_by_key, partition, scan};
     pub use crate::migrate::{TableEntry, UdtEntry};

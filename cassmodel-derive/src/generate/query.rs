@@ -866,12 +866,41 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
     };
     let db = quote!(db: &'d #krate::Db);
     let fut = |t: TokenStream| quote!(#krate::QueryFuture<'d, #t>);
-    let (all, first, stream, page) = (
-        fut(quote!(::std::vec::Vec<R>)),
-        fut(quote!(::core::option::Option<R>)),
+    let (stream, page) = (
         fut(quote!(#krate::RowStream<R>)),
         fut(quote!(#krate::Page<R>)),
     );
+    // The reads of a few rows return an unboxed future: defined where `S` may be read (a bound
+    // on the impl), and otherwise found on the `Deref` target, whose bound on the method fails
+    // once with the state's message (`__private::refused_read`).
+    let ret = |t: TokenStream| quote!(impl ::core::future::Future<Output = #krate::Result<#t>> + ::core::marker::Send + 'd);
+    let (all, first) = (
+        ret(quote!(::std::vec::Vec<R>)),
+        ret(quote!(::core::option::Option<R>)),
+    );
+    let refused = quote! {
+        /// What a builder dereferences to: `fetch_all` and `fetch_first` in the states that
+        /// cannot be read, there to say why.
+        pub struct __Unreadable<S, K, R>(::core::marker::PhantomData<fn() -> (S, K, R)>);
+
+        #[doc(hidden)]
+        impl<'a, S, K, R> ::core::ops::Deref for #q<'a, S, K, R> {
+            type Target = __Unreadable<S, K, R>;
+            fn deref(&self) -> &__Unreadable<S, K, R> {
+                &__Unreadable(::core::marker::PhantomData)
+            }
+        }
+
+        impl<S, R> __Unreadable<S, #kd::Select, R> {
+            pub fn fetch_all(&self, _: &#krate::Db) -> ::core::future::Ready<#krate::Result<::std::vec::Vec<R>>> where S: #readable {
+                #p::refused_read()
+            }
+
+            pub fn fetch_first(&self, _: &#krate::Db) -> ::core::future::Ready<#krate::Result<::core::option::Option<R>>> where S: #readable {
+                #p::refused_read()
+            }
+        }
+    };
     quote! {
         impl<'a, S, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
             #bucket_range
@@ -910,16 +939,6 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
                 #q(self.0.read_as())
             }
 
-            /// Runs the query and collects every row (paging through them).
-            pub fn fetch_all<'d>(self, #db) -> #all where S: #readable, 'a: 'd {
-                self.0.fetch_all(db)
-            }
-
-            /// Runs the query for its first row (`LIMIT 1` unless a limit is set).
-            pub fn fetch_first<'d>(self, #db) -> #first where S: #readable, 'a: 'd {
-                self.0.fetch_first(db)
-            }
-
             /// Runs the query as a stream that fetches one page at a time: constant memory
             /// whatever the number of rows.
             pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable + #p::Pageable, 'a: 'd {
@@ -932,5 +951,20 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
                 self.0.fetch_page(db, from)
             }
         }
+
+        impl<'a, S: #readable, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
+            /// Runs the query and collects every row (paging through them; one request when a
+            /// limit fits in a page).
+            pub fn fetch_all<'d>(self, #db) -> #all where 'a: 'd {
+                self.0.fetch_all(db)
+            }
+
+            /// Runs the query for its first row (`LIMIT 1` unless a limit is set).
+            pub fn fetch_first<'d>(self, #db) -> #first where 'a: 'd {
+                self.0.fetch_first(db)
+            }
+        }
+
+        #refused
     }
 }
