@@ -357,3 +357,70 @@ async fn option_string_setters_take_str() {
     assert_eq!(row.note.as_deref(), Some("written as &str"));
     t.drop_all().await;
 }
+
+/// `create_table` returns once every node can answer reads on the new indexes: each node's
+/// `system_views.sai_column_indexes` says so. The wait reads that table for real: an index
+/// no node has is still waited for, and reported by name when the wait ends.
+#[tokio::test]
+async fn create_table_waits_for_indexes() {
+    let t = support::test_db("index_wait").await;
+    t.db.create_table::<Item>().await.expect("create");
+    let ks = t.keyspace().to_owned();
+    let names = [
+        "idx_items_stock_idx",
+        "idx_items_email_idx",
+        "idx_items_tags_idx",
+        "idx_items_maybe_idx",
+    ];
+    let nodes = t.db.session().get_cluster_state().get_nodes_info().to_vec();
+    assert!(!nodes.is_empty(), "the session knows no node");
+    for node in &nodes {
+        let mut st = cassmodel::scylla::statement::unprepared::Statement::new(
+            "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
+             WHERE keyspace_name = ?",
+        );
+        st.set_load_balancing_policy(Some(
+            cassmodel::scylla::policies::load_balancing::SingleTargetLoadBalancingPolicy::new(
+                cassmodel::scylla::policies::load_balancing::NodeIdentifier::Node(node.clone()),
+                None,
+            ),
+        ));
+        let rows: HashMap<String, Option<bool>> =
+            t.db.session()
+                .query_unpaged(st, (&ks,))
+                .await
+                .expect("sai_column_indexes")
+                .into_rows_result()
+                .expect("rows")
+                .rows::<(String, Option<bool>)>()
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("rows");
+        for name in names {
+            assert_eq!(
+                rows.get(name),
+                Some(&Some(true)),
+                "node {}: index {name} not queryable right after create_table; the node has {rows:?}",
+                node.address
+            );
+        }
+    }
+
+    let missing = cassmodel::__private::await_queryable(
+        t.db.session(),
+        &ks,
+        &["idx_items_stock_idx", "no_such_idx"],
+        std::time::Duration::from_millis(300),
+    )
+    .await;
+    let Err(e @ cassmodel::Error::IndexNotReady { .. }) = missing else {
+        panic!("an index no node has was not waited for: {missing:?}");
+    };
+    let message = e.to_string();
+    assert!(
+        message.contains(&format!("{ks}.no_such_idx")) && message.contains("INDEX_NOT_AVAILABLE"),
+        "{message}"
+    );
+    assert!(e.is_timeout(), "{e:?}");
+    t.drop_all().await;
+}

@@ -238,13 +238,22 @@ impl Db {
 
     /// Creates `T`'s user-defined types (dependencies first), then its table, then its
     /// indexes (`#[cass(index)]`), each `IF NOT EXISTS`. The driver waits for schema
-    /// agreement after each statement.
+    /// agreement after each statement; then, if the table has indexes, this waits until
+    /// every node can answer reads that use them (at most two minutes, else
+    /// [`Error::IndexNotReady`]).
     pub async fn create_table<T: Table>(&self) -> Result<()> {
         let ks = self.keyspace_of::<T>()?;
         for cql in ddl::create_table_with_types(T::schema(), ks) {
             self.execute_ddl(&cql).await?;
         }
-        Ok(())
+        let indexes: Vec<&str> = T::schema().indexes().map(|(_, i)| i.name).collect();
+        crate::index_ready::await_queryable(
+            self.session(),
+            ks,
+            &indexes,
+            crate::index_ready::INDEX_WAIT,
+        )
+        .await
     }
 
     /// The prepared statement for `key`, preparing `cql(&key)` on first use and marking

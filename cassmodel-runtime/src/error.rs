@@ -243,6 +243,26 @@ pub enum Error {
     /// An invalid argument (e.g. a keyspace name Cassandra cannot accept).
     #[error("{0}")]
     Invalid(String),
+    /// New storage-attached indexes exist but some nodes had not built them when the wait
+    /// ended: reads that use them fail with `INDEX_NOT_AVAILABLE` on those nodes until they
+    /// have.
+    #[error(
+        "index(es) {} created, but not yet queryable on {} after waiting {} s (still being \
+         built); reads that use them fail with INDEX_NOT_AVAILABLE there until the build ends: \
+         run the same step again to wait longer, or wait longer with \
+         `Migrator::index_wait(..)`",
+        .indexes.join(", "),
+        .nodes.join(", "),
+        .waited.as_secs()
+    )]
+    IndexNotReady {
+        /// `keyspace.index` of each index waited for.
+        indexes: Vec<String>,
+        /// The nodes that did not report them all queryable.
+        nodes: Vec<String>,
+        /// How long it waited.
+        waited: std::time::Duration,
+    },
 }
 
 /// The advice of a connection error, by its cause.
@@ -543,6 +563,8 @@ impl Error {
             Error::Connect { source, .. } => {
                 return kind_of(source.as_ref()).unwrap_or(ErrorKind::Connection);
             }
+            // The wait for the index ran out; the index itself was created.
+            Error::IndexNotReady { .. } => return ErrorKind::Timeout,
             Error::Prepare { source, .. } => source.as_ref(),
             Error::Execute { source, .. } | Error::Driver(source) => source.as_ref(),
         };

@@ -16,6 +16,7 @@ mod db;
 pub mod ddl;
 mod error;
 mod exec;
+mod index_ready;
 mod insert;
 mod mapping;
 pub mod migrate;
@@ -77,6 +78,7 @@ pub mod __private {
     pub use crate::builder::{Query, refused_read};
     pub use crate::error::rust_name;
     pub use crate::exec::{get_by_key, partition, scan};
+    pub use crate::index_ready::await_queryable;
     pub use crate::migrate::{TableEntry, UdtEntry};
     pub use crate::query::kind::{AfterStaticSet, WriteKind};
     pub use crate::query::state::{

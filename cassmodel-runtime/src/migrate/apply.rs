@@ -1,10 +1,11 @@
 //! Running a plan: each step in order, skipped when the cluster already has it (another
 //! process, or an earlier run that was interrupted, applied it), run with an idempotent
-//! statement otherwise; then, either way, schema agreement before the next step.
+//! statement otherwise; then, either way, schema agreement before the next step, and for a
+//! new index, until every node can answer reads that use it.
 
 use super::MigrationError;
 use super::live::LiveSchema;
-use super::plan::Step;
+use super::plan::{Change, Step};
 use crate::db::Db;
 
 /// What [`Migrator::apply`](super::Migrator::apply) did.
@@ -24,7 +25,13 @@ const STEP_ATTEMPTS: usize = 5;
 /// (at most 2 s in all).
 const STEP_BACKOFF: std::time::Duration = std::time::Duration::from_millis(200);
 
-pub(crate) async fn apply_steps(db: &Db, steps: &[Step]) -> Result<ApplyReport, MigrationError> {
+/// Runs `steps`; after a step that creates an index, waits up to `index_wait` until every
+/// node can answer reads that use it.
+pub(crate) async fn apply_steps(
+    db: &Db,
+    steps: &[Step],
+    index_wait: std::time::Duration,
+) -> Result<ApplyReport, MigrationError> {
     let mut report = ApplyReport::default();
     for step in steps {
         let mut attempt = 1;
@@ -56,6 +63,22 @@ pub(crate) async fn apply_steps(db: &Db, steps: &[Step]) -> Result<ApplyReport, 
         // Also for a step found done: another process may have applied it a moment ago, and
         // the node that runs the next step may not know it yet.
         await_agreement(db, step).await?;
+        // Also for a step found done: the index may still be building (an earlier run that
+        // gave up waiting, another process).
+        if let Change::CreateIndex {
+            keyspace, index, ..
+        } = &step.change
+        {
+            crate::index_ready::await_queryable(db.session(), keyspace, &[index], index_wait)
+                .await
+                .map_err(|source| MigrationError::Step {
+                    description: format!(
+                        "{} (waiting for the index to be queryable)",
+                        step.description
+                    ),
+                    source: Box::new(source),
+                })?;
+        }
         if done {
             report.already_applied.push(step.clone());
         } else {

@@ -322,6 +322,9 @@ pub(crate) struct Settings {
     pub keyspace_replication: BTreeMap<String, Replication>,
     /// `(keyspace, table, column)` that may be dropped.
     pub allow_drop: BTreeSet<(String, String, String)>,
+    /// How long `apply` waits for a new index to be queryable on every node (`None`:
+    /// [`INDEX_WAIT`](crate::index_ready::INDEX_WAIT)).
+    pub index_wait: Option<std::time::Duration>,
 }
 
 impl Settings {
@@ -411,6 +414,16 @@ impl Migrator {
         self
     }
 
+    /// How long [`apply`](Self::apply) waits, after creating an index, until every node can
+    /// answer reads that use it (two minutes unless set; `Duration::ZERO` does not wait). On a
+    /// table with many rows the build takes longer: past the wait, `apply` fails with
+    /// [`Error::IndexNotReady`](crate::Error::IndexNotReady) (the index stays, and running
+    /// `apply` again waits again).
+    pub fn index_wait(mut self, wait: std::time::Duration) -> Self {
+        self.settings.index_wait = Some(wait);
+        self
+    }
+
     /// The models.
     pub fn models(&self) -> &Models {
         &self.models
@@ -481,7 +494,11 @@ impl Migrator {
         if !plan.refused.is_empty() {
             return Err(MigrationError::Refused(plan.refused.clone()));
         }
-        apply::apply_steps(self.db()?, &plan.steps).await
+        let index_wait = self
+            .settings
+            .index_wait
+            .unwrap_or(crate::index_ready::INDEX_WAIT);
+        apply::apply_steps(self.db()?, &plan.steps, index_wait).await
     }
 
     /// Compares the models with the cluster and reports every mismatch in one error (missing
