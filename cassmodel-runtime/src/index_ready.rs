@@ -61,12 +61,9 @@ pub async fn await_queryable(
             match session.query_unpaged(statement.clone(), (keyspace,)).await {
                 Ok(result) => {
                     let rows: Vec<(String, Option<bool>)> = result
-                        .into_rows_result()
-                        .map_err(|e| Error::Driver(Box::new(e)))?
-                        .rows::<(String, Option<bool>)>()
-                        .map_err(|e| Error::Driver(Box::new(e)))?
-                        .collect::<std::result::Result<_, _>>()
-                        .map_err(|e| Error::Driver(Box::new(e)))?;
+                        .into_rows_result()?
+                        .rows::<(String, Option<bool>)>()?
+                        .collect::<std::result::Result<_, _>>()?;
                     let ready = |name: &&str| {
                         rows.iter()
                             .any(|(n, queryable)| n == name && *queryable == Some(true))
