@@ -213,6 +213,11 @@ async fn a_write_over_the_request_limit_is_refused_before_sending() {
     };
     t.db.insert(&under).await.expect("under the limit");
     assert_eq!(Blob::get(&t.db, &5).await.expect("read"), Some(under));
+    // The first `db.insert` of a table prepares its statement; every later one takes another
+    // path (the driver's request future, mapped): refused the same way there.
+    let (bytes, _) = too_large(&t.db.insert(&big).await.expect_err("17 MiB, again"));
+    assert!(bytes > 17 * MIB, "{bytes}");
+    assert_eq!(Blob::get(&t.db, &1).await.expect("read"), None);
 
     // A lowered limit refuses 2 MiB, which the server takes from the default `Db`.
     let small = t.db.with_max_request_size(MIB);

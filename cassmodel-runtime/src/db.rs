@@ -2,7 +2,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
@@ -36,6 +36,9 @@ pub fn local_contact_point() -> String {
     )
 }
 
+/// A write's future on a cold path (the first insert of a table, a refused write).
+type BoxedWrite<'d> = std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send + 'd>>;
+
 /// Identifies one prepared statement in a [`Db`]'s cache.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum CacheKey {
@@ -66,6 +69,11 @@ struct Inner {
     /// The largest serialized values a write may send ([`ConnectOptions::max_request_size`]).
     max_request_size: usize,
     statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
+    /// The plain INSERT of each derived table (`db.insert(&row)`), by
+    /// [`TableSchema::ordinal`](crate::TableSchema), once prepared: read without a lock or a
+    /// reference count, and borrowed for as long as the `Db`, so that an insert's future is
+    /// the driver's own. The `TypeId` guards against two descriptions sharing a number.
+    inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
 }
 
 /// A connection to a cluster, with the keyspace that tables without
@@ -95,6 +103,17 @@ impl std::fmt::Debug for Db {
     }
 }
 
+/// One empty slot per derived table of the program (registered by the derive), numbered by
+/// their descriptions' ordinals.
+fn insert_slots() -> Box<[OnceLock<(TypeId, PreparedStatement)>]> {
+    let count = inventory::iter::<crate::migrate::TableEntry>
+        .into_iter()
+        .map(|entry| (entry.0)().ordinal() + 1)
+        .max()
+        .unwrap_or(0);
+    (0..count).map(|_| OnceLock::new()).collect()
+}
+
 impl Db {
     /// Wraps an existing scylla session.
     pub fn new(session: Session) -> Self {
@@ -119,6 +138,7 @@ impl Db {
                 keyspace_map,
                 max_request_size,
                 statements: RwLock::new(HashMap::default()),
+                inserts: insert_slots(),
             }),
         }
     }
@@ -308,6 +328,20 @@ impl Db {
             .cloned()
     }
 
+    /// The plain INSERT of table `T` (every column, no options), if this `Db` has prepared it.
+    pub(crate) fn prepared_insert<T: Table>(&self) -> Option<&PreparedStatement> {
+        let (table, ps) = self.inner.inserts.get(T::schema().ordinal())?.get()?;
+        (*table == TypeId::of::<T>()).then_some(ps)
+    }
+
+    /// Keeps `ps`, the plain INSERT of `T`, for [`prepared_insert`](Self::prepared_insert).
+    pub(crate) fn keep_insert<T: Table>(&self, ps: &PreparedStatement) {
+        if let Some(slot) = self.inner.inserts.get(T::schema().ordinal()) {
+            // Already set: the same statement, or another table's with the same number.
+            let _ = slot.set((TypeId::of::<T>(), ps.clone()));
+        }
+    }
+
     /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
     /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
     /// TTL, write time, `IF NOT EXISTS` and writing nulls.
@@ -319,6 +353,22 @@ impl Db {
         &'d self,
         row: &'d T,
     ) -> impl Future<Output = crate::Result<()>> + Send + 'd {
-        crate::Insert::new(row).execute(self)
+        use futures::future::{Either, FutureExt};
+        // Once the statement is prepared, the future is the driver's own request, mapped: no
+        // future of ours around it to build and move (4 KB), no lock, no reference count.
+        let Some(ps) = self.prepared_insert::<T>() else {
+            // The first insert of `T` on this `Db` (it prepares the statement).
+            return Either::Right(Box::pin(crate::Insert::new(row).execute(self)) as BoxedWrite<'d>);
+        };
+        let values = crate::insert::InsertValues::unset_nulls(row);
+        match crate::exec::write_values(self, ps, values) {
+            Ok(values) => Either::Left(self.inner.session.execute_unpaged(ps, values).map(
+                move |result| match result {
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(Error::execute(ps.get_statement(), e)),
+                },
+            )),
+            Err(e) => Either::Right(Box::pin(std::future::ready(Err(e))) as BoxedWrite<'d>),
+        }
     }
 }

@@ -195,18 +195,18 @@ pub(crate) fn serialize_for(
 /// the server takes in one request ([`Db::max_request_size`]). Values whose size bound fits
 /// are handed to the driver as they are (serialized once, by the driver); the others are
 /// serialized here first, to learn their size.
-pub(crate) fn write_values<'v, V: SerializeRow + SizeBound>(
+pub(crate) fn write_values<V: SerializeRow + SizeBound>(
     db: &Db,
     st: &PreparedStatement,
-    values: &'v V,
-) -> Result<WriteValues<&'v V>> {
+    values: V,
+) -> Result<WriteValues<V>> {
     if values
         .size_bound()
         .is_some_and(|bound| bound <= db.max_request_size())
     {
         return Ok(WriteValues::Direct(values));
     }
-    let values = serialize_for(st, values)?;
+    let values = serialize_for(st, &values)?;
     check_request_size(db, st, values.len())?;
     Ok(WriteValues::Serialized(values))
 }
@@ -216,6 +216,12 @@ pub(crate) trait SizeBound {
     /// At least as many bytes as the serialized values take (each cell with its 4-byte
     /// length), or `None` when that is not known without serializing them.
     fn size_bound(&self) -> Option<usize>;
+}
+
+impl<V: SizeBound> SizeBound for &V {
+    fn size_bound(&self) -> Option<usize> {
+        (**self).size_bound()
+    }
 }
 
 /// The size bound of cells whose contents have the bounds `contents` (`None` if one has

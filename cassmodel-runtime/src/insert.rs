@@ -216,16 +216,21 @@ pub(crate) async fn insert_statement<T: Table>(
         timestamp,
         if_not_exists,
     };
-    db.prepared(key, !if_not_exists, |_| {
-        Ok(crate::cql::insert_with(
-            T::schema(),
-            db.keyspace_of::<T>()?,
-            if_not_exists,
-            ttl,
-            timestamp,
-        ))
-    })
-    .await
+    let ps = db
+        .prepared(key, !if_not_exists, |_| {
+            Ok(crate::cql::insert_with(
+                T::schema(),
+                db.keyspace_of::<T>()?,
+                if_not_exists,
+                ttl,
+                timestamp,
+            ))
+        })
+        .await?;
+    if !(ttl || timestamp || if_not_exists) {
+        db.keep_insert::<T>(&ps);
+    }
+    Ok(ps)
 }
 
 impl<'r, T> InsertValues<'r, T> {

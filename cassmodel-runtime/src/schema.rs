@@ -274,7 +274,13 @@ pub struct TableSchema {
     all: Vec<usize>,
     written: Vec<usize>,
     key: Vec<usize>,
+    /// This description's number in the process: the index of its table's slot in a
+    /// [`Db`](crate::Db)'s table of plain INSERT statements.
+    ordinal: usize,
 }
+
+/// The number of the next [`TableSchema`] built.
+static NEXT_ORDINAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl TableSchema {
     /// Builds the description; key order is the order of the fields in the struct.
@@ -298,9 +304,15 @@ impl TableSchema {
             all: Vec::new(),
             written: Vec::new(),
             key: Vec::new(),
+            ordinal: NEXT_ORDINAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         t.index();
         t
+    }
+
+    /// This description's number in the process (see [`Db`](crate::Db)'s insert slots).
+    pub(crate) fn ordinal(&self) -> usize {
+        self.ordinal
     }
 
     /// Resolves the key layout and column lists from `columns`.
