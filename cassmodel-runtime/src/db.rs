@@ -346,8 +346,9 @@ impl Db {
     /// left unset (no tombstone; an existing value stays): see [`Insert`](crate::Insert) for
     /// TTL, write time, `IF NOT EXISTS` and writing nulls.
     ///
-    /// The future is not boxed (unlike [`QueryFuture`](crate::QueryFuture)): an insert
-    /// allocates nothing beyond what the driver does.
+    /// The future is not boxed (unlike [`QueryFuture`](crate::QueryFuture)): after the first
+    /// insert of a table on this `Db` (which prepares its statement), an insert allocates
+    /// nothing beyond what the driver does.
     // Here rather than beside `Insert`, so that a compile error about it names `Db::insert`.
     pub fn insert<'d, T: crate::Insertable>(
         &'d self,
