@@ -36,9 +36,6 @@ pub fn local_contact_point() -> String {
     )
 }
 
-/// A write's future on a cold path (the first insert of a table, a refused write).
-type BoxedWrite<'d> = std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send + 'd>>;
-
 /// Identifies one prepared statement in a [`Db`]'s cache.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum CacheKey {
@@ -354,22 +351,6 @@ impl Db {
         &'d self,
         row: &'d T,
     ) -> impl Future<Output = crate::Result<()>> + Send + 'd {
-        use futures::future::{Either, FutureExt};
-        // Once the statement is prepared, the future is the driver's own request, mapped: no
-        // future of ours around it to build and move (4 KB), no lock, no reference count.
-        let Some(ps) = self.prepared_insert::<T>() else {
-            // The first insert of `T` on this `Db` (it prepares the statement).
-            return Either::Right(Box::pin(crate::Insert::new(row).execute(self)) as BoxedWrite<'d>);
-        };
-        let values = crate::insert::InsertValues::unset_nulls(row);
-        match crate::exec::write_values(self, ps, values) {
-            Ok(values) => Either::Left(self.inner.session.execute_unpaged(ps, values).map(
-                move |result| match result {
-                    Ok(_) => Ok(()),
-                    Err(e) => Err(Error::execute(ps.get_statement(), e)),
-                },
-            )),
-            Err(e) => Either::Right(Box::pin(std::future::ready(Err(e))) as BoxedWrite<'d>),
-        }
+        crate::Insert::new(row).execute(self)
     }
 }

@@ -43,9 +43,9 @@ pub async fn await_queryable(
         return Ok(());
     }
     let deadline = Instant::now() + limit;
-    let nodes = session.get_cluster_state().get_nodes_info().to_vec();
+    let cluster = session.get_cluster_state();
     let mut waiting: Vec<SocketAddr> = Vec::new();
-    for node in nodes.iter().filter(|n| n.is_connected()) {
+    for node in cluster.get_nodes_info().iter().filter(|n| n.is_connected()) {
         let addr = SocketAddr::new(node.address.ip(), node.address.port());
         let mut statement = Statement::new(
             "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \

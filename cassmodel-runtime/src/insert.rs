@@ -2,6 +2,7 @@
 //! transactions and nulls.
 
 use std::any::TypeId;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::db::{CacheKey, Db};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exec::{Stmt, lwt_outcome, unpaged, write_values};
 use crate::query::{Outcome, QueryFuture, QueryOptions};
 use crate::table::{Columns, Table, write_value};
@@ -143,14 +144,17 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
             L::IF_NOT_EXISTS,
         )
         .await?;
-        let st = Stmt::with(ps, &self.options);
-        let values = InsertValues {
+        Ok((Stmt::with(ps, &self.options), self.values()))
+    }
+
+    /// The values of this insert.
+    fn values(&self) -> InsertValues<'r, T> {
+        InsertValues {
             row: self.row,
             unset_nulls: !self.write_nulls,
             ttl: self.ttl,
             timestamp: self.timestamp,
-        };
-        Ok((st, values))
+        }
     }
 }
 
@@ -158,10 +162,35 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     /// Runs the insert.
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
-    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). The request is sent
-    // here, not in a shared `async fn`: awaiting a nested future that holds the driver's
-    // request future moves it whole (4 KB) into this one on every insert.
-    pub async fn execute(self, db: &Db) -> Result<()> {
+    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). Once the table's plain
+    // INSERT is prepared (`Db::prepared_insert`), an insert without TTL, write time or options
+    // is the driver's request future itself, its error mapped: no future of ours around it to
+    // build and move (4 KB), no cache lock, no reference count.
+    pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<()>> + Send + 'd
+    where
+        'r: 'd,
+    {
+        use futures::future::{Either, FutureExt};
+        let plain = self.ttl.is_none() && self.timestamp.is_none() && self.options.is_default();
+        let Some(ps) = db.prepared_insert::<T>().filter(|_| plain) else {
+            return Either::Right(self.run(db));
+        };
+        match write_values(db, ps, self.values()) {
+            Ok(values) => Either::Left(Either::Left(db.session().execute_unpaged(ps, values).map(
+                move |r| {
+                    r.map(drop)
+                        .map_err(|e| Error::execute(ps.get_statement(), e))
+                },
+            ))),
+            Err(e) => Either::Left(Either::Right(std::future::ready(Err(e)))),
+        }
+    }
+
+    /// The insert through the statement cache: the first one of its shape on `db` (which
+    /// prepares it), or one with TTL, write time or options. The request is sent here, not in
+    /// a shared `async fn`: awaiting a nested future that holds the driver's request future
+    /// moves it whole (4 KB) into this one.
+    async fn run(self, db: &Db) -> Result<()> {
         let (st, values) = self.prepare(db).await?;
         unpaged!(db, st, write_values(db, st.get(), &values)?)?;
         Ok(())

@@ -26,7 +26,7 @@ pub struct QueryOptions {
 }
 
 impl QueryOptions {
-    fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         self.consistency.is_none()
             && self.serial_consistency.is_none()
             && self.timeout.is_none()
