@@ -41,12 +41,13 @@
 //!
 //! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (wall time of
 //! one measured run, default 700), `QUERY_OVERHEAD_CONCURRENCY` (default 64),
-//! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, e.g.
-//! `point read, 32`; for profiling), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run
-//! the raw driver code, so the ratios show the method's own noise and bias),
-//! `QUERY_OVERHEAD_PACE` (default 0.6: the paced variant of each many-in-flight workload
-//! starts that share of the raw side's closed-loop warm-up throughput per second; 0 turns
-//! the paced variants off), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code: an A/A run of it, for
+//! `QUERY_OVERHEAD_ONLY` (run only the workloads whose name contains this text, or one of
+//! several separated by `|`, e.g. `point read, 32` or `insert|point|latest`),
+//! `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run the raw driver code, so the ratios
+//! show the method's own noise and bias), `QUERY_OVERHEAD_PACE` (default 0.6: the paced
+//! variant of each many-in-flight workload starts that share of the raw side's closed-loop
+//! warm-up throughput per second; 0 turns the paced variants off),
+//! `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code: an A/A run of it, for
 //! a profiler to record one side alone).
 
 use std::hint::black_box;
@@ -322,15 +323,47 @@ struct Variant {
     raw: Vec<Sample>,
 }
 
-/// Median, and interquartile range, of the paired per-round ratios `f(cassmodel) / f(raw)`.
-fn paired_ratio(v: &Variant, f: impl Fn(&Sample) -> f64) -> (f64, f64, f64) {
-    let r: Vec<f64> = v
-        .cassmodel
+/// The paired per-round ratios `f(cassmodel) / f(raw)`.
+fn paired(v: &Variant, f: impl Fn(&Sample) -> f64) -> Vec<f64> {
+    v.cassmodel
         .iter()
         .zip(&v.raw)
         .map(|(a, b)| f(a) / f(b))
-        .collect();
-    (median(&r), quantile(&r, 0.25), quantile(&r, 0.75))
+        .collect()
+}
+
+/// Median, and interquartile range, of `r`.
+fn median_iqr(r: &[f64]) -> (f64, f64, f64) {
+    (median(r), quantile(r, 0.25), quantile(r, 0.75))
+}
+
+/// A distribution-free confidence interval, of at least 95%, for the median of what `r`
+/// samples: the order statistics `r(j)` and `r(n+1-j)` with the largest `j` such that
+/// `P(Binomial(n, 1/2) < j) <= 2.5%` (each round's ratio is equally likely to fall below or
+/// above the true median). It assumes independent rounds; the A/A runs
+/// (`QUERY_OVERHEAD_CALIBRATE=1`) check that: their intervals should hold 1.000. `None` with
+/// fewer than 6 rounds, where no such `j` exists.
+fn median_ci95(r: &[f64]) -> Option<(f64, f64)> {
+    let n = r.len();
+    // P(Binomial(n, 1/2) <= k), accumulated term by term.
+    let mut term = 0.5f64.powi(n as i32);
+    let mut below = 0.0;
+    let mut j = 0;
+    for k in 0..n {
+        // `below` = P(X < k + 1) after this step.
+        below += term;
+        if below > 0.025 {
+            break;
+        }
+        j = k + 1;
+        term *= (n - k) as f64 / (k + 1) as f64;
+    }
+    if j == 0 {
+        return None;
+    }
+    let mut v = r.to_vec();
+    v.sort_by(f64::total_cmp);
+    Some((v[j - 1], v[n - j]))
 }
 
 async fn setup(db: &Db, ks: &str) -> (Vec<(Uuid, Timeuuid)>, Uuid) {
@@ -610,7 +643,7 @@ async fn main() {
     ] {
         for conc in [1, concurrency] {
             let name = format!("{label}, {conc} in flight");
-            if !only.is_empty() && !name.contains(&only) {
+            if !only.is_empty() && !only.split('|').any(|o| name.contains(o)) {
                 continue;
             }
             let mut raw_rate = 0.0;
@@ -673,18 +706,21 @@ async fn main() {
 
     println!();
     println!(
-        "| workload | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | ops/s cassmodel | ops/s raw | throughput ratio (IQR) |"
+        "| workload | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | CPU ratio, 95% CI of its median | ops/s cassmodel | ops/s raw | throughput ratio (IQR) |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for v in &variants {
         let cpu = |s: &[Sample]| median(&s.iter().map(|x| x.cpu_us_per_op).collect::<Vec<_>>());
         let ops = |s: &[Sample]| median(&s.iter().map(|x| x.ops_per_s).collect::<Vec<_>>());
         let all = v.cassmodel.iter().chain(&v.raw);
         let ops_per_run = median(&all.map(|x| x.ops as f64).collect::<Vec<_>>());
-        let (rc, rc_lo, rc_hi) = paired_ratio(v, |s| s.cpu_us_per_op);
-        let (rt, rt_lo, rt_hi) = paired_ratio(v, |s| s.ops_per_s);
+        let cpu_ratios = paired(v, |s| s.cpu_us_per_op);
+        let (rc, rc_lo, rc_hi) = median_iqr(&cpu_ratios);
+        let ci = median_ci95(&cpu_ratios)
+            .map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
+        let (rt, rt_lo, rt_hi) = median_iqr(&paired(v, |s| s.ops_per_s));
         println!(
-            "| {} | {:.0} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {:.0} | {:.0} | {:.3} ({:.3}–{:.3}) |",
+            "| {} | {:.0} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {ci} | {:.0} | {:.0} | {:.3} ({:.3}–{:.3}) |",
             v.name,
             ops_per_run,
             cpu(&v.cassmodel),
@@ -703,7 +739,8 @@ async fn main() {
     println!(
         "CPU ratio = cassmodel/raw client CPU per operation (below 1.05 is within 5%); \
          throughput ratio = cassmodel/raw ops/s (above 0.95 is within 5%). Medians over \
-         {rounds} rounds; ratios are medians of the per-round paired ratios."
+         {rounds} rounds; ratios are medians of the per-round paired ratios; the 95% CI is \
+         distribution-free (order statistics of the rounds' ratios)."
     );
 
     db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
