@@ -334,8 +334,10 @@ impl Db {
     /// Keeps `ps`, the plain INSERT of `T`, for [`prepared_insert`](Self::prepared_insert).
     pub(crate) fn keep_insert<T: Table>(&self, ps: &PreparedStatement) {
         if let Some(slot) = self.inner.inserts.get(T::schema().ordinal()) {
-            // Already set: the same statement, or another table's with the same number.
-            let _ = slot.set((TypeId::of::<T>(), ps.clone()));
+            // Cloned only while the slot is empty: batches and inserts with options come here
+            // on every call. Already set: the same statement, or another table's with the
+            // same number.
+            slot.get_or_init(|| (TypeId::of::<T>(), ps.clone()));
         }
     }
 

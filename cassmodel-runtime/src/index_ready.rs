@@ -45,17 +45,19 @@ pub async fn await_queryable(
     let deadline = Instant::now() + limit;
     let cluster = session.get_cluster_state();
     let mut waiting: Vec<SocketAddr> = Vec::new();
+    let mut query = Statement::new(
+        "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
+         WHERE keyspace_name = ?",
+    );
+    query.set_consistency(Consistency::One);
     for node in cluster.get_nodes_info().iter().filter(|n| n.is_connected()) {
         let addr = SocketAddr::new(node.address.ip(), node.address.port());
-        let mut statement = Statement::new(
-            "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
-             WHERE keyspace_name = ?",
-        );
+        // A node-local virtual table: asked of each node in turn.
+        let mut statement = query.clone();
         statement.set_load_balancing_policy(Some(SingleTargetLoadBalancingPolicy::new(
             NodeIdentifier::Node(node.clone()),
             None,
         )));
-        statement.set_consistency(Consistency::One);
         let mut pause = FIRST_POLL;
         loop {
             match session.query_unpaged(statement.clone(), (keyspace,)).await {
