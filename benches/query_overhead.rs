@@ -48,7 +48,11 @@
 //! variant of each many-in-flight workload starts that share of the raw side's closed-loop
 //! warm-up throughput per second; 0 turns the paced variants off),
 //! `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code: an A/A run of it, for
-//! a profiler to record one side alone).
+//! a profiler to record one side alone), `QUERY_OVERHEAD_SLICES=<file>` (writes one line
+//! per run, warm-up included: side, workload, concurrency, start and end in `CLOCK_MONOTONIC`
+//! nanoseconds, operations; `perf record -k CLOCK_MONOTONIC` stamps samples with the same
+//! clock, so `benches/perf_split.py` can split one process's profile into the two sides' costs
+//! per operation).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -93,6 +97,13 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// `CLOCK_MONOTONIC` in nanoseconds: the clock `perf record -k CLOCK_MONOTONIC` stamps its
+/// samples with, so that a profile can be split by run ([`Bench::slices`]).
+fn monotonic_ns() -> u128 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    u128::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u128::try_from(t.tv_nsec).unwrap_or(0)
+}
+
 fn timeuuid(secs: u64, seq: u16) -> Timeuuid {
     let ts = uuid::Timestamp::from_unix(uuid::NoContext, 1_700_000_000 + secs, 0);
     let node = [0x02, 0x42, 0xac, 0x11, (seq >> 8) as u8, seq as u8];
@@ -134,6 +145,9 @@ struct Bench {
     /// ratios show the method's own noise and bias on this machine); either side alone is
     /// what a profiler should look at.
     only_side: Option<Side>,
+    /// `QUERY_OVERHEAD_SLICES`: one line per run (side, workload, concurrency, start and end
+    /// in `CLOCK_MONOTONIC` nanoseconds, operations), written to that file at the end.
+    slices: Option<std::sync::Mutex<Vec<String>>>,
     /// Every operation run, warm-up included (to divide a profiler's counts by).
     total_ops: std::sync::atomic::AtomicUsize,
 }
@@ -241,6 +255,7 @@ impl Bench {
             Workload::Latest => LATEST,
             Workload::Partition => PARTITION_ROWS,
         };
+        let started_ns = monotonic_ns();
         let cpu = ProcessTime::now();
         let wall = Instant::now();
         let deadline = wall + slice;
@@ -278,7 +293,17 @@ impl Bench {
         }
         self.total_ops
             .fetch_add(ops, std::sync::atomic::Ordering::Relaxed);
-        Sample::new(ops, wall.elapsed(), cpu.elapsed())
+        let sample = Sample::new(ops, wall.elapsed(), cpu.elapsed());
+        if let Some(log) = &self.slices {
+            let line = format!(
+                "{side:?}\t{workload:?}\t{concurrency}\t{started_ns}\t{}\t{ops}",
+                monotonic_ns()
+            );
+            log.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(line);
+        }
+        sample
     }
 }
 
@@ -471,6 +496,7 @@ async fn main() {
     let pace: f64 = env_or("QUERY_OVERHEAD_PACE", 0.6);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
     let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
+    let slices_file = std::env::var_os("QUERY_OVERHEAD_SLICES");
     let only_side = match env_or("QUERY_OVERHEAD_SIDE", String::new()).as_str() {
         _ if calibrate => Some(Side::Raw),
         "raw" => Some(Side::Raw),
@@ -626,6 +652,7 @@ async fn main() {
         point_keys,
         partition_user,
         only_side,
+        slices: slices_file.as_ref().map(|_| Default::default()),
         total_ops: Default::default(),
     };
     if let Some(side) = only_side {
@@ -752,4 +779,12 @@ async fn main() {
         bench.total_ops.load(std::sync::atomic::Ordering::Relaxed),
         cassmodel_node::load_average()
     );
+    if let (Some(path), Some(log)) = (&slices_file, &bench.slices) {
+        let lines = log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .join("\n");
+        std::fs::write(path, lines + "\n")
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    }
 }

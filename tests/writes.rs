@@ -609,3 +609,89 @@ async fn none_writes_no_tombstone() {
     );
     t.drop_all().await;
 }
+
+/// Each INSERT shape (TTL or not, write time or not) is prepared once per `Db` and then sent
+/// without the statement cache: every insert, the first of its shape and the ones after it,
+/// in any order and with options, writes with its own TTL and write time, and none with
+/// another shape's.
+#[tokio::test]
+async fn every_insert_shape_writes_its_own_ttl_and_write_time() {
+    use cassmodel::scylla::statement::Consistency;
+    use models::supermarket::*;
+    let mut t = support::test_db("w_insert_shapes").await;
+    for ks in KEYSPACES {
+        t.map_keyspace(ks).await;
+    }
+    t.db.create_table::<CustomerRecord>().await.expect("create");
+    let ks =
+        t.db.resolve_keyspace(Some("customer"))
+            .expect("mapped")
+            .to_owned();
+    let record = |n: u128| CustomerRecord {
+        id: id(n),
+        name: format!("customer {n}"),
+        telephone: Some("0".into()),
+        email: None,
+        default_address_key: None,
+    };
+    // (ttl, write time) of row n; shapes interleaved, each several times, one with options.
+    const TTL: i32 = 3600;
+    let shapes = [
+        (None, None),
+        (Some(TTL), None),
+        (None, Some(1_000_001)),
+        (Some(TTL), Some(1_000_002)),
+        (None, None),
+        (Some(TTL), Some(1_000_003)),
+        (Some(TTL), None),
+        (None, Some(1_000_004)),
+        (Some(TTL), None),
+        (None, None),
+    ];
+    let started = chrono::Utc::now().timestamp_micros();
+    for (n, &(ttl, ts)) in shapes.iter().enumerate() {
+        let row = record(n as u128);
+        let mut insert = Insert::new(&row);
+        if let Some(ttl) = ttl {
+            insert = insert.using_ttl(ttl);
+        }
+        if let Some(ts) = ts {
+            insert = insert.using_timestamp(ts);
+        }
+        if n == 6 {
+            insert = insert.with_options(|o| o.consistency = Some(Consistency::All));
+        }
+        insert.execute(&t.db).await.expect("insert");
+    }
+    let read =
+        t.db.session()
+            .prepare(format!(
+                "SELECT name, TTL(name), WRITETIME(name) FROM {ks}.customers WHERE id = ?"
+            ))
+            .await
+            .expect("prepare");
+    for (n, &(ttl, ts)) in shapes.iter().enumerate() {
+        let (name, left, written) =
+            t.db.session()
+                .execute_unpaged(&read, (id(n as u128),))
+                .await
+                .expect("select")
+                .into_rows_result()
+                .expect("rows")
+                .single_row::<(String, Option<i32>, i64)>()
+                .expect("one row");
+        assert_eq!(name, format!("customer {n}"));
+        match ttl {
+            Some(ttl) => assert!(
+                left.is_some_and(|left| left > ttl - 120 && left <= ttl),
+                "row {n}: TTL {left:?}, expected about {ttl}"
+            ),
+            None => assert_eq!(left, None, "row {n}: no TTL"),
+        }
+        match ts {
+            Some(ts) => assert_eq!(written, ts, "row {n}: the given write time"),
+            None => assert!(written >= started, "row {n}: written now, not {written}"),
+        }
+    }
+    t.drop_all().await;
+}

@@ -66,10 +66,12 @@ struct Inner {
     /// The largest serialized values a write may send ([`ConnectOptions::max_request_size`]).
     max_request_size: usize,
     statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
-    /// The plain INSERT of each derived table (`db.insert(&row)`), by
-    /// [`TableSchema::ordinal`](crate::TableSchema), once prepared: read without a lock or a
-    /// reference count, and borrowed for as long as the `Db`, so that an insert's future is
-    /// the driver's own. The `TypeId` guards against two descriptions sharing a number.
+    /// The INSERT of each derived table without a condition, once prepared, in its four
+    /// shapes (with or without TTL, with or without write time), at
+    /// [`insert_slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a
+    /// lock or a reference count, and borrowed for as long as the `Db`, so that an insert's
+    /// future is the driver's own. The `TypeId` guards against two descriptions sharing a
+    /// number.
     inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
 }
 
@@ -100,15 +102,26 @@ impl std::fmt::Debug for Db {
     }
 }
 
-/// One empty slot per derived table of the program (registered by the derive), numbered by
-/// their descriptions' ordinals.
+/// The INSERT shapes without a condition kept per table: with or without TTL, with or
+/// without write time.
+const INSERT_SHAPES: usize = 4;
+
+/// Empty slots for the INSERT shapes of every derived table of the program (registered by
+/// the derive), numbered by their descriptions' ordinals ([`insert_slot`]).
 fn insert_slots() -> Box<[OnceLock<(TypeId, PreparedStatement)>]> {
-    let count = inventory::iter::<crate::migrate::TableEntry>
+    let tables = inventory::iter::<crate::migrate::TableEntry>
         .into_iter()
         .map(|entry| (entry.0)().ordinal() + 1)
         .max()
         .unwrap_or(0);
-    (0..count).map(|_| OnceLock::new()).collect()
+    (0..tables * INSERT_SHAPES)
+        .map(|_| OnceLock::new())
+        .collect()
+}
+
+/// Where the INSERT of table number `ordinal` in this shape is kept.
+fn insert_slot(ordinal: usize, ttl: bool, timestamp: bool) -> usize {
+    ordinal * INSERT_SHAPES + usize::from(ttl) * 2 + usize::from(timestamp)
 }
 
 impl Db {
@@ -325,15 +338,23 @@ impl Db {
             .cloned()
     }
 
-    /// The plain INSERT of table `T` (every column, no options), if this `Db` has prepared it.
-    pub(crate) fn prepared_insert<T: Table>(&self) -> Option<&PreparedStatement> {
-        let (table, ps) = self.inner.inserts.get(T::schema().ordinal())?.get()?;
+    /// The INSERT of table `T` without a condition (every column, then TTL and write time
+    /// if asked for), if this `Db` has prepared it.
+    pub(crate) fn prepared_insert<T: Table>(
+        &self,
+        ttl: bool,
+        timestamp: bool,
+    ) -> Option<&PreparedStatement> {
+        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp);
+        let (table, ps) = self.inner.inserts.get(slot)?.get()?;
         (*table == TypeId::of::<T>()).then_some(ps)
     }
 
-    /// Keeps `ps`, the plain INSERT of `T`, for [`prepared_insert`](Self::prepared_insert).
-    pub(crate) fn keep_insert<T: Table>(&self, ps: &PreparedStatement) {
-        if let Some(slot) = self.inner.inserts.get(T::schema().ordinal()) {
+    /// Keeps `ps`, an INSERT of `T` without a condition, for
+    /// [`prepared_insert`](Self::prepared_insert).
+    pub(crate) fn keep_insert<T: Table>(&self, ttl: bool, timestamp: bool, ps: &PreparedStatement) {
+        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp);
+        if let Some(slot) = self.inner.inserts.get(slot) {
             // Cloned only while the slot is empty: batches and inserts with options come here
             // on every call. Already set: the same statement, or another table's with the
             // same number.

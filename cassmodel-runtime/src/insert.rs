@@ -162,34 +162,36 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     /// Runs the insert.
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
-    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). Once the table's plain
-    // INSERT is prepared (`Db::prepared_insert`), an insert without TTL, write time or options
-    // is the driver's request future itself, its error mapped: no future of ours around it to
-    // build and move (4 KB), no cache lock, no reference count.
+    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). Once the table's INSERT
+    // of this shape (TTL or not, write time or not) is prepared (`Db::prepared_insert`), an
+    // insert without options awaits the driver's request directly: no cache lock, no
+    // reference count. One `async` block, not the driver's future wrapped in combinators
+    // (`Either`, `Map`): each wrapper moved the 4 KB request future once more when built,
+    // measured at +0.2 µs of `memmove` per insert (BENCHMARKS.md, issue 11).
     pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<()>> + Send + 'd
     where
         'r: 'd,
     {
-        use futures::future::{Either, FutureExt};
-        let plain = self.ttl.is_none() && self.timestamp.is_none() && self.options.is_default();
-        let Some(ps) = db.prepared_insert::<T>().filter(|_| plain) else {
-            return Either::Right(self.run(db));
-        };
-        match write_values(db, ps, self.values()) {
-            Ok(values) => Either::Left(Either::Left(db.session().execute_unpaged(ps, values).map(
-                move |r| {
-                    r.map(drop)
-                        .map_err(|e| Error::execute(ps.get_statement(), e))
-                },
-            ))),
-            Err(e) => Either::Left(Either::Right(std::future::ready(Err(e)))),
+        let kept = db
+            .prepared_insert::<T>(self.ttl.is_some(), self.timestamp.is_some())
+            .filter(|_| self.options.is_default());
+        async move {
+            let Some(ps) = kept else {
+                return Box::pin(self.run(db)).await;
+            };
+            let values = write_values(db, ps, self.values())?;
+            db.session()
+                .execute_unpaged(ps, values)
+                .await
+                .map(drop)
+                .map_err(|e| Error::execute(ps.get_statement(), e))
         }
     }
 
     /// The insert through the statement cache: the first one of its shape on `db` (which
-    /// prepares it), or one with TTL, write time or options. The request is sent here, not in
-    /// a shared `async fn`: awaiting a nested future that holds the driver's request future
-    /// moves it whole (4 KB) into this one.
+    /// prepares it), or one with options. The request is sent here, not in a shared
+    /// `async fn`: awaiting a nested future that holds the driver's request future moves it
+    /// whole (4 KB) into this one.
     async fn run(self, db: &Db) -> Result<()> {
         let (st, values) = self.prepare(db).await?;
         unpaged!(db, st, write_values(db, st.get(), &values)?)?;
@@ -256,8 +258,8 @@ pub(crate) async fn insert_statement<T: Table>(
             ))
         })
         .await?;
-    if !(ttl || timestamp || if_not_exists) {
-        db.keep_insert::<T>(&ps);
+    if !if_not_exists {
+        db.keep_insert::<T>(ttl, timestamp, &ps);
     }
     Ok(ps)
 }
