@@ -70,8 +70,8 @@ struct Inner {
     /// shapes (with or without TTL, with or without write time), at
     /// [`insert_slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a
     /// lock or a reference count, and borrowed for as long as the `Db`, so that an insert's
-    /// future is the driver's own. The `TypeId` guards against two descriptions sharing a
-    /// number.
+    /// future holds the driver's request future and a reference, no `Arc` of ours. The
+    /// `TypeId` guards against two descriptions sharing a number.
     inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
 }
 
