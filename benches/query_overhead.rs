@@ -145,9 +145,9 @@ struct Bench {
     /// ratios show the method's own noise and bias on this machine); either side alone is
     /// what a profiler should look at.
     only_side: Option<Side>,
-    /// `QUERY_OVERHEAD_SLICES`: one line per run (side, workload, concurrency, start and end
-    /// in `CLOCK_MONOTONIC` nanoseconds, operations), written to that file at the end.
-    slices: Option<std::sync::Mutex<Vec<String>>>,
+    /// `QUERY_OVERHEAD_SLICES`: the file, and one line per run (side, workload, concurrency,
+    /// start and end in `CLOCK_MONOTONIC` nanoseconds, operations) written to it at the end.
+    slices: Option<(std::ffi::OsString, std::sync::Mutex<Vec<String>>)>,
     /// Every operation run, warm-up included (to divide a profiler's counts by).
     total_ops: std::sync::atomic::AtomicUsize,
 }
@@ -294,7 +294,7 @@ impl Bench {
         self.total_ops
             .fetch_add(ops, std::sync::atomic::Ordering::Relaxed);
         let sample = Sample::new(ops, wall.elapsed(), cpu.elapsed());
-        if let Some(log) = &self.slices {
+        if let Some((_, log)) = &self.slices {
             let line = format!(
                 "{side:?}\t{workload:?}\t{concurrency}\t{started_ns}\t{}\t{ops}",
                 monotonic_ns()
@@ -496,7 +496,6 @@ async fn main() {
     let pace: f64 = env_or("QUERY_OVERHEAD_PACE", 0.6);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
     let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
-    let slices_file = std::env::var_os("QUERY_OVERHEAD_SLICES");
     let only_side = match env_or("QUERY_OVERHEAD_SIDE", String::new()).as_str() {
         _ if calibrate => Some(Side::Raw),
         "raw" => Some(Side::Raw),
@@ -652,7 +651,7 @@ async fn main() {
         point_keys,
         partition_user,
         only_side,
-        slices: slices_file.as_ref().map(|_| Default::default()),
+        slices: std::env::var_os("QUERY_OVERHEAD_SLICES").map(|path| (path, Default::default())),
         total_ops: Default::default(),
     };
     if let Some(side) = only_side {
@@ -779,7 +778,7 @@ async fn main() {
         bench.total_ops.load(std::sync::atomic::Ordering::Relaxed),
         cassmodel_node::load_average()
     );
-    if let (Some(path), Some(log)) = (&slices_file, &bench.slices) {
+    if let Some((path, log)) = &bench.slices {
         let lines = log
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

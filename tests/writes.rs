@@ -17,6 +17,28 @@ use futures::future::join_all;
 use models::{at, id};
 use uuid::Uuid;
 
+/// A test keyspace for each keyspace the supermarket models declare.
+async fn supermarket_db(test: &str) -> support::TestDb {
+    let mut t = support::test_db(test).await;
+    for ks in models::supermarket::KEYSPACES {
+        t.map_keyspace(ks).await;
+    }
+    t
+}
+
+/// [`supermarket_db`] with the `customers` table created, and the keyspace it is in.
+async fn customer_records(test: &str) -> (support::TestDb, String) {
+    let t = supermarket_db(test).await;
+    t.db.create_table::<models::supermarket::CustomerRecord>()
+        .await
+        .expect("create");
+    let ks =
+        t.db.resolve_keyspace(Some("customer"))
+            .expect("mapped")
+            .to_owned();
+    (t, ks)
+}
+
 mod timeslots {
     use super::*;
     use models::supermarket::*;
@@ -71,10 +93,7 @@ mod timeslots {
 #[tokio::test]
 async fn timeslot_reservation_race_ttl_and_confirmation() {
     use models::supermarket::*;
-    let mut t = support::test_db("w_slots").await;
-    for ks in KEYSPACES {
-        t.map_keyspace(ks).await;
-    }
+    let t = supermarket_db("w_slots").await;
     t.db.create_table::<DeliveryTimeslots>()
         .await
         .expect("create");
@@ -164,10 +183,7 @@ async fn timeslot_reservation_race_ttl_and_confirmation() {
 #[tokio::test]
 async fn basket_concurrent_map_updates() {
     use models::supermarket::*;
-    let mut t = support::test_db("w_basket").await;
-    for ks in KEYSPACES {
-        t.map_keyspace(ks).await;
-    }
+    let t = supermarket_db("w_basket").await;
     t.db.create_table::<BasketByCustomer>()
         .await
         .expect("create");
@@ -535,15 +551,7 @@ async fn insert_if_not_exists_and_conditional_batches() {
 async fn none_writes_no_tombstone() {
     use cassmodel::scylla::statement::unprepared::Statement;
     use models::supermarket::*;
-    let mut t = support::test_db("w_tombstones").await;
-    for ks in KEYSPACES {
-        t.map_keyspace(ks).await;
-    }
-    t.db.create_table::<CustomerRecord>().await.expect("create");
-    let ks =
-        t.db.resolve_keyspace(Some("customer"))
-            .expect("mapped")
-            .to_owned();
+    let (t, ks) = customer_records("w_tombstones").await;
     let record = |n: u128| CustomerRecord {
         id: id(n),
         name: "no contact details".into(),
@@ -618,15 +626,7 @@ async fn none_writes_no_tombstone() {
 async fn every_insert_shape_writes_its_own_ttl_and_write_time() {
     use cassmodel::scylla::statement::Consistency;
     use models::supermarket::*;
-    let mut t = support::test_db("w_insert_shapes").await;
-    for ks in KEYSPACES {
-        t.map_keyspace(ks).await;
-    }
-    t.db.create_table::<CustomerRecord>().await.expect("create");
-    let ks =
-        t.db.resolve_keyspace(Some("customer"))
-            .expect("mapped")
-            .to_owned();
+    let (t, ks) = customer_records("w_insert_shapes").await;
     let record = |n: u128| CustomerRecord {
         id: id(n),
         name: format!("customer {n}"),

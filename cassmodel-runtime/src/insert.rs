@@ -135,8 +135,8 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
         self
     }
 
-    /// The statement and the values of this insert: everything before sending.
-    async fn prepare(&self, db: &Db) -> Result<(Stmt, InsertValues<'r, T>)> {
+    /// The statement of this insert (prepared on first use), with its options.
+    async fn statement(&self, db: &Db) -> Result<Stmt> {
         let ps = insert_statement::<T>(
             db,
             self.ttl.is_some(),
@@ -144,7 +144,7 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
             L::IF_NOT_EXISTS,
         )
         .await?;
-        Ok((Stmt::with(ps, &self.options), self.values()))
+        Ok(Stmt::with(ps, &self.options))
     }
 
     /// The values of this insert.
@@ -164,8 +164,8 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
     // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). Once the table's INSERT
     // of this shape (TTL or not, write time or not) is prepared (`Db::prepared_insert`), an
-    // insert without options awaits the driver's request directly: no cache lock, no
-    // reference count. One `async` block, not the driver's future wrapped in combinators
+    // insert without options borrows it: no cache lock, no reference count. One `async`
+    // block awaiting the driver's request, not the request future wrapped in combinators
     // (`Either`, `Map`): each wrapper moved the 4 KB request future once more when built,
     // measured at +0.2 µs of `memmove` per insert (BENCHMARKS.md, issue 11).
     pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<()>> + Send + 'd
@@ -176,8 +176,17 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
             .prepared_insert::<T>(self.ttl.is_some(), self.timestamp.is_some())
             .filter(|_| self.options.is_default());
         async move {
-            let Some(ps) = kept else {
-                return Box::pin(self.run(db)).await;
+            // Through the statement cache only for the first insert of its shape on `db`
+            // (which prepares it) and for inserts with options; boxed, so that the statement
+            // held during the request (with its options, about 150 bytes) does not enlarge
+            // every insert's future.
+            let st: Box<Stmt>;
+            let ps = match kept {
+                Some(ps) => ps,
+                None => {
+                    st = Box::new(self.statement(db).await?);
+                    st.get()
+                }
             };
             let values = write_values(db, ps, self.values())?;
             db.session()
@@ -186,16 +195,6 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
                 .map(drop)
                 .map_err(|e| Error::execute(ps.get_statement(), e))
         }
-    }
-
-    /// The insert through the statement cache: the first one of its shape on `db` (which
-    /// prepares it), or one with options. The request is sent here, not in a shared
-    /// `async fn`: awaiting a nested future that holds the driver's request future moves it
-    /// whole (4 KB) into this one.
-    async fn run(self, db: &Db) -> Result<()> {
-        let (st, values) = self.prepare(db).await?;
-        unpaged!(db, st, write_values(db, st.get(), &values)?)?;
-        Ok(())
     }
 }
 
@@ -207,8 +206,8 @@ impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
         'r: 'd,
     {
         QueryFuture::new(async move {
-            let (st, values) = self.prepare(db).await?;
-            let res = unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+            let st = self.statement(db).await?;
+            let res = unpaged!(db, st, write_values(db, st.get(), self.values())?)?;
             let key = T::schema().primary_key();
             // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its
             // state would sit in the future of every conditional insert.
