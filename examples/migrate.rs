@@ -18,5 +18,5 @@
 mod models;
 
 fn main() -> std::process::ExitCode {
-    cassmodel::migrate::cli::main()
+    cassmodel_cli::main()
 }

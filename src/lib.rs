@@ -264,7 +264,7 @@
 //!
 //! `#[cass(index)]` declares an SAI index (`CREATE INDEX IF NOT EXISTS <name> ON
 //! <ks>.<table> (<target>) USING 'sai'`), part of the table's DDL
-//! ([`Db::create_table`], [`ddl::create_table_with_types`]) and of migrations (an index
+//! ([`Db::create_table`], [`TableSchema::create_cql`]) and of migrations (an index
 //! added to a model is created on the existing table; see [`migrate`]). The name defaults
 //! to `<table>_<column>_idx`, as Cassandra names it; `index(name = "...")` gives another
 //! (ASCII letters, digits, `_`; unique in the keyspace). For a collection, the part to index
@@ -298,7 +298,7 @@
 //!     basket: BTreeMap<Uuid, i32>,
 //! }
 //!
-//! let ddl = cassmodel::ddl::create_table_with_types(Customer::schema(), "shop");
+//! let ddl = Customer::schema().create_cql("shop");
 //! assert_eq!(
 //!     ddl[1..],
 //!     [
@@ -368,14 +368,55 @@
 //!
 //! [`ConnectOptions`] holds every connection setting (contact points, local data centre,
 //! credentials, TLS, time-outs, consistency, keyspace); [`Db::connect_from_env`] reads them from
-//! the `CASSMODEL_*` variables in [`ENV_VARS`]. Features:
+//! the `CASSMODEL_*` variables in [`config::ENV_VARS`]. Features:
 //!
 //! - `tls`: TLS connections (the scylla driver's rustls 0.23 support), set with
 //!   [`ConnectOptions::tls_ca`] and [`ConnectOptions::tls_client_cert`] or
 //!   `CASSMODEL_TLS_CA`, `CASSMODEL_TLS_CERT`, `CASSMODEL_TLS_KEY`. Without it, TLS settings
 //!   are refused with an error.
-//! - `cli`: the ready-made migration command-line tool, `migrate::cli`.
+//!
+//! The migration command-line tool is the `cassmodel-cli` crate: a one-line `bin` of yours
+//! (`cassmodel_cli::main()`) for the migrations of your models, and the installable
+//! `cassmodel` command for what needs no models.
 
 pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
 
 pub use cassmodel_runtime::*;
+
+/// What generated code calls (`::cassmodel::__private::<purpose>::..`): not a public API.
+///
+/// Hidden from the docs only, not from rustc: rustc names an item in a message (`required by
+/// a bound in ..`) by its path through modules that are not `doc(hidden)`, and this is that
+/// path. (The runtime's own `__private` is hidden.)
+#[cfg_attr(doc, doc(hidden))]
+pub mod __private {
+    pub use cassmodel_runtime::__private::{bucket, driver, query, std, table, testing, udt};
+}
+
+/// What a file that uses cassmodel needs, in one import: the derive macros, the connection,
+/// results and errors, writes and batches, and the traits whose methods a user calls.
+///
+/// ```no_run
+/// use cassmodel::prelude::*;
+/// use uuid::Uuid;
+///
+/// #[derive(CassTable)]
+/// struct Visit {
+///     #[partition_key]
+///     page: String,
+///     #[clustering(desc)]
+///     at: chrono::DateTime<chrono::Utc>,
+///     visitor: Uuid,
+/// }
+///
+/// # async fn f() -> Result<()> {
+/// let db = Db::connect_from_env().await?.with_keyspace("site")?;
+/// db.create_keyspace("site", &Replication::Simple(1)).await?;
+/// db.create_table::<Visit>().await?;
+/// let latest: Vec<Visit> = Visit::select().page("/").limit(10).fetch_all(&db).await?;
+/// # Ok(()) }
+/// ```
+pub mod prelude {
+    pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
+    pub use cassmodel_runtime::prelude::*;
+}

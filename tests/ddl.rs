@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use cassmodel::value::{Counter, Timeuuid};
-use cassmodel::{CassTable, CassUdt, Table, ddl};
+use cassmodel::{CassTable, CassUdt, Table};
 use uuid::Uuid;
 
 #[derive(CassTable)]
@@ -74,9 +74,11 @@ struct PageViews {
 #[test]
 fn post() {
     assert_eq!(
-        ddl::create_table(Post::schema(), "ks"),
-        "CREATE TABLE IF NOT EXISTS ks.posts_facebook (user_id uuid, post_id timeuuid, \
+        Post::schema().create_cql("ks"),
+        [
+            "CREATE TABLE IF NOT EXISTS ks.posts_facebook (user_id uuid, post_id timeuuid, \
          content text, PRIMARY KEY (user_id, post_id)) WITH CLUSTERING ORDER BY (post_id DESC)"
+        ]
     );
 }
 
@@ -86,7 +88,7 @@ fn everything() {
     assert_eq!(s.name, "everything");
     assert_eq!(s.keyspace, Some("shop"));
     assert_eq!(
-        ddl::create_table_with_types(s, "shop"),
+        s.create_cql("shop"),
         vec![
             "CREATE TYPE IF NOT EXISTS shop.address (street_name text, city text)".to_owned(),
             "CREATE TYPE IF NOT EXISTS shop.person (name text, home frozen<address>, old frozen<list<frozen<address>>>)".to_owned(),
@@ -113,7 +115,7 @@ fn everything() {
 fn counter_table() {
     assert!(PageViews::schema().is_counter_table());
     assert_eq!(
-        ddl::create_table(PageViews::schema(), "ks"),
-        "CREATE TABLE IF NOT EXISTS ks.page_views (page text, views counter, PRIMARY KEY (page))"
+        PageViews::schema().create_cql("ks"),
+        ["CREATE TABLE IF NOT EXISTS ks.page_views (page text, views counter, PRIMARY KEY (page))"]
     );
 }

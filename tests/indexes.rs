@@ -406,13 +406,13 @@ async fn create_table_waits_for_indexes() {
         }
     }
 
-    let missing = cassmodel::__private::await_queryable(
-        t.db.session(),
-        &ks,
-        &["idx_items_stock_idx", "no_such_idx"],
-        std::time::Duration::from_millis(300),
-    )
-    .await;
+    let missing =
+        t.db.await_indexes(
+            &ks,
+            &["idx_items_stock_idx", "no_such_idx"],
+            std::time::Duration::from_millis(300),
+        )
+        .await;
     let Err(e @ cassmodel::Error::IndexNotReady { .. }) = missing else {
         panic!("an index no node has was not waited for: {missing:?}");
     };

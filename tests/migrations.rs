@@ -22,10 +22,11 @@ mod support;
 use std::collections::BTreeMap;
 
 use cassmodel::migrate::{
-    Change, MigrationError, MigrationPlan, Migrator, Models, Unmanaged, cli, registered_tables,
+    Change, MigrationError, MigrationPlan, Migrator, Models, Unmanaged, registered_tables,
     registered_udts,
 };
 use cassmodel::{CassTable, Db, Replication, Table};
+use cassmodel_cli as cli;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use futures::TryStreamExt;
 use models::supermarket as v1;

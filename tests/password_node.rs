@@ -10,8 +10,9 @@
 
 mod support;
 
-use cassmodel::migrate::{Models, cli};
+use cassmodel::migrate::Models;
 use cassmodel::{CassTable, ConnectOptions, Db, ErrorKind, Replication};
+use cassmodel_cli as cli;
 use cassmodel_node::{NodeConfig, SUPERUSER};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]

@@ -84,10 +84,7 @@ async fn check_section(
         section.title
     );
     for schema in &tables {
-        for cql in cassmodel::ddl::create_table_with_types(
-            schema,
-            t.db.resolve_keyspace(schema.keyspace).expect("keyspace"),
-        ) {
+        for cql in schema.create_cql(t.db.resolve_keyspace(schema.keyspace).expect("keyspace")) {
             t.db.execute_ddl(&cql)
                 .await
                 .unwrap_or_else(|e| panic!("{cql}: {e}"));

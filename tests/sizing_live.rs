@@ -5,9 +5,10 @@
 
 mod support;
 
-use cassmodel::migrate::{Models, cli};
+use cassmodel::migrate::Models;
 use cassmodel::sizing::{self, LiveSize};
 use cassmodel::{CassTable, Db, Table};
+use cassmodel_cli as cli;
 
 #[derive(CassTable, Debug, Clone)]
 #[cass(table = "events", expect(rows = 100, per = "day", horizon = "30 days"))]
@@ -97,7 +98,7 @@ async fn live_check_finds_the_large_partition() {
     // The CLI prints the same line after the offline report.
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let points = std::env::var("CASSMODEL_CONTACT_POINTS")
-        .unwrap_or_else(|_| cassmodel::local_contact_point());
+        .unwrap_or_else(|_| cassmodel::config::local_contact_point());
     let exit = cli::run(
         [
             "migrate",

@@ -13,8 +13,9 @@
 mod models;
 mod support;
 
-use cassmodel::__private::{Op, SetOp, Spec};
-use cassmodel::{CqlType, TableSchema, cql};
+use cassmodel::__private::query::{Op, SetOp};
+use cassmodel::__private::testing::{self as cql, Spec};
+use cassmodel::{CqlType, TableSchema};
 
 /// WHERE clauses the builder accepts: `=`/`IN` prefixes (all `=`, or `IN` at one position),
 /// each optionally followed by a range on the next clustering column.

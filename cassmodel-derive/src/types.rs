@@ -171,37 +171,39 @@ fn vector_dimension(ty: &Type) -> Option<u32> {
 pub fn cql_type_tokens(t: &CqlType, private: &TokenStream) -> TokenStream {
     let boxed = |t: &CqlType| {
         let inner = cql_type_tokens(t, private);
-        quote!(#private::Box::new(#inner))
+        quote!(#private::std::Box::new(#inner))
     };
     match t {
         CqlType::Native(n) => {
             let v = syn::Ident::new(native_variant(*n), proc_macro2::Span::call_site());
-            quote!(#private::CqlType::Native(#private::NativeType::#v))
+            quote!(#private::table::CqlType::Native(#private::table::NativeType::#v))
         }
         CqlType::List(e) => {
             let e = boxed(e);
-            quote!(#private::CqlType::List(#e))
+            quote!(#private::table::CqlType::List(#e))
         }
         CqlType::Set(e) => {
             let e = boxed(e);
-            quote!(#private::CqlType::Set(#e))
+            quote!(#private::table::CqlType::Set(#e))
         }
         CqlType::Map(k, v) => {
             let (k, v) = (boxed(k), boxed(v));
-            quote!(#private::CqlType::Map(#k, #v))
+            quote!(#private::table::CqlType::Map(#k, #v))
         }
         CqlType::Frozen(e) => {
             let e = boxed(e);
-            quote!(#private::CqlType::Frozen(#e))
+            quote!(#private::table::CqlType::Frozen(#e))
         }
         CqlType::Tuple(ts) => {
             let ts = ts.iter().map(|t| cql_type_tokens(t, private));
-            quote!(#private::CqlType::Tuple(#private::Vec::from([#(#ts),*])))
+            quote!(#private::table::CqlType::Tuple(#private::std::Vec::from([#(#ts),*])))
         }
-        CqlType::Udt(name) => quote!(#private::CqlType::Udt(#private::String::from(#name))),
+        CqlType::Udt(name) => {
+            quote!(#private::table::CqlType::Udt(#private::std::String::from(#name)))
+        }
         CqlType::Vector(e, n) => {
             let e = boxed(e);
-            quote!(#private::CqlType::Vector(#e, #n))
+            quote!(#private::table::CqlType::Vector(#e, #n))
         }
     }
 }

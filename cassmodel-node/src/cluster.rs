@@ -4,8 +4,10 @@
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
+use crate::config::NodeConfig;
 use crate::config::sibling_dir;
-use crate::{NodeConfig, NodeError, Started};
+use crate::error::NodeError;
+use crate::node::{Started, ensure_running, is_ready, peers, running_pid, stop};
 
 /// Nodes in the local cluster.
 pub const CLUSTER_SIZE: u8 = 3;
@@ -61,7 +63,7 @@ pub fn contact_points(nodes: &[NodeConfig]) -> Vec<String> {
 /// (the single local node on 127.0.0.1, say).
 pub async fn start_cluster(nodes: &[NodeConfig]) -> Result<Vec<Started>, NodeError> {
     for cfg in nodes {
-        if crate::running_pid(cfg).is_none() && crate::is_ready(cfg).await {
+        if running_pid(cfg).is_none() && is_ready(cfg).await {
             return Err(NodeError::AddressTaken {
                 addr: cfg.contact_point(),
                 work_dir: cfg.work_dir.clone(),
@@ -70,7 +72,7 @@ pub async fn start_cluster(nodes: &[NodeConfig]) -> Result<Vec<Started>, NodeErr
     }
     let mut started = Vec::with_capacity(nodes.len());
     for cfg in nodes {
-        started.push(crate::ensure_running(cfg).await?);
+        started.push(ensure_running(cfg).await?);
     }
     wait_joined(nodes, JOIN_TIMEOUT).await?;
     Ok(started)
@@ -83,7 +85,7 @@ pub async fn wait_joined(nodes: &[NodeConfig], timeout: Duration) -> Result<(), 
     loop {
         let mut missing = Vec::new();
         for cfg in nodes {
-            let peers = crate::peers(cfg).await.unwrap_or_default();
+            let peers = peers(cfg).await.unwrap_or_default();
             for other in nodes.iter().filter(|o| o.host != cfg.host) {
                 if !peers.contains(&other.host) {
                     missing.push(format!("{} does not list {}", cfg.host, other.host));
@@ -108,7 +110,7 @@ pub async fn wait_joined(nodes: &[NodeConfig], timeout: Duration) -> Result<(), 
 pub async fn stop_cluster(nodes: &[NodeConfig]) -> Result<usize, NodeError> {
     let mut stopped = 0;
     for cfg in nodes.iter().rev() {
-        if crate::stop(cfg).await? {
+        if stop(cfg).await? {
             stopped += 1;
         }
     }

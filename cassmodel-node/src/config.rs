@@ -5,7 +5,7 @@ use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::NodeError;
+use crate::error::NodeError;
 
 /// The Cassandra version used when `CASSMODEL_CASSANDRA_VERSION` is not set.
 pub const DEFAULT_VERSION: &str = "5.0.8";
@@ -207,12 +207,6 @@ impl NodeConfig {
         cfg.heap = "512M".into();
         cfg.work_dir = sibling_dir(&self.work_dir, "password");
         cfg
-    }
-
-    /// Where the certificates of a node with [`tls`](Self::tls) are (`<work_dir>/tls/`): the
-    /// authority a client trusts, the client certificate and key it presents.
-    pub fn tls_files(&self) -> crate::TlsFiles {
-        crate::TlsFiles::in_dir(&self.work_dir.join("tls"))
     }
 
     /// The folder holding this version's jars: `<cache_dir>/cassandra-<version>/lib`.

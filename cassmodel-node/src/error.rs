@@ -213,3 +213,27 @@ impl NodeError {
         }
     }
 }
+
+/// The last `lines` lines of `text`, each ending with a newline.
+pub(crate) fn tail_text(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let from = all.len().saturating_sub(lines);
+    let mut out = String::new();
+    for line in &all[from..] {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_text;
+
+    #[test]
+    fn tail() {
+        assert_eq!(tail_text("a\nb\nc\n", 2), "b\nc\n");
+        assert_eq!(tail_text("a", 5), "a\n");
+        assert_eq!(tail_text("", 5), "");
+    }
+}

@@ -4,8 +4,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::config::NodeConfig;
+use crate::error::{NodeError, tail_text};
 use crate::java::Java;
-use crate::{NodeConfig, NodeError, lock, tail_text};
+use crate::lock;
 
 /// Written into the version's cache folder only after a complete download.
 const MARKER: &str = "download-complete";

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::NodeError;
+use crate::error::NodeError;
 
 /// Where Linux distributions install JDKs.
 const JVM_ROOT: &str = "/usr/lib/jvm";

@@ -4,9 +4,10 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::Path;
 
+use crate::config::NodeConfig;
+use crate::error::NodeError;
 use crate::jars::find_jar;
 use crate::java::Java;
-use crate::{NodeConfig, NodeError};
 
 /// The class Cassandra's own start script runs.
 pub(crate) const MAIN_CLASS: &str = "org.apache.cassandra.service.CassandraDaemon";
@@ -401,7 +402,7 @@ mod tests {
     fn cfg() -> NodeConfig {
         NodeConfig {
             version: "5.0.8".into(),
-            host: crate::DEFAULT_HOST,
+            host: crate::config::DEFAULT_HOST,
             native_port: 9142,
             storage_port: 7100,
             jmx_port: 7299,

@@ -7,7 +7,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::NodeError;
+use crate::error::NodeError;
 
 fn open(path: &Path) -> Result<File, NodeError> {
     if let Some(dir) = path.parent() {

@@ -6,9 +6,13 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::config::NodeConfig;
+use crate::error::NodeError;
 use crate::java::Java;
 use crate::launch::{MAIN_CLASS, config_url, jvm_args};
-use crate::{NodeConfig, NodeError, START_MARKER};
+
+/// Start of the line written to `system.log` before each start.
+pub(crate) const START_MARKER: &str = "==== cassmodel-node: starting Cassandra";
 
 /// Spawns the node in its own process group (so a Ctrl-C in the terminal of a test run does not
 /// reach it), stdin from /dev/null and stdout/stderr to `logs/output.log` (so no pipe of the caller

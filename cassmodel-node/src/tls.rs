@@ -114,3 +114,11 @@ fn authority(name: &str) -> Result<(String, Issuer<'static, KeyPair>), rcgen::Er
     let pem = params.self_signed(&key)?.pem();
     Ok((pem, Issuer::new(params, key)))
 }
+
+impl NodeConfig {
+    /// Where the certificates of a node with [`tls`](Self::tls) are (`<work_dir>/tls/`): the
+    /// authority a client trusts, the client certificate and key it presents.
+    pub fn tls_files(&self) -> TlsFiles {
+        TlsFiles::in_dir(&self.work_dir.join("tls"))
+    }
+}

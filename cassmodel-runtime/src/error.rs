@@ -9,7 +9,9 @@ use scylla::errors::{
     MaybeFirstRowError, NewSessionError, NextPageError, NextRowError, PagerExecutionError,
     PrepareError, RequestAttemptError, RequestError, RowsError,
 };
+use scylla::frame::response::result::ColumnSpec;
 use scylla::serialize::SerializationError;
+use scylla::serialize::row::RowSerializationContext;
 
 /// A row, or a value in it, that does not fit the Rust type it is read into or written from.
 ///
@@ -118,7 +120,7 @@ pub enum RowError {
 /// them as (`cassmodel::value::Timeuuid`, not `scylla_cql_core::value::CqlTimeuuid`).
 ///
 /// ```
-/// # use cassmodel_runtime::__private::rust_name;
+/// # use cassmodel_runtime::__private::testing::rust_name;
 /// assert_eq!(
 ///     rust_name("core::option::Option<scylla_cql_core::value::CqlTimeuuid>"),
 ///     "Option<cassmodel::value::Timeuuid>"
@@ -279,12 +281,11 @@ fn connect_hint(source: &NewSessionError) -> String {
         Some(ErrorKind::Unauthorized) => {
             "The user may not do this: grant it the permission".to_owned()
         }
-        _ => format!(
-            "Start a local node (`cargo run -p cassmodel-node -- start`) or set {} to a \
-             reachable cluster (if the cluster accepts only TLS connections, set \
-             CASSMODEL_TLS_CA, with the `tls` feature)",
-            crate::CONTACT_POINTS_ENV
-        ),
+        // The variable is `config::CONTACT_POINTS_ENV` (a test there checks this text).
+        _ => "Start a local node (`cargo run -p cassmodel-node -- start`) or set \
+              CASSMODEL_CONTACT_POINTS to a reachable cluster (if the cluster accepts only TLS \
+              connections, set CASSMODEL_TLS_CA, with the `tls` feature)"
+            .to_owned(),
     }
 }
 
@@ -659,6 +660,79 @@ row_errors!(
     DeserializationError,
     TypeCheckError
 );
+
+// Errors of the row codec (`mapping/`) and of bound values (`statement/`): built where a value
+// is written, with the table and column the driver's column specs name.
+
+/// A value refused before it is written ([`RowError::Refused`]), for [`write_error`] to name
+/// its table and column (the detail says why and what to do).
+pub(crate) fn value_refused(rust_type: &'static str, detail: String) -> SerializationError {
+    SerializationError::new(RowError::Refused {
+        table: String::new(),
+        column: String::new(),
+        rust_type,
+        detail,
+    })
+}
+
+/// The error of writing a value of Rust type `rust_type` for the bind marker `spec`: names
+/// `keyspace.table` and the column (from the statement's metadata), and says what the value
+/// writer said (an inner [`value_refused`] stays [`RowError::Refused`], with its detail).
+#[cold]
+pub(crate) fn write_error(
+    spec: &ColumnSpec<'_>,
+    rust_type: &'static str,
+    e: SerializationError,
+) -> SerializationError {
+    match e.downcast_ref::<RowError>() {
+        Some(RowError::Refused { detail, .. }) => SerializationError::new(RowError::Refused {
+            table: table_of(spec),
+            column: spec.name().to_owned(),
+            rust_type,
+            detail: detail.clone(),
+        }),
+        Some(RowError::Value { detail, .. }) => value_mismatch(spec, rust_type, detail.clone()),
+        _ => value_mismatch(spec, rust_type, e.to_string()),
+    }
+}
+
+/// A [`RowError::Value`] for the bind marker `spec`: the value and the column do not fit.
+#[cold]
+pub(crate) fn value_mismatch(
+    spec: &ColumnSpec<'_>,
+    rust_type: &'static str,
+    detail: String,
+) -> SerializationError {
+    SerializationError::new(RowError::Value {
+        table: table_of(spec),
+        column: spec.name().to_owned(),
+        rust_type,
+        detail,
+    })
+}
+
+/// `keyspace.table` of a result column, for messages.
+pub(crate) fn table_of(spec: &ColumnSpec<'_>) -> String {
+    let t = spec.table_spec();
+    format!("{}.{}", t.ks_name(), t.table_name())
+}
+
+/// `keyspace.table` of the first of `specs` (the columns or bind markers of one statement),
+/// for messages; `None` when there are none.
+pub(crate) fn table_of_specs(specs: &[ColumnSpec<'_>]) -> Option<String> {
+    specs.first().map(table_of)
+}
+
+/// The statement has fewer bind markers than values (a cassmodel bug, never a panic).
+#[cold]
+pub(crate) fn count_mismatch(ctx: &RowSerializationContext<'_>) -> SerializationError {
+    SerializationError::new(RowError::Value {
+        table: table_of_specs(ctx.columns()).unwrap_or_default(),
+        column: String::new(),
+        rust_type: "bound values",
+        detail: "the number of values differs from the number of bind markers".to_owned(),
+    })
+}
 
 #[cfg(test)]
 mod tests {

@@ -48,8 +48,8 @@
 //!   others (`text`, `blob`, `varint`, `decimal`, `duration`, collections) vary, and take the
 //!   declared `avg_bytes`. A column of varying size without it makes the byte figure a lower
 //!   bound, and the report says so.
-//! - guidance: at most [`VALUES_GUIDANCE`] values and [`BYTES_GUIDANCE`] bytes per partition;
-//!   the server's hard limit is [`CELL_LIMIT`] cells.
+//! - guidance: at most 100,000 values and 100 MB per partition; the server's hard limit is
+//!   2 billion cells.
 //!
 //! For a rate (`rows = N, per = "month"`), the rows of a partition at the horizon are
 //! `N * horizon / period` (months of 365.25 / 12 days), and the report gives the time each
@@ -66,19 +66,20 @@ use std::fmt;
 use cassmodel_schema::{CqlType, NativeType, Period, fixed_size};
 use futures::TryStreamExt;
 
-use crate::bucket::BucketRule;
-use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::schema::{ColumnKind, Growth, TableSchema};
+use crate::schema::ddl::qualified;
+use crate::schema::model::{BucketRule, ColumnKind, Growth, TableSchema};
+use crate::session::db::Db;
+use crate::statement::cql::column_list;
 
 /// Guidance: at most this many values (cells) per partition.
-pub const VALUES_GUIDANCE: u64 = 100_000;
+const VALUES_GUIDANCE: u64 = 100_000;
 /// Guidance: at most this many bytes per partition (100 MB).
-pub const BYTES_GUIDANCE: u64 = 100_000_000;
+const BYTES_GUIDANCE: u64 = 100_000_000;
 /// Cassandra's hard limit of cells per partition.
-pub const CELL_LIMIT: u64 = 2_000_000_000;
+const CELL_LIMIT: u64 = 2_000_000_000;
 /// Bytes per cell beyond its value: the write timestamp.
-pub const CELL_OVERHEAD: u64 = 8;
+const CELL_OVERHEAD: u64 = 8;
 
 /// The analysis of one table.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,11 +122,11 @@ pub struct Estimate {
     pub values: f64,
     /// Bytes per partition at the horizon: `St`.
     pub bytes: f64,
-    /// For a rate: days until a partition holds [`VALUES_GUIDANCE`] values.
+    /// For a rate: days until a partition holds the guidance's 100,000 values.
     pub days_to_values_guidance: Option<f64>,
-    /// For a rate: days until a partition holds [`BYTES_GUIDANCE`] bytes.
+    /// For a rate: days until a partition holds the guidance's 100 MB.
     pub days_to_bytes_guidance: Option<f64>,
-    /// For a rate: days until a partition reaches [`CELL_LIMIT`] cells.
+    /// For a rate: days until a partition reaches the server's limit of 2 billion cells.
     pub days_to_cell_limit: Option<f64>,
     /// What is over the guidance and how to fix it, one line each.
     pub warnings: Vec<String>,
@@ -646,10 +647,10 @@ async fn largest_partition(
     keyspace: &str,
 ) -> Result<Option<(String, i64)>> {
     use scylla::value::{CqlValue, Row};
-    let pk = crate::cql::column_list(schema, &schema.partition_key);
+    let pk = column_list(schema, &schema.partition_key);
     let cql = format!(
         "SELECT {pk}, COUNT(*) FROM {} GROUP BY {pk}",
-        crate::ddl::qualified(keyspace, schema.name)
+        qualified(keyspace, schema.name)
     );
     let mut rows = db
         .session()

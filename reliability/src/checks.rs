@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use cassmodel::{CassTable, CassUdt, Db};
 use cassmodel_node::Signal;
 
-use crate::{Env, Outcome};
+use crate::env::{Env, Outcome};
 
 /// The table of the load and pause checks: one partition per task.
 #[derive(CassTable, Debug, Clone, PartialEq)]

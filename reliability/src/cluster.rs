@@ -9,7 +9,7 @@ use cassmodel::migrate::{Migrator, Models};
 use cassmodel::{CassTable, CassUdt, Consistency, Db, ErrorKind, Insert, Replication};
 use cassmodel_node::NodeConfig;
 
-use crate::{Env, Outcome};
+use crate::env::{Env, Outcome};
 
 /// The replication of the cluster checks' keyspaces: three copies in the one data centre.
 pub fn rf3() -> Replication {

@@ -8,7 +8,7 @@ use cassmodel::migrate::{Migrator, Models};
 use cassmodel::{CassTable, Db, Error, ErrorKind, RowError};
 
 use crate::checks::connect;
-use crate::{Env, Outcome};
+use crate::env::{Env, Outcome};
 
 /// The struct as the code has it; the table was created by another program, differently.
 #[derive(CassTable, Debug, Clone, PartialEq)]

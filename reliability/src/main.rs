@@ -40,6 +40,7 @@
 mod checks;
 mod cluster;
 mod data;
+mod env;
 mod report;
 
 use std::process::ExitCode;
@@ -48,31 +49,7 @@ use std::time::Instant;
 use cassmodel::{ConnectOptions, Replication};
 use cassmodel_node::NodeConfig;
 
-/// What one check found: a line of figures, and whether it passed.
-pub struct Outcome {
-    /// The check's name.
-    pub name: &'static str,
-    /// Passed?
-    pub ok: bool,
-    /// Its figures, one line.
-    pub figures: String,
-}
-
-/// Everything a check needs.
-pub struct Env {
-    /// The node the checks signal (pause, crash).
-    pub node: NodeConfig,
-    /// Every node of the cluster (the single node alone without `--cluster`).
-    pub nodes: Vec<NodeConfig>,
-    /// The settings of the environment, with the node's contact point.
-    pub options: ConnectOptions,
-    /// The keyspace of this run.
-    pub keyspace: String,
-    /// Operations per task of the load check.
-    pub ops_per_task: usize,
-    /// The replication of the keyspaces the checks create.
-    pub replication: Replication,
-}
+use env::{Env, Outcome};
 
 struct Args {
     cluster: bool,
@@ -153,7 +130,7 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: &Args) -> Result<bool, String> {
-    if cassmodel::contact_points_from_env().is_some() {
+    if cassmodel::config::contact_points_from_env().is_some() {
         return Err(
             "the chaos checks pause and kill the project's own node, so they never run \
                     on the cluster in CASSMODEL_CONTACT_POINTS: unset it"

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::Outcome;
+use crate::env::Outcome;
 
 /// Replaces the section of `target` ("single node" or "three-node cluster") between its
 /// begin and end markers in `path` (appends it if absent, creates the file if missing) with a

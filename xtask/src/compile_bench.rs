@@ -131,7 +131,7 @@ impl Crate {
     }
 
     fn cargo(&self, args: &[&str], target: &str, incremental: bool) -> Command {
-        let mut c = crate::cargo();
+        let mut c = crate::cargo::cargo();
         c.args(args)
             .env("CARGO_TARGET_DIR", self.dir.join(target))
             .env("CARGO_INCREMENTAL", if incremental { "1" } else { "0" });

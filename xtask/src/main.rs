@@ -12,15 +12,14 @@
 //! - `compile-bench`: what `#[derive(CassTable)]` costs a user's build, against the scylla
 //!   driver's own derives (see `compile_bench.rs` and BENCHMARKS.md).
 
+mod cargo;
 mod compile_bench;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-}
+use cargo::cargo;
 
 /// Runs a command, echoing its output, and says whether it succeeded.
 fn run(step: &str, cmd: &mut Command) -> bool {

@@ -43,7 +43,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
 
             #[doc = #save_doc]
             pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
-                #p::run_entity_batch(db, self.save_in(#krate::Batch::logged()))
+                #p::query::run_entity_batch(db, self.save_in(#krate::Batch::logged()))
             }
 
             /// Adds the inserts of [`save`](Self::save) to `batch`.
@@ -53,7 +53,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
 
             #[doc = #delete_doc]
             pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
-                #p::run_entity_batch(db, self.delete_in(#krate::Batch::logged()))
+                #p::query::run_entity_batch(db, self.delete_in(#krate::Batch::logged()))
             }
 
             /// Adds the deletes of [`delete`](Self::delete) to `batch`.

@@ -36,18 +36,18 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
                 fn __value(
                     &self,
                     _: ::core::primitive::usize,
-                ) -> __p::Option<&dyn __p::ErasedValue> {
+                ) -> __p::std::Option<&dyn __p::table::ErasedValue> {
                     ::core::unreachable!()
                 }
             }
             impl __cm::Insertable for #ident {}
-            impl<'__f, '__m> __p::DeserializeRow<'__f, '__m> for #ident {
-                fn type_check(_: &[__p::ColumnSpec<'_>]) -> __p::Result<(), __p::TypeCheckError> {
+            impl<'__f, '__m> __p::driver::DeserializeRow<'__f, '__m> for #ident {
+                fn type_check(_: &[__p::driver::ColumnSpec<'_>]) -> __p::std::Result<(), __p::driver::TypeCheckError> {
                     ::core::unreachable!()
                 }
                 fn deserialize(
-                    _: __p::ColumnIterator<'__f, '__m>,
-                ) -> __p::Result<Self, __p::DeserializationError> {
+                    _: __p::driver::ColumnIterator<'__f, '__m>,
+                ) -> __p::std::Result<Self, __p::driver::DeserializationError> {
                     ::core::unreachable!()
                 }
             }
@@ -60,27 +60,27 @@ pub fn udt(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
     wrap(input, krate, |ident| {
         quote! {
             impl __cm::CqlMapping for #ident {
-                fn cql_type() -> __p::CqlType {
+                fn cql_type() -> __p::table::CqlType {
                     ::core::unreachable!()
                 }
             }
-            impl __p::SerializeValue for #ident {
+            impl __p::driver::SerializeValue for #ident {
                 fn serialize<'__b>(
                     &self,
-                    _: &__p::ColumnType<'_>,
-                    _: __p::CellWriter<'__b>,
-                ) -> __p::Result<__p::WrittenCellProof<'__b>, __p::SerializationError> {
+                    _: &__p::driver::ColumnType<'_>,
+                    _: __p::driver::CellWriter<'__b>,
+                ) -> __p::std::Result<__p::driver::WrittenCellProof<'__b>, __p::driver::SerializationError> {
                     ::core::unreachable!()
                 }
             }
-            impl<'__f, '__m> __p::DeserializeValue<'__f, '__m> for #ident {
-                fn type_check(_: &__p::ColumnType<'_>) -> __p::Result<(), __p::TypeCheckError> {
+            impl<'__f, '__m> __p::driver::DeserializeValue<'__f, '__m> for #ident {
+                fn type_check(_: &__p::driver::ColumnType<'_>) -> __p::std::Result<(), __p::driver::TypeCheckError> {
                     ::core::unreachable!()
                 }
                 fn deserialize(
-                    _: &'__m __p::ColumnType<'__m>,
-                    _: __p::Option<__p::FrameSlice<'__f>>,
-                ) -> __p::Result<Self, __p::DeserializationError> {
+                    _: &'__m __p::driver::ColumnType<'__m>,
+                    _: __p::std::Option<__p::driver::FrameSlice<'__f>>,
+                ) -> __p::std::Result<Self, __p::driver::DeserializationError> {
                     ::core::unreachable!()
                 }
             }

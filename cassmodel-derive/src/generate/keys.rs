@@ -90,7 +90,7 @@ pub fn missing_impls(
     let impls = states.filter_map(|n| {
         let f = column_at_state(cx, n)?;
         let (missing, state) = (missing(f), key_state(cx, n));
-        Some(quote!(impl<#generics #flags> #tr for #state where #p::Flags<IN, REV>: #missing {}))
+        Some(quote!(impl<#generics #flags> #tr for #state where #p::query::Flags<IN, REV>: #missing {}))
     });
     quote!(#(#impls)*)
 }
@@ -109,7 +109,7 @@ pub fn after_range_impls(
         quote! {
             impl<#generics #bools #flags> #tr for #st::Range<#n, LO, HI, IN, REV>
             where
-                #p::Flags<IN, REV>: #after,
+                #p::query::Flags<IN, REV>: #after,
             {
             }
         }
@@ -251,7 +251,7 @@ fn nearest_states(cx: &Cx<'_>) -> TokenStream {
     quote! {
         impl<const K: ::core::primitive::bool> #readable for #st::Nearest<K>
         where
-            #p::Flags<K, false>: #p::HasLimit,
+            #p::query::Flags<K, false>: #p::query::HasLimit,
         {
         }
         impl<const K: ::core::primitive::bool> #given for #st::Nearest<K> {}
@@ -296,12 +296,12 @@ fn index_states(cx: &Cx<'_>) -> TokenStream {
         quote! {
             impl<const REV: ::core::primitive::bool> #base for #st::Key<#n, false, REV>
             where
-                #p::Flags<false, REV>: #p::Unordered,
+                #p::query::Flags<false, REV>: #p::query::Unordered,
             {
             }
             impl<const REV: ::core::primitive::bool> #base for #st::Key<#n, true, REV>
             where
-                #p::Flags<true, REV>: #p::NoInBeforeIndex,
+                #p::query::Flags<true, REV>: #p::query::NoInBeforeIndex,
             {
             }
         }
@@ -311,13 +311,13 @@ fn index_states(cx: &Cx<'_>) -> TokenStream {
             impl<#bools, const REV: ::core::primitive::bool> #base
                 for #st::Range<#n, LO, HI, false, REV>
             where
-                #p::Flags<false, REV>: #p::Unordered,
+                #p::query::Flags<false, REV>: #p::query::Unordered,
             {
             }
             impl<#bools, const REV: ::core::primitive::bool> #base
                 for #st::Range<#n, LO, HI, true, REV>
             where
-                #p::Flags<true, REV>: #p::NoInBeforeIndex,
+                #p::query::Flags<true, REV>: #p::query::NoInBeforeIndex,
             {
             }
         }

@@ -108,7 +108,7 @@ impl<'t> Cx<'t> {
     /// `value: &'a (impl BindAs<Ty> + ?Sized)`: a method parameter for a value of `ty`.
     pub fn param(&self, arg: &Ident, ty: &syn::Type) -> TokenStream {
         let krate = self.krate;
-        quote!(#arg: &'a (impl #krate::BindAs<#ty> + ?__p::Sized))
+        quote!(#arg: &'a (impl #krate::BindAs<#ty> + ?__p::std::Sized))
     }
 }
 
@@ -155,9 +155,9 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     let cql_type = match &f.attrs.cql_type {
         Some(t) => {
             let t = types::cql_type_tokens(&t.value, &p);
-            quote!(#p::Option::Some(#t))
+            quote!(#p::std::Option::Some(#t))
         }
-        None => quote!(#p::Option::None),
+        None => quote!(#p::std::Option::None),
     };
     let frozen = f.attrs.frozen.is_some();
     let index = f.index.as_ref().map(|ix| {
@@ -166,9 +166,9 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
             Some((t, _)) => {
                 // `IndexTarget` is a fieldless enum with derived `Debug`: the variant's name.
                 let v = Ident::new(&format!("{t:?}"), proc_macro2::Span::call_site());
-                quote!(#p::Option::Some(#krate::IndexTarget::#v))
+                quote!(#p::std::Option::Some(#krate::IndexTarget::#v))
             }
-            None => quote!(#p::Option::None),
+            None => quote!(#p::std::Option::None),
         };
         let similarity = ix.similarity.map(|(s, _)| {
             let v = Ident::new(&format!("{s:?}"), proc_macro2::Span::call_site());
@@ -206,7 +206,7 @@ pub fn type_assertions(fields: &[Field<'_>]) -> TokenStream {
             && f.attrs.frozen.is_none()
             && f.attrs.cql_type.is_none()
             && f.shape == types::Shape::Other;
-        key.then(|| quote_spanned!(ty.span()=> #p::assert_key_column::<#ty>();))
+        key.then(|| quote_spanned!(ty.span()=> #p::table::assert_key_column::<#ty>();))
     });
     quote!(#(#checks)*)
 }
@@ -217,12 +217,12 @@ pub fn value_match(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
     let arms = fields.iter().enumerate().map(|(i, f)| {
         let ident = f.ident;
         let m = mapping(krate, f);
-        quote!(#i => __p::Option::Some(#m::__erased(&self.#ident)),)
+        quote!(#i => __p::std::Option::Some(#m::__erased(&self.#ident)),)
     });
     quote! {
         match index {
             #(#arms)*
-            _ => __p::Option::None,
+            _ => __p::std::Option::None,
         }
     }
 }

@@ -30,29 +30,29 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         }
 
         fn __defs() -> &'static [#krate::ColumnDef] {
-            static DEFS: #p::OnceLock<#p::Vec<#krate::ColumnDef>> = #p::OnceLock::new();
+            static DEFS: #p::std::OnceLock<#p::std::Vec<#krate::ColumnDef>> = #p::std::OnceLock::new();
             DEFS.get_or_init(|| {
-                #p::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns())
+                #p::table::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns())
             })
         }
 
         impl #krate::Projection<#table> for #ident {
             fn columns() -> &'static [::core::primitive::usize] {
-                static COLUMNS: #p::OnceLock<#p::Vec<::core::primitive::usize>> = #p::OnceLock::new();
-                COLUMNS.get_or_init(|| #p::projection_columns::<#table>(&[#(#names),*]))
+                static COLUMNS: #p::std::OnceLock<#p::std::Vec<::core::primitive::usize>> = #p::std::OnceLock::new();
+                COLUMNS.get_or_init(|| #p::table::projection_columns::<#table>(&[#(#names),*]))
             }
         }
 
-        impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
-            fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
-                #p::check_columns(#rust_name, __defs(), specs)
+        impl<'__f, '__m> #p::driver::DeserializeRow<'__f, '__m> for #ident {
+            fn type_check(specs: &[#p::driver::ColumnSpec<'_>]) -> #p::std::Result<(), #p::driver::TypeCheckError> {
+                #p::table::check_columns(#rust_name, __defs(), specs)
             }
 
             fn deserialize(
-                row: #p::ColumnIterator<'__f, '__m>,
-            ) -> #p::Result<Self, #p::DeserializationError> {
-                let mut __row = #p::RowReader::with_columns(__defs, row);
-                #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
+                row: #p::driver::ColumnIterator<'__f, '__m>,
+            ) -> #p::std::Result<Self, #p::driver::DeserializationError> {
+                let mut __row = #p::table::RowReader::with_columns(__defs, row);
+                #p::std::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
             }
         }
     };

@@ -5,7 +5,7 @@
 //! accepts that restriction. The traits are generated per column so that their
 //! `#[diagnostic::on_unimplemented]` message names the column and what to give first; the
 //! states (`Key<N>`, `Range<N, LO, HI>`, `Filtering`), their transitions and all the work are
-//! generic runtime code (`__private::Query`).
+//! generic runtime code (`__private::query::Query`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -83,12 +83,12 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
         imp(&eq, quote!(#st::Filtering)),
     ];
     let next = cx.t.state_after(i);
-    let to = quote!(#q<'a, #p::EqNext<S, #next>, K, R>);
+    let to = quote!(#q<'a, #p::query::EqNext<S, #next>, K, R>);
     // `IN` on a partition-key column is carried in the state: a reverse read cannot be paged
     // with it, and an indexed column cannot follow it.
     let (to_in, in_state) = if f.role == Role::PartitionKey {
         (
-            quote!(#q<'a, #p::InNext<S, #next>, K, R>),
+            quote!(#q<'a, #p::query::InNext<S, #next>, K, R>),
             quote!(#st::Key<#next, true>),
         )
     } else {
@@ -107,18 +107,18 @@ fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenS
         #[doc = #doc_eq]
         pub fn #name(self, #param) -> #to
         where
-            S: #eq + #p::AfterEq<#st::Key<#next>>,
+            S: #eq + #p::query::AfterEq<#st::Key<#next>>,
         {
-            #q(self.0.restrict(#idx, #p::Op::Eq, #bound))
+            #q(self.0.restrict(#idx, #p::query::Op::Eq, #bound))
         }
 
         #[doc = #doc_in]
         pub fn #in_name<V>(self, values: &'a [V]) -> #to_in
         where
-            S: #eq + #p::AfterEq<#in_state>,
+            S: #eq + #p::query::AfterEq<#in_state>,
             V: #krate::BindAs<#ty> + ::core::marker::Send,
         {
-            #q(self.0.restrict(#idx, #p::Op::In, #p::Bound::list(values)))
+            #q(self.0.restrict(#idx, #p::query::Op::In, #p::query::Bound::list(values)))
         }
     };
     let (range_items, range_methods) = if f.role == Role::PartitionKey {
@@ -158,13 +158,13 @@ fn bucket_source(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, Tok
     let eq_method = rule.map(|rule| {
         quote_spanned! {name.span()=>
             #[doc = #doc_eq]
-            pub fn #name(self, value: &'a #ty) -> #q<'a, #p::EqNext<S, #next>, K, R>
+            pub fn #name(self, value: &'a #ty) -> #q<'a, #p::query::EqNext<S, #next>, K, R>
             where
-                S: #eq + #p::AfterEq<#st::Key<#next>>,
+                S: #eq + #p::query::AfterEq<#st::Key<#next>>,
             {
                 #q(self.0.restrict_bucketed(
                     #bucket_idx,
-                    #p::bucket_of(value, #rule),
+                    #p::bucket::bucket_of(value, #rule),
                     #idx,
                     #krate::BindAs::<#ty>::__bound(value),
                 ))
@@ -175,9 +175,9 @@ fn bucket_source(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, Tok
         #eq_method
         #(
             #[doc(hidden)]
-            pub fn #refused<V>(self, value: V) -> #q<'a, #p::EqNext<S, #next>, K, R>
+            pub fn #refused<V>(self, value: V) -> #q<'a, #p::query::EqNext<S, #next>, K, R>
             where
-                S: #no + #p::AfterEq<#st::Key<#next>>,
+                S: #no + #p::query::AfterEq<#st::Key<#next>>,
             {
                 let _ = value;
                 #q(self.0.to())
@@ -378,11 +378,11 @@ fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream, TokenStrea
         let (doc, op) = (format!("`{col} {cql} ?`"), format_ident!("{op}"));
         quote_spanned! {f.ident.span()=>
             #[doc = #doc]
-            pub fn #method(self, #param) -> #q<'a, #p::RangeNext<S, #i, #upper>, K, R>
+            pub fn #method(self, #param) -> #q<'a, #p::query::RangeNext<S, #i, #upper>, K, R>
             where
-                S: #tr<#upper> + #p::AfterRange<#i, #upper>,
+                S: #tr<#upper> + #p::query::AfterRange<#i, #upper>,
             {
-                #q(self.0.restrict(#idx, #p::Op::#op, #bound))
+                #q(self.0.restrict(#idx, #p::query::Op::#op, #bound))
             }
         }
     });
@@ -446,7 +446,7 @@ fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     let arg = |ty: &syn::Type, a: &syn::Ident| (cx.param(a, ty), cx.bound(ty, a));
     let restrict = |op: &str, bound: TokenStream| {
         let op = format_ident!("{op}");
-        quote!(restrict(#idx, #p::Op::#op, #bound))
+        quote!(restrict(#idx, #p::query::Op::#op, #bound))
     };
     let mut filters = Vec::new();
     let mut items = Vec::new();
@@ -495,7 +495,7 @@ fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
                     cql: format!("`{col} CONTAINS KEY ?`"),
                     op: IndexOp::ContainsKey,
                     params: kp.clone(),
-                    body: quote!(restrict(#idx, #p::Op::ContainsKey, #kb)),
+                    body: quote!(restrict(#idx, #p::query::Op::ContainsKey, #kb)),
                 });
                 filters.push(Filter {
                     name: format_ident!("{}_entry", name),
@@ -528,9 +528,9 @@ fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
             let doc = format!("{}{how}", m.cql);
             quote_spanned! {name.span()=>
                 #[doc = #doc]
-                pub fn #fname(self, #params) -> #q<'a, #p::IndexNext<S>, #kd::Select, R>
+                pub fn #fname(self, #params) -> #q<'a, #p::query::IndexNext<S>, #kd::Select, R>
                 where
-                    S: #tr + #p::Transitions,
+                    S: #tr + #p::query::Transitions,
                 {
                     #q(self.0.#body)
                 }
@@ -598,12 +598,12 @@ fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
         #[doc = #doc]
         pub fn #method(
             self,
-            query: &'a impl #p::QueryVector<#ty>,
+            query: &'a impl #p::query::QueryVector<#ty>,
         ) -> #q<'a, #st::Nearest<false>, #kd::Select, R>
         where
-            S: #tr + #p::AnnBase,
+            S: #tr + #p::query::AnnBase,
         {
-            #q(self.0.ann(#idx, #p::Bound::Value(query)))
+            #q(self.0.ann(#idx, #p::query::Bound::Value(query)))
         }
     };
     (items, method)
@@ -793,9 +793,9 @@ fn order_by(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     let methods = if items.is_empty() {
         quote_spanned! {f.ident.span()=>
             #[doc = #doc]
-            pub fn #method(self, order: #krate::Order) -> #q<'a, #p::Reversed<S>, K, R>
+            pub fn #method(self, order: #krate::Order) -> #q<'a, #p::query::Reversed<S>, K, R>
             where
-                S: #bound + #p::Orderable + #p::Transitions,
+                S: #bound + #p::query::Orderable + #p::query::Transitions,
             {
                 #q(self.0.order_by(order, #declared).to())
             }
@@ -858,7 +858,7 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
             /// as `Scored { score, row }` (a projection too: call it after `read_as`).
             pub fn with_score(self) -> #q<'a, S, #kd::Select, #krate::Scored<R>>
             where
-                S: #p::AnnGiven,
+                S: #p::query::AnnGiven,
             {
                 #q(self.0.with_score())
             }
@@ -872,7 +872,7 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
     );
     // The reads of a few rows return an unboxed future: defined where `S` may be read (a bound
     // on the impl), and otherwise found on the `Deref` target, whose bound on the method fails
-    // once with the state's message (`__private::refused_read`).
+    // once with the state's message (`__private::query::refused_read`).
     let ret = |t: TokenStream| quote!(impl ::core::future::Future<Output = #krate::Result<#t>> + ::core::marker::Send + 'd);
     let (all, first) = (
         ret(quote!(::std::vec::Vec<R>)),
@@ -893,11 +893,11 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
 
         impl<S, R> __Unreadable<S, #kd::Select, R> {
             pub fn fetch_all(&self, _: &#krate::Db) -> ::core::future::Ready<#krate::Result<::std::vec::Vec<R>>> where S: #readable {
-                #p::refused_read()
+                #p::query::refused_read()
             }
 
             pub fn fetch_first(&self, _: &#krate::Db) -> ::core::future::Ready<#krate::Result<::core::option::Option<R>>> where S: #readable {
-                #p::refused_read()
+                #p::query::refused_read()
             }
         }
     };
@@ -906,9 +906,9 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
             #bucket_range
 
             /// `LIMIT n`: at most `n` rows (for a vector search, the `n` nearest).
-            pub fn limit(self, n: ::core::primitive::i32) -> #q<'a, #p::Limited<S>, #kd::Select, R>
+            pub fn limit(self, n: ::core::primitive::i32) -> #q<'a, #p::query::Limited<S>, #kd::Select, R>
             where
-                S: #p::Transitions,
+                S: #p::query::Transitions,
             {
                 #q(self.0.limit(n).to())
             }
@@ -920,9 +920,9 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
 
             /// Reads in the reverse of the clustering order: a reverse scan, slower than the
             /// declared order. Needs the whole partition key.
-            pub fn reversed(self) -> #q<'a, #p::Reversed<S>, #kd::Select, R>
+            pub fn reversed(self) -> #q<'a, #p::query::Reversed<S>, #kd::Select, R>
             where
-                S: #given + #p::Orderable + #p::Transitions,
+                S: #given + #p::query::Orderable + #p::query::Transitions,
             {
                 #q(self.0.reversed().to())
             }
@@ -941,13 +941,13 @@ fn reads(cx: &Cx<'_>) -> TokenStream {
 
             /// Runs the query as a stream that fetches one page at a time: constant memory
             /// whatever the number of rows.
-            pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable + #p::Pageable, 'a: 'd {
+            pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable + #p::query::Pageable, 'a: 'd {
                 self.0.fetch_stream(db)
             }
 
             /// Runs the query for one page, from `from` (`PagingState::start()` first, then
             /// the previous page's `next`).
-            pub fn fetch_page<'d>(self, #db, from: #krate::PagingState) -> #page where S: #readable + #p::Pageable, 'a: 'd {
+            pub fn fetch_page<'d>(self, #db, from: #krate::PagingState) -> #page where S: #readable + #p::query::Pageable, 'a: 'd {
                 self.0.fetch_page(db, from)
             }
         }

@@ -35,8 +35,8 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         const _: () = { #assertions };
 
         // Registers the table for `cassmodel::migrate::registered_tables()`.
-        #p::inventory::submit! {
-            #p::TableEntry(<#ident as #krate::Table>::schema)
+        #p::table::inventory::submit! {
+            #p::table::TableEntry(<#ident as #krate::Table>::schema)
         }
 
         #table_impl
@@ -71,7 +71,7 @@ fn builder_struct(cx: &Cx<'_>) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[must_use = "a query does nothing until `fetch_all`, `fetch_first`, `fetch_stream`, `fetch_page` or `execute` runs it"]
-        #vis struct #q<'a, S = #st::Key<0>, K = #kd::Select, R = #ident>(#p::Query<'a, #ident, S, K, R>);
+        #vis struct #q<'a, S = #st::Key<0>, K = #kd::Select, R = #ident>(#p::query::Query<'a, #ident, S, K, R>);
     }
 }
 
@@ -82,9 +82,9 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     let keyspace = match &t.attrs.keyspace {
         Some(k) => {
             let k = &k.value;
-            quote!(#p::Option::Some(#k))
+            quote!(#p::std::Option::Some(#k))
         }
-        None => quote!(#p::Option::None),
+        None => quote!(#p::std::Option::None),
     };
     // Only the options the struct sets.
     let a = &t.attrs;
@@ -109,19 +109,19 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     quote! {
         impl #krate::Table for #ident {
             fn schema() -> &'static #krate::TableSchema {
-                static SCHEMA: #p::OnceLock<#krate::TableSchema> = #p::OnceLock::new();
+                static SCHEMA: #p::std::OnceLock<#krate::TableSchema> = #p::std::OnceLock::new();
                 SCHEMA.get_or_init(|| {
                     #krate::TableSchema::new(
                         #rust_name,
                         #name,
                         #keyspace,
                         #krate::TableOptions::new() #(#options)*,
-                        #p::Vec::from([#(#columns),*]),
+                        #p::std::Vec::from([#(#columns),*]),
                     ) #growth #bucket
                 })
             }
 
-            fn __value(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
+            fn __value(&self, index: ::core::primitive::usize) -> #p::std::Option<&dyn #p::table::ErasedValue> {
                 #values
             }
         }
@@ -137,7 +137,7 @@ fn bucket_assertion(cx: &Cx<'_>) -> Option<TokenStream> {
         crate::attr::BucketRule::Period(_) => quote!(assert_time_bucket),
         crate::attr::BucketRule::Width(_) => quote!(assert_width_bucket),
     };
-    Some(quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::#check::<#ty>();))
+    Some(quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::bucket::#check::<#ty>();))
 }
 
 /// `.with_growth(..)` from `expect(...)` (nothing after an error in it).
@@ -154,9 +154,9 @@ fn growth(krate: &syn::Path, p: &TokenStream, e: &crate::attr::ExpectAttr) -> Op
             let horizon = match &e.horizon {
                 Some(h) => {
                     let (amount, unit) = (h.value.amount, period(h.value.period));
-                    quote!(#p::Option::Some(#krate::Span { amount: #amount, period: #unit }))
+                    quote!(#p::std::Option::Some(#krate::Span { amount: #amount, period: #unit }))
                 }
-                None => quote!(#p::Option::None),
+                None => quote!(#p::std::Option::None),
             };
             quote!(.with_growth(#krate::Growth::Rate { rows: #rows, per: #per, horizon: #horizon }))
         }
@@ -170,27 +170,27 @@ fn row_traits(cx: &Cx<'_>) -> TokenStream {
     let field_idents = t.fields.iter().map(|f| f.ident);
     let reads = readers(krate, &t.fields);
     quote! {
-        impl<'__f, '__m> #p::DeserializeRow<'__f, '__m> for #ident {
-            fn type_check(specs: &[#p::ColumnSpec<'_>]) -> #p::Result<(), #p::TypeCheckError> {
-                #p::check_row::<Self>(specs)
+        impl<'__f, '__m> #p::driver::DeserializeRow<'__f, '__m> for #ident {
+            fn type_check(specs: &[#p::driver::ColumnSpec<'_>]) -> #p::std::Result<(), #p::driver::TypeCheckError> {
+                #p::table::check_row::<Self>(specs)
             }
 
             fn deserialize(
-                row: #p::ColumnIterator<'__f, '__m>,
-            ) -> #p::Result<Self, #p::DeserializationError> {
-                let mut __row = #p::RowReader::new::<Self>(row);
-                #p::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
+                row: #p::driver::ColumnIterator<'__f, '__m>,
+            ) -> #p::std::Result<Self, #p::driver::DeserializationError> {
+                let mut __row = #p::table::RowReader::new::<Self>(row);
+                #p::std::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
             }
         }
 
         /// Binds the fields to the bind markers of the same names.
-        impl #p::SerializeRow for #ident {
+        impl #p::driver::SerializeRow for #ident {
             fn serialize(
                 &self,
-                ctx: &#p::RowSerializationContext<'_>,
-                writer: &mut #p::RowWriter,
-            ) -> #p::Result<(), #p::SerializationError> {
-                #p::serialize_by_name(self, ctx, writer)
+                ctx: &#p::driver::RowSerializationContext<'_>,
+                writer: &mut #p::driver::RowWriter,
+            ) -> #p::std::Result<(), #p::driver::SerializationError> {
+                #p::table::serialize_by_name(self, ctx, writer)
             }
 
             fn is_empty(&self) -> ::core::primitive::bool {
@@ -216,26 +216,26 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
         impl #ident {
             #[doc = #select_doc]
             pub fn select<'a>() -> #q<'a> {
-                #q(#p::Query::new())
+                #q(#p::query::Query::new())
             }
 
             /// Starts a read that may restrict any column, with `ALLOW FILTERING`: Cassandra
             /// reads and discards every row that does not match, across the whole table unless
             /// the partition key is given. Only for small tables or one-off jobs.
             pub fn select_allow_filtering<'a>() -> #q<'a, #st::Filtering> {
-                #q(#p::Query::allow_filtering())
+                #q(#p::query::Query::allow_filtering())
             }
 
             /// Starts a delete: give the partition key, then optionally a clustering prefix and a
             /// range (a range delete), then `execute`.
             pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete> {
-                #q(#p::Query::new())
+                #q(#p::query::Query::new())
             }
 
             /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
             /// then `execute`.
             pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> {
-                #q(#p::Query::new())
+                #q(#p::query::Query::new())
             }
 
             /// Reads every row of the table, token range by token range (`splits` ranges, one
@@ -244,7 +244,7 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
                 db: &#krate::Db,
                 splits: ::core::primitive::u32,
             ) -> #krate::QueryFuture<'_, #krate::RowStream<Self>> {
-                #p::scan::<Self>(db, splits)
+                #p::query::scan::<Self>(db, splits)
             }
 
             #shorthands
@@ -285,7 +285,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
         // The bucket follows the declared partition key; it is computed from its source.
         let source = cx.t.fields[b.source].ident;
         let rule = bucket_rule(krate, rule);
-        get_values.insert(pk.len(), quote!(#p::bucket_of(#source, #rule)));
+        get_values.insert(pk.len(), quote!(#p::bucket::bucket_of(#source, #rule)));
         n += 1;
     }
     let get_doc = format!(
@@ -308,14 +308,14 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
         quote! {
             #[doc = #doc]
             pub fn partition<'d>(db: &'d #krate::Db, #(#part_params),*) -> #out {
-                #p::partition::<Self, #np>(db, [#(#part_values),*])
+                #p::query::partition::<Self, #np>(db, [#(#part_values),*])
             }
         }
     });
     quote! {
         #[doc = #get_doc]
         pub fn get<'d>(db: &'d #krate::Db, #(#get_params),*) -> #get_out {
-            #p::get_by_key::<Self, #n>(db, [#(#get_values),*])
+            #p::query::get_by_key::<Self, #n>(db, [#(#get_values),*])
         }
 
         #partition
@@ -350,7 +350,7 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
             }
         }
         const _: () = ::core::assert!(
-            __p::contains_str(<#entity>::__CASS_TABLES, #name),
+            __p::query::contains_str(<#entity>::__CASS_TABLES, #name),
             #message
         );
     }

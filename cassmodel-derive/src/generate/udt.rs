@@ -29,54 +29,54 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
         const _: () = { #assertions };
 
         // Registers the type for `cassmodel::migrate::registered_udts()`.
-        #p::inventory::submit! {
-            #p::UdtEntry(<#ident as #krate::Udt>::udt_schema)
+        #p::table::inventory::submit! {
+            #p::udt::UdtEntry(<#ident as #krate::Udt>::udt_schema)
         }
 
         impl #krate::Udt for #ident {
             fn udt_schema() -> &'static #krate::UdtSchema {
-                static SCHEMA: #p::OnceLock<#krate::UdtSchema> = #p::OnceLock::new();
+                static SCHEMA: #p::std::OnceLock<#krate::UdtSchema> = #p::std::OnceLock::new();
                 SCHEMA.get_or_init(|| {
-                    #krate::UdtSchema::new(#rust_name, #name, #p::Vec::from([#(#fields),*]))
+                    #krate::UdtSchema::new(#rust_name, #name, #p::std::Vec::from([#(#fields),*]))
                 })
             }
 
-            fn __field(&self, index: ::core::primitive::usize) -> #p::Option<&dyn #p::ErasedValue> {
+            fn __field(&self, index: ::core::primitive::usize) -> #p::std::Option<&dyn #p::table::ErasedValue> {
                 #values
             }
         }
 
         impl #krate::CqlMapping for #ident {
-            fn cql_type() -> #p::CqlType {
-                #p::CqlType::Udt(#p::String::from(#name))
+            fn cql_type() -> #p::table::CqlType {
+                #p::table::CqlType::Udt(#p::std::String::from(#name))
             }
 
-            fn collect_udts(out: &mut #p::Vec<&'static #krate::UdtSchema>) {
+            fn collect_udts(out: &mut #p::std::Vec<&'static #krate::UdtSchema>) {
                 <Self as #krate::Udt>::udt_schema().collect(out)
             }
         }
 
-        impl #p::SerializeValue for #ident {
+        impl #p::driver::SerializeValue for #ident {
             fn serialize<'__b>(
                 &self,
-                typ: &#p::ColumnType<'_>,
-                writer: #p::CellWriter<'__b>,
-            ) -> #p::Result<#p::WrittenCellProof<'__b>, #p::SerializationError> {
-                #p::serialize_udt(self, typ, writer)
+                typ: &#p::driver::ColumnType<'_>,
+                writer: #p::driver::CellWriter<'__b>,
+            ) -> #p::std::Result<#p::driver::WrittenCellProof<'__b>, #p::driver::SerializationError> {
+                #p::udt::serialize_udt(self, typ, writer)
             }
         }
 
-        impl<'__f, '__m> #p::DeserializeValue<'__f, '__m> for #ident {
-            fn type_check(typ: &#p::ColumnType<'_>) -> #p::Result<(), #p::TypeCheckError> {
-                #p::type_check_udt::<Self>(typ)
+        impl<'__f, '__m> #p::driver::DeserializeValue<'__f, '__m> for #ident {
+            fn type_check(typ: &#p::driver::ColumnType<'_>) -> #p::std::Result<(), #p::driver::TypeCheckError> {
+                #p::udt::type_check_udt::<Self>(typ)
             }
 
             fn deserialize(
-                typ: &'__m #p::ColumnType<'__m>,
-                v: #p::Option<#p::FrameSlice<'__f>>,
-            ) -> #p::Result<Self, #p::DeserializationError> {
-                let __udt = #p::UdtReader::<'__f, '__m, #n>::new::<Self>(typ, v)?;
-                #p::Result::Ok(Self { #(#reads)* })
+                typ: &'__m #p::driver::ColumnType<'__m>,
+                v: #p::std::Option<#p::driver::FrameSlice<'__f>>,
+            ) -> #p::std::Result<Self, #p::driver::DeserializationError> {
+                let __udt = #p::udt::UdtReader::<'__f, '__m, #n>::new::<Self>(typ, v)?;
+                #p::std::Result::Ok(Self { #(#reads)* })
             }
         }
     };

@@ -49,11 +49,11 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
                 Self(self.0.using_ttl(seconds))
             }
         }
-        impl<'a, S, K: #p::WriteKind, R> #q<'a, S, K, R> {
+        impl<'a, S, K: #p::query::WriteKind, R> #q<'a, S, K, R> {
             #(#conditions)*
 
             /// `IF EXISTS`: a lightweight transaction that applies only if the row exists.
-            pub fn if_exists(self) -> #q<'a, S, <K as #p::WriteKind>::Conditional, R> #no_lwt {
+            pub fn if_exists(self) -> #q<'a, S, <K as #p::query::WriteKind>::Conditional, R> #no_lwt {
                 #q(self.0.if_exists())
             }
 
@@ -168,7 +168,7 @@ fn batch_entries(cx: &Cx<'_>) -> TokenStream {
     let impls = kinds.into_iter().map(|(kind, bound)| {
         quote! {
             impl<'a, S: #bound, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kind, R> {
-                fn into_entry(self) -> #p::Box<dyn #p::BatchEntry + 'a> {
+                fn into_entry(self) -> #p::std::Box<dyn #p::query::BatchEntry + 'a> {
                     self.0.into_batch_entry()
                 }
             }
@@ -290,7 +290,7 @@ fn setters_of(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
                 name: format_ident!("{verb}_{name}"),
                 doc: format!("`{col} = {col} {sign} n` (not idempotent: a retry may count twice)"),
                 params: quote!(n: ::core::primitive::i64),
-                change: quote!(set(#idx, #p::SetOp::#op, #p::Bound::Counter(n))),
+                change: quote!(set(#idx, #p::query::SetOp::#op, #p::query::Bound::Counter(n))),
             });
         }
     } else {
@@ -299,7 +299,7 @@ fn setters_of(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
             name: format_ident!("set_{name}"),
             doc: format!("`SET {col} = ?`"),
             params: cx.param(&value, f.ty),
-            change: quote!(set(#idx, #p::SetOp::Assign, #bound)),
+            change: quote!(set(#idx, #p::query::SetOp::Assign, #bound)),
         });
     }
     if let Some(c) = f.collection {
@@ -322,7 +322,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
         params: whole_param.clone(),
         change: {
             let op = format_ident!("{op}");
-            quote!(set(#idx, #p::SetOp::#op, #whole))
+            quote!(set(#idx, #p::query::SetOp::#op, #whole))
         },
     };
     match c {
@@ -348,7 +348,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
                     name: format_ident!("set_{name}_at"),
                     doc: format!("`{col}[index] = ?`: replaces one element (the index must exist)"),
                     params: quote!(index: ::core::primitive::i32, #elem_param),
-                    change: quote!(set_at(#idx, #p::Bound::Index(index), #elem_bound)),
+                    change: quote!(set_at(#idx, #p::query::Bound::Index(index), #elem_bound)),
                 },
             ]
         }
@@ -383,7 +383,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
                     name: format_ident!("remove_{name}_keys"),
                     doc: format!("`{col} = {col} - ?`: removes the entries with these keys"),
                     params: quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
-                    change: quote!(set(#idx, #p::SetOp::Remove, #p::Bound::list(keys))),
+                    change: quote!(set(#idx, #p::query::SetOp::Remove, #p::query::Bound::list(keys))),
                 },
             ]
         }
@@ -402,8 +402,8 @@ fn setter(cx: &Cx<'_>, f: &Field<'_>, s: &Setter) -> TokenStream {
     } = s;
     let (next, bound) = if f.role == Role::Static {
         (
-            quote!(#q<'a, S, <#kd::Update<W, L> as #p::AfterStaticSet>::Next, R>),
-            quote!(where #kd::Update<W, L>: #p::AfterStaticSet),
+            quote!(#q<'a, S, <#kd::Update<W, L> as #p::query::AfterStaticSet>::Next, R>),
+            quote!(where #kd::Update<W, L>: #p::query::AfterStaticSet),
         )
     } else {
         (quote!(#q<'a, S, #kd::Update<2, L>, R>), quote!())
@@ -459,7 +459,7 @@ fn condition(cx: &Cx<'_>, f: &Field<'_>) -> TokenStream {
     );
     quote_spanned! {f.ident.span()=>
         #[doc = #doc]
-        pub fn #if_col(self, cmp: #krate::Cmp, #param) -> #q<'a, S, <K as #p::WriteKind>::Conditional, R> #no_lwt {
+        pub fn #if_col(self, cmp: #krate::Cmp, #param) -> #q<'a, S, <K as #p::query::WriteKind>::Conditional, R> #no_lwt {
             #q(self.0.condition(#idx, cmp, #bound))
         }
     }

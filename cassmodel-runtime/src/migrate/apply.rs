@@ -3,10 +3,12 @@
 //! statement otherwise; then, either way, schema agreement before the next step, and for a
 //! new index, until every node can answer reads that use it.
 
-use super::MigrationError;
+use super::error::MigrationError;
 use super::live::LiveSchema;
 use super::plan::{Change, Step};
-use crate::db::Db;
+use crate::error::Error;
+use crate::session::db::Db;
+use crate::session::index_ready::await_queryable;
 
 /// What [`Migrator::apply`](super::Migrator::apply) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -69,7 +71,7 @@ pub(crate) async fn apply_steps(
             keyspace, index, ..
         } = &step.change
         {
-            crate::index_ready::await_queryable(db.session(), keyspace, &[index], index_wait)
+            await_queryable(db.session(), keyspace, &[index], index_wait)
                 .await
                 .map_err(|source| MigrationError::Step {
                     description: format!(
@@ -96,6 +98,6 @@ async fn await_agreement(db: &Db, step: &Step) -> Result<(), MigrationError> {
         .map(|_| ())
         .map_err(|e| MigrationError::Step {
             description: format!("{} (waiting for schema agreement)", step.description),
-            source: Box::new(crate::Error::Driver(Box::new(e))),
+            source: Box::new(Error::Driver(Box::new(e))),
         })
 }

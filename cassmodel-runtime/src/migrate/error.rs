@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::plan::{Mismatch, Refusal};
+use crate::error::Error;
 
 fn bullets<T: fmt::Display>(items: &[T]) -> String {
     items
@@ -43,7 +44,7 @@ pub enum MigrationError {
         description: String,
         /// What failed.
         #[source]
-        source: Box<crate::Error>,
+        source: Box<Error>,
     },
     /// After applying, the cluster still differs from the models (e.g. someone changed the
     /// schema at the same time).
@@ -63,11 +64,11 @@ pub enum MigrationError {
     Offline,
     /// A driver or connection error.
     #[error(transparent)]
-    Db(Box<crate::Error>),
+    Db(Box<Error>),
 }
 
-impl From<crate::Error> for MigrationError {
-    fn from(e: crate::Error) -> Self {
+impl From<Error> for MigrationError {
+    fn from(e: Error) -> Self {
         MigrationError::Db(Box::new(e))
     }
 }

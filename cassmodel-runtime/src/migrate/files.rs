@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::MigrationError;
+use super::error::MigrationError;
 use super::plan::MigrationPlan;
 
 /// A file written by [`Migrator::generate`](super::Migrator::generate).
@@ -68,6 +68,12 @@ fn slug(description: &str) -> String {
     s.truncate(60);
     let s = s.trim_end_matches('_').to_owned();
     if s.is_empty() { "migration".into() } else { s }
+}
+
+/// The migration files of `dir` (`NNNN_<description>.cql`), in number order; none when `dir`
+/// does not exist. What `cassmodel apply-files` runs, and what [`next_file_name`] numbers after.
+pub fn migration_files(dir: &Path) -> Result<Vec<PathBuf>, MigrationError> {
+    Ok(existing(dir)?.into_iter().map(|(_, path)| path).collect())
 }
 
 /// The name the next migration file in `dir` gets: `NNNN_<description>.cql`, numbered one

@@ -1,20 +1,13 @@
-//! The live schema, read from `system_schema` directly: the driver's metadata has neither the
-//! clustering order nor the indexes nor the dropped columns.
-//!
-//! Tables read, per keyspace (their partition key is `keyspace_name`): `keyspaces`, `tables`,
-//! `columns`, `types`, `indexes`, `dropped_columns`. Type text is parsed into a
-//! [`CqlType`], so `frozen<tuple<...>>`, `varchar`, case and spaces compare equal to the
-//! model's type ([`CqlType::canonical`]).
+//! The live schema: what the cluster has of the keyspaces the models use, as read from
+//! `system_schema` (`read.rs`). Types are parsed into a [`CqlType`], so `frozen<tuple<...>>`,
+//! `varchar`, case and spaces compare equal to the model's type ([`CqlType::canonical`]).
 
 use std::collections::BTreeMap;
 
 use cassmodel_schema::CqlType;
-use futures::TryStreamExt;
-use scylla::client::session::Session;
-use scylla::deserialize::row::DeserializeRow;
 
-use super::MigrationError;
-use crate::schema::{ColumnKind, Order};
+use crate::schema::ddl::SIMILARITY_OPTION;
+use crate::schema::model::ColumnKind;
 
 /// The schema of some keyspaces of a cluster.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -26,6 +19,7 @@ pub struct LiveSchema {
 
 /// One keyspace.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct LiveKeyspace {
     /// Its name.
     pub name: String,
@@ -129,7 +123,7 @@ impl LiveIndex {
     /// The similarity function of a vector index, if its options name one Cassandra knows.
     pub fn similarity(&self) -> Option<cassmodel_schema::Similarity> {
         self.options
-            .get(crate::ddl::SIMILARITY_OPTION)
+            .get(SIMILARITY_OPTION)
             .and_then(|f| cassmodel_schema::Similarity::from_name(f))
     }
 
@@ -182,56 +176,7 @@ impl LiveType {
     }
 }
 
-/// Runs `cql` with `keyspace` bound and collects every row (paged).
-async fn rows<R>(session: &Session, cql: &str, keyspace: &str) -> Result<Vec<R>, MigrationError>
-where
-    R: for<'f, 'm> DeserializeRow<'f, 'm>,
-{
-    let err = |e: &dyn std::fmt::Display| MigrationError::LiveSchema(format!("`{cql}`: {e}"));
-    session
-        .query_iter(cql, (keyspace,))
-        .await
-        .map_err(|e| err(&e))?
-        .rows_stream::<R>()
-        .map_err(|e| err(&e))?
-        .try_collect::<Vec<R>>()
-        .await
-        .map_err(|e| err(&e))
-}
-
-fn parse_type(keyspace: &str, what: &str, text: &str) -> Result<CqlType, MigrationError> {
-    text.parse::<CqlType>().map_err(|e| {
-        MigrationError::LiveSchema(format!(
-            "{keyspace}: {what} has the type `{text}`, which cassmodel cannot read: {e}"
-        ))
-    })
-}
-
-fn kind_of(kind: &str, order: &str) -> Option<ColumnKind> {
-    Some(match (kind, order) {
-        ("partition_key", _) => ColumnKind::PartitionKey,
-        ("clustering", "desc") => ColumnKind::Clustering(Order::Desc),
-        ("clustering", _) => ColumnKind::Clustering(Order::Asc),
-        ("static", _) => ColumnKind::Static,
-        ("regular", _) => ColumnKind::Regular,
-        _ => return None,
-    })
-}
-
-type Map = BTreeMap<String, String>;
-
 impl LiveSchema {
-    /// Reads `keyspaces` (those that exist) from `system_schema`.
-    pub async fn read(session: &Session, keyspaces: &[&str]) -> Result<Self, MigrationError> {
-        let mut out = LiveSchema::default();
-        for &ks in keyspaces {
-            if let Some(k) = read_keyspace(session, ks).await? {
-                out.keyspaces.insert(ks.to_owned(), k);
-            }
-        }
-        Ok(out)
-    }
-
     /// The table `keyspace.table`, if it exists.
     pub fn table(&self, keyspace: &str, table: &str) -> Option<&LiveTable> {
         self.keyspaces.get(keyspace)?.tables.get(table)
@@ -251,161 +196,6 @@ impl LiveSchema {
     pub fn udt(&self, keyspace: &str, name: &str) -> Option<&LiveType> {
         self.keyspaces.get(keyspace)?.types.get(name)
     }
-}
-
-async fn read_keyspace(
-    session: &Session,
-    ks: &str,
-) -> Result<Option<LiveKeyspace>, MigrationError> {
-    let found: Vec<(String, Option<Map>)> = rows(
-        session,
-        "SELECT keyspace_name, replication FROM system_schema.keyspaces WHERE keyspace_name = ?",
-        ks,
-    )
-    .await?;
-    let Some((_, replication)) = found.into_iter().next() else {
-        return Ok(None);
-    };
-    let mut k = LiveKeyspace {
-        name: ks.to_owned(),
-        replication: replication.unwrap_or_default(),
-        ..LiveKeyspace::default()
-    };
-
-    type TableRow = (
-        String,
-        Option<String>,
-        Option<Map>,
-        Option<i32>,
-        Option<i32>,
-    );
-    let tables: Vec<TableRow> = rows(
-        session,
-        "SELECT table_name, comment, compaction, default_time_to_live, gc_grace_seconds \
-         FROM system_schema.tables WHERE keyspace_name = ?",
-        ks,
-    )
-    .await?;
-    for (name, comment, compaction, ttl, gc) in tables {
-        let options = LiveOptions {
-            default_ttl: ttl.unwrap_or(0),
-            gc_grace_seconds: gc.unwrap_or(0),
-            comment: comment.unwrap_or_default(),
-            compaction_class: compaction
-                .and_then(|mut c| c.remove("class"))
-                .unwrap_or_default(),
-        };
-        k.tables.insert(
-            name.clone(),
-            LiveTable {
-                name,
-                options,
-                ..LiveTable::default()
-            },
-        );
-    }
-
-    type ColumnRow = (
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<i32>,
-        String,
-    );
-    let columns: Vec<ColumnRow> = rows(
-        session,
-        "SELECT table_name, column_name, clustering_order, kind, position, type \
-         FROM system_schema.columns WHERE keyspace_name = ?",
-        ks,
-    )
-    .await?;
-    for (table, name, order, kind, position, type_text) in columns {
-        // Columns of materialized views are in this table too; their views are not tables.
-        let Some(t) = k.tables.get_mut(&table) else {
-            continue;
-        };
-        let kind_text = kind.unwrap_or_default();
-        let Some(kind) = kind_of(&kind_text, order.as_deref().unwrap_or("none")) else {
-            return Err(MigrationError::LiveSchema(format!(
-                "{ks}.{table}.{name}: unknown column kind `{kind_text}`"
-            )));
-        };
-        let cql_type = parse_type(ks, &format!("column {table}.{name}"), &type_text)?;
-        t.columns.push(LiveColumn {
-            name,
-            kind,
-            position: position.unwrap_or(-1),
-            cql_type,
-            type_text,
-        });
-    }
-    for t in k.tables.values_mut() {
-        t.columns.sort_by(|a, b| {
-            let rank = |c: &LiveColumn| match c.kind {
-                ColumnKind::PartitionKey => 0,
-                ColumnKind::Clustering(_) => 1,
-                ColumnKind::Static | ColumnKind::Regular => 2,
-            };
-            (rank(a), a.position, &a.name).cmp(&(rank(b), b.position, &b.name))
-        });
-    }
-
-    type TypeRow = (String, Option<Vec<String>>, Option<Vec<String>>);
-    let types: Vec<TypeRow> = rows(
-        session,
-        "SELECT type_name, field_names, field_types FROM system_schema.types \
-         WHERE keyspace_name = ?",
-        ks,
-    )
-    .await?;
-    for (name, names, types) in types {
-        let mut fields = Vec::new();
-        for (f, text) in names
-            .unwrap_or_default()
-            .into_iter()
-            .zip(types.unwrap_or_default())
-        {
-            let t = parse_type(ks, &format!("field {name}.{f}"), &text)?;
-            fields.push((f, t, text));
-        }
-        k.types.insert(name.clone(), LiveType { name, fields });
-    }
-
-    let indexes: Vec<(String, String, Option<String>, Option<Map>)> = rows(
-        session,
-        "SELECT table_name, index_name, kind, options FROM system_schema.indexes \
-         WHERE keyspace_name = ?",
-        ks,
-    )
-    .await?;
-    for (table, name, kind, options) in indexes {
-        if let Some(t) = k.tables.get_mut(&table) {
-            t.indexes.push(LiveIndex {
-                name,
-                kind: kind.unwrap_or_default(),
-                options: options.unwrap_or_default(),
-            });
-        }
-    }
-
-    let dropped: Vec<(String, String, Option<String>, Option<String>)> = rows(
-        session,
-        "SELECT table_name, column_name, kind, type FROM system_schema.dropped_columns \
-         WHERE keyspace_name = ?",
-        ks,
-    )
-    .await?;
-    for (table, name, kind, type_text) in dropped {
-        if let Some(t) = k.tables.get_mut(&table) {
-            t.dropped.push(DroppedColumn {
-                name,
-                type_text: type_text.unwrap_or_default(),
-                kind: kind.unwrap_or_default(),
-            });
-        }
-    }
-    Ok(Some(k))
 }
 
 /// The last part of a Java class name: `LeveledCompactionStrategy` for both

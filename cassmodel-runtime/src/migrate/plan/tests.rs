@@ -4,13 +4,17 @@ use std::collections::BTreeMap;
 
 use cassmodel_schema::CqlType;
 
-use crate::ddl::Replication;
+use super::plan_target;
+use super::steps::MigrationPlan;
+use crate::migrate::error::MigrationError;
 use crate::migrate::live::{
     DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
     LiveType,
 };
-use crate::migrate::{MigrationPlan, Migrator, Models};
-use crate::schema::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
+use crate::migrate::migrator::Migrator;
+use crate::migrate::models::Models;
+use crate::schema::ddl::Replication;
+use crate::schema::model::{ColumnDef, ColumnKind, Order, TableOptions, TableSchema, UdtSchema};
 
 fn ty(s: &str) -> CqlType {
     s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
@@ -163,7 +167,7 @@ fn plan_with(m: &Migrator, live: &LiveSchema, udt: &'static UdtSchema) -> Migrat
     if target.tables.iter().any(|(_, t)| t.name == "orders") {
         target.udts.insert("shop".into(), vec![udt]);
     }
-    super::plan_target(&target, live, &m.settings)
+    plan_target(&target, live, m.settings())
 }
 
 fn plan(m: &Migrator, live: &LiveSchema) -> MigrationPlan {
@@ -284,7 +288,7 @@ fn refusals_name_table_column_old_new_and_advice() {
         (Some("total"), "total double", "total decimal")
     );
     assert!(typ.advice.contains("backfill"));
-    let err = super::super::MigrationError::Refused(plan.refused.clone()).to_string();
+    let err = MigrationError::Refused(plan.refused.clone()).to_string();
     assert!(
         err.contains("`shop.orders`, `order_id`: the clustering order differs"),
         "{err}"

@@ -1,0 +1,59 @@
+//! [`Exit`]: the exit status of the commands, for CI jobs.
+
+use std::future::Future;
+use std::io::Write;
+use std::pin::Pin;
+use std::process::ExitCode;
+
+/// The exit status of the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// `0`: nothing to do, or done.
+    Ok = 0,
+    /// `1`: an error (connection, bad arguments, a failed statement).
+    Error = 1,
+    /// `2`: the plan has statements to run (`plan`), or the cluster does not match the
+    /// models (`validate`).
+    Pending = 2,
+    /// `3`: the plan refuses something (`plan`, `apply`, `generate`).
+    Refused = 3,
+    /// `4`: a table's partitions outgrow the guidance (`analyze`; see
+    /// [`sizing`](cassmodel_runtime::sizing)).
+    OverGuidance = 4,
+}
+
+impl Exit {
+    /// The numeric code.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e.code())
+    }
+}
+
+/// A command's future, writing its report to `out` and errors to `err`.
+pub(crate) type Command<'a> = Pin<Box<dyn Future<Output = Exit> + 'a>>;
+
+/// Runs `command` on a single-threaded tokio runtime with the process's stdout and stderr:
+/// the body of a command's `main`.
+pub(crate) fn block_on(
+    command: impl for<'a> FnOnce(&'a mut (dyn Write + Send), &'a mut (dyn Write + Send)) -> Command<'a>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return Exit::Error.into();
+        }
+    };
+    let mut out = std::io::stdout();
+    let mut err = std::io::stderr();
+    runtime.block_on(command(&mut out, &mut err)).into()
+}

@@ -1,0 +1,350 @@
+//! The migration command of a crate's models. Embed it in a `bin` of your own, in one line,
+//! in the crate that links your models (every `#[derive(CassTable)]` / `#[derive(CassUdt)]`
+//! linked into the binary is found through the registry):
+//!
+//! ```no_run
+//! // src/bin/migrate.rs
+//! fn main() -> std::process::ExitCode {
+//!     cassmodel_cli::main()
+//! }
+//! ```
+//!
+//! ```text
+//! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema|analyze [--live]>
+//!
+//!   plan       dry run: print the CQL it would run, what it refuses, what it leaves alone
+//!   apply      run the plan (nothing at all if something is refused)
+//!   generate   write the plan as the next DIR/NNNN_<description>.cql
+//!   validate   check that the cluster matches the models (for start-up checks and CI)
+//!   schema     print the full DDL of every model, offline (no cluster needed)
+//!   analyze    estimate each table's partition size from its `#[cass(expect(...))]`
+//!              (offline); `--live` adds what the node reports about the real partitions,
+//!              `--count-rows` the partition with the most rows (a scan of each table)
+//!
+//!   --keyspace KS                    keyspace of the models that do not name one
+//!   --replication SPEC               replication of keyspaces the plan creates:
+//!                                    SimpleStrategy:1 or NetworkTopologyStrategy:dc1=3,dc2=3
+//!   --keyspace-replication KS=SPEC   the same for one keyspace (repeatable)
+//!   --allow-drop KS.TABLE.COLUMN     let the plan drop this column (repeatable)
+//!
+//!   connection: --contact-points, --local-dc, --username, --password-file, --tls-ca,
+//!   --tls-cert, --tls-key, --connect-timeout, --request-timeout, --consistency,
+//!   --serial-consistency; each overrides its CASSMODEL_* variable (see ConnectOptions)
+//! ```
+//!
+//! Exit codes ([`Exit`](crate::Exit)), for CI jobs: `0` nothing to do / done, `1` error (including a bad
+//! command line), `2` the plan is not empty or the cluster does not match (`plan`,
+//! `validate`), `3` something is refused, `4` a table outgrows the partition-size guidance
+//! (`analyze`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cassmodel_runtime::migrate::{MigrationError, Migrator, Models};
+use cassmodel_runtime::{Db, Replication, sizing};
+use clap::{Parser, Subcommand};
+
+use crate::connect::ConnectArgs;
+use crate::exit::{Exit, block_on};
+
+#[derive(Debug, Parser)]
+#[command(
+    about = "Migrations from cassmodel structs: plan, apply, generate files, validate, print the schema",
+    after_help = "Exit codes: 0 nothing to do or done; 1 error; 2 plan not empty or cluster \
+                  differs (plan, validate); 3 something refused; 4 a table outgrows the \
+                  partition-size guidance (analyze)."
+)]
+struct Cli {
+    /// How to reach the cluster (and `--keyspace`): each flag overrides its CASSMODEL_*
+    /// environment variable.
+    #[command(flatten)]
+    connect: ConnectArgs,
+    /// Replication of keyspaces the plan creates: `SimpleStrategy:1` or
+    /// `NetworkTopologyStrategy:dc1=3,dc2=3`.
+    #[arg(long, global = true, value_parser = parse_replication)]
+    replication: Option<Replication>,
+    /// Replication of one keyspace the plan creates: `KS=SPEC` (repeatable).
+    #[arg(long = "keyspace-replication", global = true, value_parser = parse_keyspace_replication)]
+    keyspace_replication: Vec<(String, Replication)>,
+    /// Let the plan drop this column when the models no longer have it: `keyspace.table.column`
+    /// (repeatable). Nothing else is ever dropped.
+    #[arg(long = "allow-drop", global = true, value_parser = parse_column)]
+    allow_drop: Vec<(String, String, String)>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Dry run: print the CQL it would run, what it refuses and what it leaves alone.
+    Plan,
+    /// Run the plan: nothing at all if something is refused.
+    Apply,
+    /// Write the plan as the next `NNNN_<description>.cql` in a directory.
+    Generate {
+        /// The directory of migration files (created if missing).
+        #[arg(long)]
+        dir: PathBuf,
+        /// The file's description [default: made from the first statement].
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Check that the cluster matches the models; every mismatch in one report.
+    Validate,
+    /// Print the full DDL of every model, offline (no cluster needed).
+    Schema,
+    /// Estimate each table's partition size from its `#[cass(expect(...))]` (offline), with
+    /// the fix for each table over the guidance.
+    Analyze {
+        /// Also read what the node reports about each table's real partitions.
+        #[arg(long)]
+        live: bool,
+        /// With `--live`: find the partition with the most rows (scans each table).
+        #[arg(long, requires = "live")]
+        count_rows: bool,
+    },
+}
+
+/// Parses `SimpleStrategy:1` or `NetworkTopologyStrategy:dc1=3,dc2=3` (class names in any
+/// case; `Simple` and `NetworkTopology` also work).
+///
+/// ```
+/// use cassmodel_runtime::Replication;
+/// use cassmodel_cli::parse_replication;
+/// assert_eq!(parse_replication("SimpleStrategy:1"), Ok(Replication::Simple(1)));
+/// assert_eq!(
+///     parse_replication("NetworkTopologyStrategy:dc1=3,dc2=2"),
+///     Ok(Replication::network_topology([("dc1", 3), ("dc2", 2)]))
+/// );
+/// assert!(parse_replication("SimpleStrategy").is_err());
+/// ```
+pub fn parse_replication(spec: &str) -> Result<Replication, String> {
+    let help = "expected `SimpleStrategy:<rf>` or `NetworkTopologyStrategy:<dc>=<rf>,<dc>=<rf>`";
+    let (class, rest) = spec
+        .split_once(':')
+        .ok_or_else(|| format!("`{spec}`: {help}"))?;
+    let rf = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("`{s}` is not a replication factor in `{spec}`: {help}"))
+    };
+    let class = class.trim().to_ascii_lowercase();
+    match class.as_str() {
+        "simplestrategy" | "simple" => Ok(Replication::Simple(rf(rest)?)),
+        "networktopologystrategy" | "networktopology" => {
+            let mut dcs = Vec::new();
+            for part in rest.split(',').filter(|p| !p.trim().is_empty()) {
+                let (dc, n) = part
+                    .split_once('=')
+                    .ok_or_else(|| format!("`{part}` in `{spec}`: {help}"))?;
+                dcs.push((dc.trim().to_owned(), rf(n)?));
+            }
+            if dcs.is_empty() {
+                return Err(format!("`{spec}` names no datacenter: {help}"));
+            }
+            Ok(Replication::NetworkTopology(dcs))
+        }
+        _ => Err(format!("unknown replication class in `{spec}`: {help}")),
+    }
+}
+
+fn parse_keyspace_replication(spec: &str) -> Result<(String, Replication), String> {
+    let (ks, r) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("`{spec}`: expected KEYSPACE=SPEC, e.g. orders=SimpleStrategy:1"))?;
+    Ok((ks.trim().to_owned(), parse_replication(r)?))
+}
+
+fn parse_column(spec: &str) -> Result<(String, String, String), String> {
+    let mut parts = spec.splitn(3, '.');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(k), Some(t), Some(c)) if !k.is_empty() && !t.is_empty() && !c.is_empty() => {
+            Ok((k.to_owned(), t.to_owned(), c.to_owned()))
+        }
+        _ => Err(format!(
+            "`{spec}`: expected keyspace.table.column, e.g. shop.orders.remarks"
+        )),
+    }
+}
+
+/// The command on the registered models (every derive linked into the binary), with the
+/// process's arguments; prints to stdout/stderr. The whole `main` of a migration binary.
+pub fn main() -> ExitCode {
+    main_with(Models::registered())
+}
+
+/// [`main`] with an explicit list of models instead of the registry.
+pub fn main_with(models: Models) -> ExitCode {
+    block_on(|out, err| Box::pin(run(std::env::args_os(), models, out, err)))
+}
+
+/// Runs the command `args` (the first item is the program name) on `models`, writing the
+/// report to `out` and errors to `err`. For tests and for programs that wrap the command.
+///
+/// ```
+/// # tokio_test_block_on(async {
+/// use cassmodel_runtime::migrate::Models;
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let exit = cassmodel_cli::run(["migrate", "schema"], Models::new(), &mut out, &mut err).await;
+/// assert_eq!(exit, cassmodel_cli::Exit::Ok);
+/// # });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub async fn run<I, T>(
+    args: I,
+    models: Models,
+    out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
+) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => return clap_exit(&e, out, err),
+    };
+    match execute(cli, models, out).await {
+        Ok(exit) => exit,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            match e {
+                MigrationError::Refused(_) => Exit::Refused,
+                MigrationError::Mismatch(_) => Exit::Pending,
+                _ => Exit::Error,
+            }
+        }
+    }
+}
+
+/// A command line clap did not run: help or the version on `out` (exit 0), else the error
+/// on `err` (exit 1, not clap's own 2, which means "plan not empty" here).
+pub(crate) fn clap_exit(
+    e: &clap::Error,
+    out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
+) -> Exit {
+    let help = matches!(
+        e.kind(),
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+    );
+    let text = e.render().to_string();
+    if help {
+        let _ = write!(out, "{text}");
+        Exit::Ok
+    } else {
+        let _ = write!(err, "{text}");
+        Exit::Error
+    }
+}
+
+async fn connect(cli: &Cli) -> Result<Db, MigrationError> {
+    Ok(cli.connect.options()?.connect().await?)
+}
+
+/// The keyspace of the models that do not name one, for the offline commands: `--keyspace`,
+/// else `CASSMODEL_KEYSPACE` (the other connection settings are not read, nor checked).
+fn offline_keyspace(cli: &Cli) -> Option<String> {
+    cli.connect
+        .keyspace
+        .clone()
+        .or_else(|| cassmodel_runtime::config::env_var("CASSMODEL_KEYSPACE"))
+}
+
+fn configure(mut m: Migrator, cli: &Cli) -> Migrator {
+    if let Some(r) = &cli.replication {
+        m = m.replication(r.clone());
+    }
+    for (ks, r) in &cli.keyspace_replication {
+        m = m.keyspace_replication(ks, r.clone());
+    }
+    for (k, t, c) in &cli.allow_drop {
+        m = m.allow_drop(k, t, c);
+    }
+    m
+}
+
+async fn execute(
+    cli: Cli,
+    models: Models,
+    out: &mut (dyn Write + Send),
+) -> Result<Exit, MigrationError> {
+    let io = |e: std::io::Error| MigrationError::Io {
+        path: "<output>".into(),
+        source: e,
+    };
+    if let Command::Schema = cli.command {
+        let ks = offline_keyspace(&cli);
+        let m = configure(Migrator::offline(models, ks.as_deref()), &cli);
+        write!(out, "{}", m.schema_cql()?).map_err(io)?;
+        return Ok(Exit::Ok);
+    }
+    if let Command::Analyze { live, count_rows } = cli.command {
+        let ks = offline_keyspace(&cli);
+        let report = sizing::analyze_all(models.tables(), ks.as_deref());
+        write!(out, "{report}").map_err(io)?;
+        if live {
+            let db = connect(&cli).await?;
+            for (schema, size) in models.tables().iter().zip(&report.tables) {
+                let live = sizing::live(&db, schema, count_rows).await?;
+                writeln!(out, "{}", live.compare(size.estimate.as_ref())).map_err(io)?;
+            }
+        }
+        return Ok(if report.exceeds_guidance() {
+            Exit::OverGuidance
+        } else {
+            Exit::Ok
+        });
+    }
+    let db = connect(&cli).await?;
+    let m = configure(Migrator::new(&db, models), &cli);
+    match &cli.command {
+        Command::Plan => {
+            let plan = m.plan().await?;
+            write!(out, "{plan}").map_err(io)?;
+            Ok(if !plan.refused.is_empty() {
+                Exit::Refused
+            } else if !plan.steps.is_empty() {
+                Exit::Pending
+            } else {
+                Exit::Ok
+            })
+        }
+        Command::Apply => {
+            let plan = m.plan().await?;
+            write!(out, "{plan}").map_err(io)?;
+            // Runs the plan just printed (refusing everything if it refuses something).
+            let report = m.apply_and_check(&plan).await?;
+            writeln!(
+                out,
+                "-- applied {} statement(s), {} already applied by someone else; the cluster \
+                 matches the models",
+                report.applied.len(),
+                report.already_applied.len()
+            )
+            .map_err(io)?;
+            Ok(Exit::Ok)
+        }
+        Command::Generate { dir, description } => {
+            match m.generate(dir, description.as_deref()).await? {
+                Some(f) => writeln!(out, "wrote {}", f.path.display()).map_err(io)?,
+                None => writeln!(
+                    out,
+                    "nothing to write: the plan is empty or already the newest file in {}",
+                    dir.display()
+                )
+                .map_err(io)?,
+            }
+            Ok(Exit::Ok)
+        }
+        Command::Validate => {
+            m.validate().await?;
+            writeln!(out, "the cluster matches the models").map_err(io)?;
+            Ok(Exit::Ok)
+        }
+        Command::Schema | Command::Analyze { .. } => Ok(Exit::Ok),
+    }
+}

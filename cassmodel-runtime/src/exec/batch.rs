@@ -1,0 +1,464 @@
+//! Batches built from the same typed statements as single writes.
+//!
+//! - [`Batch::logged`] (the default kind): all statements apply or none, across partitions and
+//!   tables, through the batch log. For keeping denormalised tables in step.
+//! - [`Batch::unlogged`]: no batch log; for several writes to one partition.
+//! - [`Batch::counter`]: counter updates only. Counter and other statements cannot be
+//!   mixed: the compiler refuses it (`RegularStatement` / `CounterStatement`).
+//!
+//! A batch with a lightweight transaction must stay in one partition of one table; since
+//! partitions are known only from the values, that is checked before the batch is sent, and
+//! a batch that breaks it is refused with an error that names the tables and keys.
+
+use std::any::TypeId;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::writers::RowWriter;
+use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
+use scylla::statement::prepared::PreparedStatement;
+
+use super::insert::{InsertValues, Insertable, insert_statement};
+use super::result::QueryFuture;
+use super::statement::prepare;
+use super::write::{applied, check_request_size, refuse_bad_lwt, serialize_for};
+use crate::error::{Error, Result};
+use crate::mapping::table::{Columns, Table};
+use crate::session::db::Db;
+use crate::statement::options::QueryOptions;
+use crate::statement::spec::{Op, Spec, Statement};
+use crate::statement::state::QueryState;
+
+type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
+
+/// One statement of a batch: how to prepare it, and its values.
+#[doc(hidden)]
+pub trait BatchEntry: SerializeRow + Send + Sync {
+    /// The prepared statement (from the [`Db`]'s cache).
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d>;
+    /// The table written.
+    fn table(&self) -> (TypeId, &'static str);
+    /// Whether the statement is a lightweight transaction (a plain write is not).
+    fn is_lwt(&self) -> bool {
+        false
+    }
+    /// Whether it may be retried (a plain write may).
+    fn is_idempotent(&self) -> bool {
+        true
+    }
+}
+
+/// A typed statement that can go in a logged or unlogged batch: an insert, or an update or
+/// delete of a non-counter table with its key complete.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot go in a logged or unlogged batch",
+    label = "not a complete statement of a regular table",
+    note = "a batch takes complete statements: give the key the statement needs (the whole primary key for an update) before adding it",
+    note = "counter updates go in `Batch::counter()`, which takes nothing else"
+)]
+pub trait RegularStatement<'a> {
+    /// The statement as a batch entry.
+    #[doc(hidden)]
+    fn into_entry(self) -> Box<dyn BatchEntry + 'a>;
+}
+
+/// A typed statement that can go in a counter batch: an update or delete of a counter table
+/// with its whole primary key.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot go in a counter batch",
+    label = "not a complete counter update",
+    note = "a counter batch takes only counter updates (`.increment_<column>(n)` with the whole primary key); other statements go in `Batch::logged()` or `Batch::unlogged()`"
+)]
+pub trait CounterStatement<'a> {
+    /// The statement as a batch entry.
+    #[doc(hidden)]
+    fn into_entry(self) -> Box<dyn BatchEntry + 'a>;
+}
+
+/// Logged and unlogged batches.
+pub struct Regular;
+/// Counter batches.
+pub struct Counters;
+
+/// A batch of typed statements.
+///
+/// ```no_run
+/// # use cassmodel::{Batch, CassTable, Db};
+/// # #[derive(CassTable)] struct ByItem { #[partition_key] item: i32, #[clustering] user: i32 }
+/// # #[derive(CassTable)] struct ByUser { #[partition_key] user: i32, #[clustering] item: i32 }
+/// # async fn f(db: &Db) -> cassmodel::Result<()> {
+/// // One like, written to both query tables or to neither.
+/// Batch::logged()
+///     .insert(&ByItem { item: 1, user: 2 })
+///     .insert(&ByUser { user: 2, item: 1 })
+///     .execute(db)
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[must_use = "a batch does nothing until `execute` runs it"]
+pub struct Batch<'a, C = Regular> {
+    kind: BatchType,
+    entries: Vec<Box<dyn BatchEntry + 'a>>,
+    options: QueryOptions,
+    _class: PhantomData<fn() -> C>,
+}
+
+impl<'a> Batch<'a, Regular> {
+    /// A logged batch: all statements apply, or none.
+    pub fn logged() -> Self {
+        Self::of(BatchType::Logged)
+    }
+
+    /// An unlogged batch: no batch log, no atomicity across partitions. For writes to one
+    /// partition.
+    pub fn unlogged() -> Self {
+        Self::of(BatchType::Unlogged)
+    }
+
+    /// Adds the insert of a whole row (`None` fields left unset).
+    pub fn insert<T: Insertable>(mut self, row: &'a T) -> Self {
+        self.entries.push(Box::new(InsertEntry {
+            row: RowSource::Borrowed(row),
+        }));
+        self
+    }
+
+    /// Adds the insert of a row the batch owns.
+    pub fn insert_owned<T: Insertable>(mut self, row: T) -> Self {
+        self.entries.push(Box::new(InsertEntry {
+            row: RowSource::Owned(row),
+        }));
+        self
+    }
+
+    /// Adds the delete of the row with the primary key of `row` (the batch owns it).
+    pub fn delete_row<T: Insertable>(mut self, row: T) -> Self {
+        self.entries.push(Box::new(DeleteRowEntry { row }));
+        self
+    }
+
+    /// Adds an update or delete built with the table's query builder.
+    // Named like the CQL it builds; a batch is not a sum, so `std::ops::Add` would mislead.
+    #[allow(clippy::should_implement_trait)]
+    pub fn add(mut self, statement: impl RegularStatement<'a>) -> Self {
+        self.entries.push(statement.into_entry());
+        self
+    }
+}
+
+impl<'a> Batch<'a, Counters> {
+    /// A counter batch: counter updates only.
+    pub fn counter() -> Self {
+        Self::of(BatchType::Counter)
+    }
+
+    /// Adds a counter update built with the table's query builder.
+    #[allow(clippy::should_implement_trait)]
+    pub fn add(mut self, statement: impl CounterStatement<'a>) -> Self {
+        self.entries.push(statement.into_entry());
+        self
+    }
+}
+
+impl<'a, C> Batch<'a, C> {
+    fn of(kind: BatchType) -> Self {
+        Batch {
+            kind,
+            entries: Vec::new(),
+            options: QueryOptions::default(),
+            _class: PhantomData,
+        }
+    }
+
+    /// Sets the batch's options (consistency, serial consistency, timeout).
+    pub fn with_options(mut self, f: impl FnOnce(&mut QueryOptions)) -> Self {
+        f(&mut self.options);
+        self
+    }
+
+    /// How many statements the batch holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the batch holds no statement.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Sends the batch. Returns whether it applied: always `true` without a lightweight
+    /// transaction; with one, `false` when its condition did not hold (then nothing applied).
+    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, bool>
+    where
+        'a: 'd,
+        C: 'd,
+    {
+        QueryFuture::new(self.run(db))
+    }
+
+    async fn run(self, db: &Db) -> Result<bool> {
+        if self.entries.is_empty() {
+            return Ok(true);
+        }
+        let mut driver = DriverBatch::new(self.kind);
+        let mut prepared = Vec::with_capacity(self.entries.len());
+        for e in &self.entries {
+            prepared.push(e.prepare(db).await?);
+        }
+        let lwt = self.entries.iter().any(|e| e.is_lwt());
+        if lwt {
+            self.check_one_partition(&prepared)?;
+        }
+        for p in &prepared {
+            driver.append_statement(BatchStatement::PreparedStatement(PreparedStatement::clone(
+                p,
+            )));
+        }
+        let idempotent = !lwt
+            && !matches!(self.kind, BatchType::Counter)
+            && self.entries.iter().all(|e| e.is_idempotent());
+        driver.set_is_idempotent(idempotent);
+        if let Some(c) = self.options.consistency {
+            driver.set_consistency(c);
+        }
+        if let Some(sc) = self.options.serial_consistency {
+            driver.set_serial_consistency(sc);
+        }
+        if let Some(t) = self.options.timeout {
+            driver.set_request_timeout(Some(t));
+        }
+        // Serialized before sending, so that a batch over the request limit is refused here.
+        let mut values = Vec::with_capacity(self.entries.len());
+        let mut bytes = 0;
+        for (e, p) in self.entries.iter().zip(&prepared) {
+            let v = serialize_for(p, &e.as_ref())?;
+            bytes += v.len();
+            values.push(v);
+        }
+        if let Some(p) = prepared.first() {
+            check_request_size(db, p, bytes)?;
+        }
+        let res = db
+            .session()
+            .batch(&driver, values)
+            .await
+            .map_err(|e| Error::execute("BATCH", e))?;
+        if !lwt {
+            return Ok(true);
+        }
+        applied(res)
+    }
+
+    /// A batch with a lightweight transaction must stay in one partition of one table.
+    fn check_one_partition(&self, prepared: &[Arc<PreparedStatement>]) -> Result<()> {
+        let mut first: Option<((TypeId, &'static str), Vec<u8>)> = None;
+        for (e, p) in self.entries.iter().zip(prepared) {
+            let key = p
+                .compute_partition_key(&e.as_ref())
+                .map_err(|err| Error::Invalid(format!("cannot compute the partition key: {err}")))?
+                .to_vec();
+            let table = e.table();
+            match &first {
+                None => first = Some((table, key)),
+                Some((t, k)) if t.0 != table.0 => {
+                    return Err(Error::Invalid(format!(
+                        "a batch with a lightweight transaction must stay in one table, but it \
+                         writes `{}` and `{}`: send the conditional statement on its own",
+                        t.1, table.1
+                    )));
+                }
+                Some((t, k)) if *k != key => {
+                    return Err(Error::Invalid(format!(
+                        "a batch with a lightweight transaction must stay in one partition, but \
+                         it writes two partitions of `{}`: send the conditional statement on its own",
+                        t.1
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+enum RowSource<'a, T> {
+    Borrowed(&'a T),
+    Owned(T),
+}
+
+impl<T> RowSource<'_, T> {
+    fn get(&self) -> &T {
+        match self {
+            RowSource::Borrowed(r) => r,
+            RowSource::Owned(r) => r,
+        }
+    }
+}
+
+struct InsertEntry<'a, T> {
+    row: RowSource<'a, T>,
+}
+
+impl<T: Insertable> SerializeRow for InsertEntry<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        InsertValues::unset_nulls(self.row.get()).serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Insertable> BatchEntry for InsertEntry<'_, T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        Box::pin(insert_statement::<T>(db, false, false, false))
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<T>(), T::schema().name)
+    }
+}
+
+/// A delete by the whole primary key of `row`.
+struct DeleteRowEntry<T> {
+    row: T,
+}
+
+impl<T: Table> SerializeRow for DeleteRowEntry<T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        Columns::new(&self.row, T::schema().primary_key()).serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        T::schema().primary_key().is_empty()
+    }
+}
+
+impl<T: Table> BatchEntry for DeleteRowEntry<T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        let spec = Spec {
+            restrictions: T::schema()
+                .primary_key()
+                .iter()
+                .map(|&i| (i as u16, Op::Eq))
+                .collect(),
+            ..Spec::default()
+        };
+        Box::pin(prepare::<T, T>(db, spec, Statement::Delete))
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<T>(), T::schema().name)
+    }
+}
+
+/// An update or delete from a table's query builder.
+struct QueryEntry<'a, T> {
+    state: QueryState<'a>,
+    what: Statement,
+    _table: PhantomData<fn() -> T>,
+}
+
+/// A builder's update or delete as a batch entry.
+pub(crate) fn query_entry<'a, T: Table>(
+    state: QueryState<'a>,
+    what: Statement,
+) -> Box<dyn BatchEntry + 'a> {
+    Box::new(QueryEntry::<T> {
+        state,
+        what,
+        _table: PhantomData,
+    })
+}
+
+impl<T: Table> SerializeRow for QueryEntry<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        self.state.values.serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.state.values.is_empty()
+    }
+}
+
+impl<T: Table> BatchEntry for QueryEntry<'_, T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        let spec = self.state.spec.clone();
+        let what = self.what;
+        let table = T::schema().name;
+        Box::pin(async move {
+            if spec.is_lwt() {
+                refuse_bad_lwt(table, &spec)?;
+            }
+            prepare::<T, T>(db, spec, what).await
+        })
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<T>(), T::schema().name)
+    }
+
+    fn is_lwt(&self) -> bool {
+        self.state.spec.is_lwt()
+    }
+
+    fn is_idempotent(&self) -> bool {
+        self.state.spec.is_idempotent()
+    }
+}
+
+/// A table row built from an entity stored in several tables (`#[derive(CassEntity)]`).
+/// Implemented by `#[derive(CassTable)]` for each `#[cass(entity = E)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is listed in #[cass(tables(...))] of `{E}`, but is not built from it",
+    label = "not built from `{E}`",
+    note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
+)]
+pub trait FromEntity<E> {
+    /// The row of this table for `entity`.
+    fn from_entity(entity: &E) -> Self;
+}
+
+/// The body of a generated entity's `save` and `delete`: runs `batch`, which has no
+/// lightweight transaction.
+#[doc(hidden)]
+pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()> {
+    QueryFuture::new(async move { batch.run(db).await.map(drop) })
+}
+
+/// Whether `list` holds `name` (usable in constants: the compile-time link check of entities).
+#[doc(hidden)]
+pub const fn contains_str(list: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        let a = list[i].as_bytes();
+        let b = name.as_bytes();
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}

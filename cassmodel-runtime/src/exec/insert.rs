@@ -1,0 +1,347 @@
+//! Inserting whole rows: `db.insert(&row)`, or [`Insert`] for TTL, write time, lightweight
+//! transactions and nulls.
+
+use std::any::TypeId;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::value::SerializeValue;
+use scylla::serialize::writers::RowWriter;
+use scylla::statement::prepared::PreparedStatement;
+
+use super::result::{Outcome, QueryFuture};
+use super::statement::{Stmt, cached, unpaged};
+use super::write::{lwt_outcome, write_values};
+use crate::error::{Error, Result};
+use crate::mapping::bucket::BUCKET_SIZE_BOUND;
+use crate::mapping::erased::{SizeBound, cells_bound};
+use crate::mapping::table::{Columns, Table, column_value, write_columns};
+use crate::session::cache::CacheKey;
+use crate::session::db::Db;
+use crate::statement::cql;
+use crate::statement::options::QueryOptions;
+
+/// A table whose rows can be inserted: every table but a counter table. Implemented by
+/// `#[derive(CassTable)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a counter table: its rows cannot be inserted",
+    label = "counter table",
+    note = "counters are only changed with `UPDATE ... SET c = c + ?`: use `{Self}::update()` with `.increment_<column>(n)` and the whole primary key"
+)]
+pub trait Insertable: Table {}
+
+impl Db {
+    /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
+    /// left unset (no tombstone; an existing value stays): see [`Insert`](Insert) for
+    /// TTL, write time, `IF NOT EXISTS` and writing nulls.
+    ///
+    /// The future is not boxed (unlike [`QueryFuture`](QueryFuture)): after the first
+    /// insert of a table on this `Db` (which prepares its statement), an insert allocates
+    /// nothing beyond what the driver does.
+    // A method of `Db` (not of a trait), so that a compile error about it names `Db::insert`.
+    pub fn insert<'d, T: Insertable>(
+        &'d self,
+        row: &'d T,
+    ) -> impl Future<Output = Result<()>> + Send + 'd {
+        Insert::new(row).execute(self)
+    }
+}
+
+/// Whether [`Insert::using_timestamp`] is allowed: not in a lightweight transaction.
+#[diagnostic::on_unimplemented(
+    message = "a lightweight transaction (`if_not_exists`) cannot take a custom write time",
+    label = "USING TIMESTAMP on an LWT",
+    note = "Paxos assigns the write time of a lightweight transaction; remove `.using_timestamp(..)` or `.if_not_exists()`"
+)]
+pub trait TimestampAllowed {}
+
+/// An insert without a condition.
+pub struct Plain;
+/// `INSERT ... IF NOT EXISTS`.
+pub struct IfNotExists;
+impl TimestampAllowed for Plain {}
+
+/// Whether an insert kind is a lightweight transaction.
+pub trait InsertKind {
+    /// `IF NOT EXISTS`
+    const IF_NOT_EXISTS: bool;
+}
+impl InsertKind for Plain {
+    const IF_NOT_EXISTS: bool = false;
+}
+impl InsertKind for IfNotExists {
+    const IF_NOT_EXISTS: bool = true;
+}
+
+/// An INSERT of a whole row, with its options.
+///
+/// `None` in an `Option` field is left unset by default: the column is not written, so no
+/// tombstone is created and an existing value stays. [`write_nulls`](Insert::write_nulls)
+/// writes them as nulls instead (a tombstone per column, which clears old values).
+///
+/// ```no_run
+/// # use cassmodel::{CassTable, Db, Insert}; use uuid::Uuid;
+/// # #[derive(CassTable)] struct Reservation { #[partition_key] slot: i32, holder: Uuid }
+/// # async fn f(db: &Db, r: Reservation) -> cassmodel::Result<()> {
+/// // Hold a slot for 10 minutes, unless someone else holds it.
+/// let outcome = Insert::new(&r).if_not_exists().using_ttl(600).execute(db).await?;
+/// if !outcome.applied {
+///     println!("held by {:?}", outcome.current.map(|r| r.holder));
+/// }
+/// # Ok(()) }
+/// ```
+#[must_use = "an insert does nothing until `execute` runs it"]
+pub struct Insert<'r, T, L = Plain> {
+    row: &'r T,
+    ttl: Option<i32>,
+    timestamp: Option<i64>,
+    write_nulls: bool,
+    options: QueryOptions,
+    _kind: PhantomData<fn() -> L>,
+}
+
+impl<'r, T: Insertable> Insert<'r, T, Plain> {
+    /// An insert of `row`.
+    pub fn new(row: &'r T) -> Self {
+        Insert {
+            row,
+            ttl: None,
+            timestamp: None,
+            write_nulls: false,
+            options: QueryOptions::default(),
+            _kind: PhantomData,
+        }
+    }
+
+    /// `IF NOT EXISTS`: a lightweight transaction (Paxos, about four round trips) that writes
+    /// only if no row has this primary key; the outcome carries the existing row otherwise.
+    pub fn if_not_exists(self) -> Insert<'r, T, IfNotExists> {
+        Insert {
+            row: self.row,
+            ttl: self.ttl,
+            timestamp: self.timestamp,
+            write_nulls: self.write_nulls,
+            options: self.options,
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
+    /// `USING TTL seconds`: the written cells expire after that long.
+    pub fn using_ttl(mut self, seconds: i32) -> Self {
+        self.ttl = Some(seconds);
+        self
+    }
+
+    /// `USING TIMESTAMP micros`: the write time, in microseconds since the epoch.
+    pub fn using_timestamp(mut self, micros: i64) -> Self
+    where
+        L: TimestampAllowed,
+    {
+        self.timestamp = Some(micros);
+        self
+    }
+
+    /// Writes `None` fields as nulls (tombstones) instead of leaving them unset.
+    pub fn write_nulls(mut self) -> Self {
+        self.write_nulls = true;
+        self
+    }
+
+    /// Sets per-query options (consistency, serial consistency, timeout, ...).
+    pub fn with_options(mut self, f: impl FnOnce(&mut QueryOptions)) -> Self {
+        f(&mut self.options);
+        self
+    }
+
+    /// The statement of this insert (prepared on first use), with its options.
+    async fn statement(&self, db: &Db) -> Result<Stmt> {
+        let ps = insert_statement::<T>(
+            db,
+            self.ttl.is_some(),
+            self.timestamp.is_some(),
+            L::IF_NOT_EXISTS,
+        )
+        .await?;
+        Ok(Stmt::with(ps, &self.options))
+    }
+
+    /// The values of this insert.
+    fn values(&self) -> InsertValues<'r, T> {
+        InsertValues {
+            row: self.row,
+            unset_nulls: !self.write_nulls,
+            ttl: self.ttl,
+            timestamp: self.timestamp,
+        }
+    }
+}
+
+impl<'r, T: Insertable> Insert<'r, T, Plain> {
+    /// Runs the insert.
+    // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
+    // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
+    // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). Once the table's INSERT
+    // of this shape (TTL or not, write time or not) is prepared (`Db::prepared_insert`), an
+    // insert without options borrows it: no cache lock, no reference count. One `async`
+    // block awaiting the driver's request, not the request future wrapped in combinators
+    // (`Either`, `Map`): each wrapper moved the 4 KB request future once more when built,
+    // measured at +0.2 µs of `memmove` per insert (BENCHMARKS.md, issue 11).
+    pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<()>> + Send + 'd
+    where
+        'r: 'd,
+    {
+        let kept = db
+            .statements()
+            .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some())
+            .filter(|_| self.options.is_default());
+        async move {
+            // Through the statement cache only for the first insert of its shape on `db`
+            // (which prepares it) and for inserts with options; boxed, so that the statement
+            // held during the request (with its options, about 150 bytes) does not enlarge
+            // every insert's future.
+            let st: Box<Stmt>;
+            let ps = match kept {
+                Some(ps) => ps,
+                None => {
+                    st = Box::new(self.statement(db).await?);
+                    st.get()
+                }
+            };
+            let values = write_values(db, ps, self.values())?;
+            db.session()
+                .execute_unpaged(ps, values)
+                .await
+                .map(drop)
+                .map_err(|e| Error::execute(ps.get_statement(), e))
+        }
+    }
+}
+
+impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
+    /// Runs the lightweight transaction: the outcome says whether it applied and carries the
+    /// existing row when it did not.
+    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, Outcome<T>>
+    where
+        'r: 'd,
+    {
+        QueryFuture::new(async move {
+            let st = self.statement(db).await?;
+            let res = unpaged!(db, st, write_values(db, st.get(), self.values())?)?;
+            let key = T::schema().primary_key();
+            // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its
+            // state would sit in the future of every conditional insert.
+            Box::pin(lwt_outcome::<T>(
+                db,
+                res,
+                key.len(),
+                Columns::new(self.row, key),
+                &self.options,
+            ))
+            .await
+        })
+    }
+}
+
+/// The values of an INSERT: every column (None as unset unless nulls are written), then
+/// TTL and TIMESTAMP.
+pub(crate) struct InsertValues<'r, T> {
+    row: &'r T,
+    unset_nulls: bool,
+    ttl: Option<i32>,
+    timestamp: Option<i64>,
+}
+
+/// The prepared INSERT of a whole row of `T` with these options (once per `Db` and shape);
+/// idempotent unless it is `IF NOT EXISTS`. Used by [`Insert`] and by batches.
+pub(crate) async fn insert_statement<T: Table>(
+    db: &Db,
+    ttl: bool,
+    timestamp: bool,
+    if_not_exists: bool,
+) -> Result<Arc<PreparedStatement>> {
+    let key = CacheKey::Insert {
+        table: TypeId::of::<T>(),
+        ttl,
+        timestamp,
+        if_not_exists,
+    };
+    let ps = cached(db, key, !if_not_exists, |_| {
+        Ok(cql::insert_with(
+            T::schema(),
+            db.keyspace_of::<T>()?,
+            if_not_exists,
+            ttl,
+            timestamp,
+        ))
+    })
+    .await?;
+    if !if_not_exists {
+        db.statements().keep_insert::<T>(ttl, timestamp, &ps);
+    }
+    Ok(ps)
+}
+
+impl<'r, T> InsertValues<'r, T> {
+    /// The values of a plain insert of `row`, `None` fields unset.
+    pub(crate) fn unset_nulls(row: &'r T) -> Self {
+        InsertValues {
+            row,
+            unset_nulls: true,
+            ttl: None,
+            timestamp: None,
+        }
+    }
+}
+
+impl<T: Table> SizeBound for InsertValues<'_, T> {
+    fn size_bound(&self) -> Option<usize> {
+        let schema = T::schema();
+        let columns = (0..schema.columns.len()).map(|i| {
+            let value = column_value(self.row, i)?;
+            if schema.columns[i].bucket.is_some() {
+                Some(BUCKET_SIZE_BOUND)
+            } else if self.unset_nulls && value.is_none() {
+                Some(0)
+            } else {
+                value.size_bound()
+            }
+        });
+        let ttl = self.ttl.map(|_| Some(4));
+        let timestamp = self.timestamp.map(|_| Some(8));
+        cells_bound(columns.chain(ttl).chain(timestamp))
+    }
+}
+
+impl<T: Table> SerializeRow for InsertValues<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let specs = ctx.columns();
+        let n = T::schema().columns.len();
+        let columns = specs.iter().take(n).enumerate().map(Ok);
+        write_columns(self.row, columns, self.unset_nulls, writer)?;
+        let mut rest = specs.iter().skip(n);
+        if let Some(ttl) = &self.ttl
+            && let Some(spec) = rest.next()
+        {
+            SerializeValue::serialize(ttl, spec.typ(), writer.make_cell_writer())?;
+        }
+        if let Some(ts) = &self.timestamp
+            && let Some(spec) = rest.next()
+        {
+            SerializeValue::serialize(ts, spec.typ(), writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        false
+    }
+}

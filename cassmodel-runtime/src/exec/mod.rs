@@ -1,0 +1,11 @@
+//! Execution layer: running statements on a [`Db`](crate::Db). The statement of a query
+//! ([`statement`]: from the cache, or prepared on first use), reads ([`read`]), writes and
+//! lightweight transactions ([`write`]), inserts of whole rows ([`insert`]), batches
+//! ([`batch`]), and what they return ([`result`]).
+
+pub(crate) mod batch;
+pub(crate) mod insert;
+pub(crate) mod read;
+pub(crate) mod result;
+pub(crate) mod statement;
+pub(crate) mod write;

@@ -1,0 +1,325 @@
+//! Reads: the generic code behind every generated read (`fetch_all`, `fetch_first`,
+//! `fetch_stream`, `fetch_page`, `get`, `partition`, `scan_full_table`), each with its
+//! statement from [`statement`](super::statement) and its rows decoded by the row type.
+
+use std::any::TypeId;
+use std::future::Future;
+
+use futures::{StreamExt, TryStreamExt};
+use scylla::deserialize::row::DeserializeRow;
+use scylla::response::query_result::QueryResult;
+use scylla::response::{PagingState, PagingStateResponse};
+use scylla::serialize::row::SerializeRow;
+use scylla::statement::prepared::PreparedStatement;
+
+use super::result::{Page, QueryFuture, RowStream};
+use super::statement::{Stmt, cached, key_prefix_statement, unpaged};
+use crate::error::{Error, Result};
+use crate::mapping::erased::Bound;
+use crate::mapping::projection::Projection;
+use crate::mapping::table::{Rows, Table};
+use crate::session::cache::CacheKey;
+use crate::session::db::Db;
+use crate::statement::cql;
+use crate::statement::options::QueryOptions;
+use crate::statement::spec::{Op, Spec, Statement};
+use crate::statement::state::QueryState;
+use crate::statement::values::BoundRow;
+
+/// Cassandra cannot page a query that is reversed and has `IN` on the partition key.
+fn unpageable<T: Table>(spec: &Spec) -> bool {
+    spec.reversed && spec.in_on_partition_key(T::schema())
+}
+
+fn refuse_unpageable<T: Table>(spec: &Spec) -> Result<()> {
+    if unpageable::<T>(spec) {
+        return Err(Error::Invalid(format!(
+            "table `{}`: Cassandra cannot page a query that is reversed and has IN on the \
+             partition key; read it with `fetch_all` (one unpaged request) or drop one of the two",
+            T::schema().name
+        )));
+    }
+    Ok(())
+}
+
+/// The rows of a pager as a stream, without static-only rows ([`Rows`]).
+pub(crate) fn row_stream<R>(pager: scylla::client::pager::QueryPager) -> Result<RowStream<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm> + Send + 'static,
+{
+    Ok(Box::pin(
+        pager
+            .rows_stream::<Rows<R>>()?
+            .try_filter_map(|r| std::future::ready(Ok(r.0)))
+            .map_err(Error::from),
+    ))
+}
+
+/// Every row of an unpaged result. A partition's static-only row (static values, no
+/// clustering rows yet) is not a row: skipped.
+fn rows_of<R>(res: QueryResult) -> Result<Vec<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    let res = res.into_rows_result()?;
+    let rows = res.rows::<Rows<R>>()?;
+    let mut out = Vec::with_capacity(rows.rows_remaining());
+    for row in rows {
+        if let Some(r) = row?.0 {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// The first row of an unpaged result (a static-only row is none).
+fn first_of<R>(res: QueryResult) -> Result<Option<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    Ok(res
+        .into_rows_result()?
+        .maybe_first_row::<Rows<R>>()?
+        .and_then(|r| r.0))
+}
+
+/// Every row of a SELECT, page after page, without static-only rows.
+async fn rows_paged<R>(db: &Db, st: Stmt, values: impl SerializeRow) -> Result<Vec<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    let pager = db
+        .session()
+        .execute_iter(st.get().clone(), values)
+        .await
+        .map_err(|e| Error::execute(st.cql(), e))?;
+    Ok(pager
+        .rows_stream::<Rows<R>>()?
+        .try_filter_map(|r| std::future::ready(Ok(r.0)))
+        .try_collect::<Vec<_>>()
+        .await?)
+}
+
+/// The first row with `=` on the first `n` primary-key columns bound from `values`: the body
+/// of `get` (the whole primary key, at most one row) and of the SERIAL read after an LWT.
+pub(crate) async fn first_by_key_prefix<T: Table>(
+    db: &Db,
+    n: usize,
+    values: impl SerializeRow,
+    options: &QueryOptions,
+) -> Result<Option<T>> {
+    let st = key_prefix_statement::<T>(db, n, options).await?;
+    first_of(unpaged!(db, st, values)?)
+}
+
+/// Every row with `=` on the first `n` primary-key columns bound from `values` (paged): the
+/// body of `partition`.
+pub(crate) async fn all_by_key_prefix<T: Table>(
+    db: &Db,
+    n: usize,
+    values: impl SerializeRow,
+    options: &QueryOptions,
+) -> Result<Vec<T>> {
+    let st = key_prefix_statement::<T>(db, n, options).await?;
+    rows_paged(db, st, values).await
+}
+
+impl Db {
+    /// The row with the given full primary key, if it exists. `key` binds the partition-key
+    /// columns and then the clustering columns, in declared order (the generated `T::get`
+    /// takes the same with typed arguments).
+    pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
+        let n = T::schema().primary_key().len();
+        first_by_key_prefix::<T>(self, n, key, &QueryOptions::default()).await
+    }
+
+    /// Every row of one partition, in clustering order. `key` binds the partition-key
+    /// columns in declared order (the generated `T::partition` takes the same with typed
+    /// arguments).
+    pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
+        let n = T::schema().partition_key.len();
+        all_by_key_prefix::<T>(self, n, key, &QueryOptions::default()).await
+    }
+}
+
+/// The body of a generated `T::get(db, key...)`: the row whose primary key is `key` (the
+/// partition-key columns, then the clustering columns, in declared order), if it exists.
+/// Unboxed: this is the hot path of point reads. Not an `async fn`: the declared `+ Send`
+/// lets a user's crate take the future as `Send` without looking into it.
+#[allow(clippy::manual_async_fn)]
+pub fn get_by_key<'d, T: Table, const N: usize>(
+    db: &'d Db,
+    key: [Bound<'d>; N],
+) -> impl Future<Output = Result<Option<T>>> + Send + 'd {
+    // The request is sent in this future, not in `first_by_key_prefix`'s: awaiting a nested
+    // future that holds the driver's request future (4 KB) moves it whole into this one.
+    async move {
+        let st = key_prefix_statement::<T>(db, N, &QueryOptions::default()).await?;
+        first_of(unpaged!(db, st, BoundRow(key))?)
+    }
+}
+
+/// The body of a generated `T::partition(db, key...)`: every row of the partition `key`.
+#[allow(clippy::manual_async_fn)]
+pub fn partition<'d, T: Table, const N: usize>(
+    db: &'d Db,
+    key: [Bound<'d>; N],
+) -> impl Future<Output = Result<Vec<T>>> + Send + 'd {
+    async move { all_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await }
+}
+
+/// The body of a generated `T::scan_full_table(db, splits)`.
+pub fn scan<T: Table>(db: &Db, splits: u32) -> QueryFuture<'_, RowStream<T>> {
+    QueryFuture::new(scan_full_table::<T, T>(db, splits))
+}
+
+/// The driver's page size when a query sets none (`scylla::statement::PageSize::default()`).
+const DRIVER_PAGE_SIZE: i32 = 5000;
+
+/// Runs a SELECT and collects every row: paged, or in one unpaged request when Cassandra
+/// cannot page it, its `LIMIT` fits in one page (the latest-N read: no pager to set up), or it
+/// is a vector search.
+pub(crate) async fn select_all<T: Table, R: Projection<T>>(
+    db: &Db,
+    q: QueryState<'_>,
+) -> Result<Vec<R>> {
+    let page = q.options.page_size.unwrap_or(DRIVER_PAGE_SIZE);
+    let fits_one_page = q.values.limit.is_some_and(|n| n <= page);
+    // A vector search is one request: "Top-K queries must have a limit specified and the
+    // limit must be less than the query page size".
+    let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+    if paged {
+        // Boxed: the pager's futures are larger than one request's, and would otherwise set
+        // the size of every read's future, unpaged ones included (each query's future is
+        // allocated and moved whole).
+        return Box::pin(rows_paged(db, st, q.values)).await;
+    }
+    rows_of(unpaged!(db, st, q.values)?)
+}
+
+/// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
+/// the whole primary key).
+pub(crate) async fn select_first<T: Table, R: Projection<T>>(
+    db: &Db,
+    mut q: QueryState<'_>,
+) -> Result<Option<R>> {
+    // A read by the whole primary key returns at most one row: no LIMIT needed.
+    let key_len = T::schema().primary_key().len();
+    let by_full_key = q.spec.restrictions.len() == key_len
+        && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
+    if !q.spec.limit && !by_full_key {
+        q.limit(1);
+    }
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+    first_of(unpaged!(db, st, q.values)?)
+}
+
+/// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
+/// large the partition.
+pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
+    db: &Db,
+    q: QueryState<'_>,
+) -> Result<RowStream<R>> {
+    refuse_unpageable::<T>(&q.spec)?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+    let pager = db
+        .session()
+        .execute_iter(st.get().clone(), q.values)
+        .await
+        .map_err(|e| Error::execute(st.cql(), e))?;
+    row_stream(pager)
+}
+
+/// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
+pub(crate) async fn select_page<T: Table, R: Projection<T>>(
+    db: &Db,
+    q: QueryState<'_>,
+    from: PagingState,
+) -> Result<Page<R>> {
+    refuse_unpageable::<T>(&q.spec)?;
+    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+    let (res, next) = db
+        .session()
+        .execute_single_page(st.get(), q.values, from)
+        .await
+        .map_err(|e| Error::execute(st.cql(), e))?;
+    let rows = rows_of(res)?;
+    let next = match next {
+        PagingStateResponse::HasMorePages { state } => Some(state),
+        PagingStateResponse::NoMorePages => None,
+    };
+    Ok(Page { rows, next })
+}
+
+/// A full-table scan, split into `splits` token ranges read one after the other (each
+/// paged): every row of every partition, in token order. Costs a read of the whole table
+/// on every replica set: only for batch jobs.
+pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
+    db: &Db,
+    splits: u32,
+) -> Result<RowStream<R>> {
+    let key = CacheKey::Scan {
+        table: TypeId::of::<T>(),
+        row: TypeId::of::<R>(),
+    };
+    let ps = cached(db, key, true, |_| {
+        Ok(cql::token_range_scan(
+            T::schema(),
+            db.keyspace_of::<T>()?,
+            R::columns(),
+        ))
+    })
+    .await?;
+    let session = db.clone();
+    let ranges = token_ranges(splits.max(1));
+    Ok(Box::pin(
+        futures::stream::iter(ranges)
+            .then(move |(lo, hi)| {
+                let db = session.clone();
+                let ps = PreparedStatement::clone(&ps);
+                async move {
+                    let pager = db
+                        .session()
+                        .execute_iter(ps, (lo, hi))
+                        .await
+                        .map_err(|e| Error::execute("token range scan", e))?;
+                    row_stream::<R>(pager)
+                }
+            })
+            .try_flatten(),
+    ))
+}
+
+/// `splits` inclusive token ranges that cover the Murmur3 ring exactly once.
+pub fn token_ranges(splits: u32) -> Vec<(i64, i64)> {
+    let splits = i128::from(splits.max(1));
+    let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
+    let width = (max - min + 1) / splits;
+    (0..splits)
+        .map(|i| {
+            let lo = min + i * width;
+            let hi = if i == splits - 1 { max } else { lo + width - 1 };
+            // Both are within i64 by construction.
+            (lo as i64, hi as i64)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_ranges;
+
+    #[test]
+    fn token_ranges_cover_the_ring() {
+        for n in [1, 2, 3, 7, 64] {
+            let r = token_ranges(n);
+            assert_eq!(r.len(), n as usize);
+            assert_eq!(r[0].0, i64::MIN);
+            assert_eq!(r[r.len() - 1].1, i64::MAX);
+            for w in r.windows(2) {
+                assert_eq!(w[0].1 + 1, w[1].0);
+            }
+        }
+    }
+}

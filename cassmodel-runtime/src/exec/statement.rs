@@ -1,0 +1,142 @@
+//! The statement a query runs: found in the `Db`'s cache by its shape, or, on first use, its
+//! CQL written ([`cql`](crate::statement::cql)) and prepared; with per-query options applied
+//! ([`Stmt`]); and the `unpaged!` request that sends it.
+
+use std::any::TypeId;
+use std::sync::Arc;
+
+use scylla::statement::prepared::PreparedStatement;
+
+use crate::error::{Error, Result};
+use crate::mapping::projection::Projection;
+use crate::mapping::table::Table;
+use crate::session::cache::CacheKey;
+use crate::session::db::Db;
+use crate::statement::cql;
+use crate::statement::options::QueryOptions;
+use crate::statement::spec::{Op, Spec, Statement};
+
+/// The statement kept under `key` in `db`'s cache, or, on first use, the text `cql` writes,
+/// prepared there and marked idempotent or not. The text is written only on a miss.
+pub(crate) async fn cached(
+    db: &Db,
+    key: CacheKey,
+    idempotent: bool,
+    cql: impl FnOnce(&CacheKey) -> Result<String>,
+) -> Result<Arc<PreparedStatement>> {
+    if let Some(ps) = db.statements().get(&key) {
+        return Ok(ps);
+    }
+    let text = cql(&key)?;
+    // The first call of a shape prepares it: the driver's prepare is a large future, boxed so
+    // that every query's future (which holds this one) stays small and cheap to move on the
+    // hot path, where the statement is in the cache.
+    Box::pin(db.statements().prepare(db.session(), key, text, idempotent)).await
+}
+
+/// The statement of `spec` (a SELECT, DELETE or UPDATE of `T`, reading rows as `R`) on `db`.
+pub(crate) async fn prepare<T: Table, R: Projection<T>>(
+    db: &Db,
+    spec: Spec,
+    what: Statement,
+) -> Result<Arc<PreparedStatement>> {
+    let idempotent = spec.is_idempotent();
+    let key = CacheKey::Query {
+        table: TypeId::of::<T>(),
+        row: TypeId::of::<R>(),
+        what,
+        spec,
+    };
+    cached(db, key, idempotent, |key| {
+        let CacheKey::Query { spec, .. } = key else {
+            return Err(Error::Invalid("statement cache key mismatch".into()));
+        };
+        let schema = T::schema();
+        let ks = db.keyspace_of::<T>()?;
+        Ok(match what {
+            Statement::Delete => cql::delete(schema, ks, spec),
+            Statement::Update => cql::update(schema, ks, spec),
+            Statement::Select => cql::select(schema, ks, R::columns(), spec),
+        })
+    })
+    .await
+}
+
+/// A statement from the [`Db`]'s cache, or a copy of it carrying per-query options.
+pub(crate) struct Stmt {
+    cached: Arc<PreparedStatement>,
+    custom: Option<PreparedStatement>,
+}
+
+impl Stmt {
+    /// `cached` with `options` applied (copied only when an option is set).
+    pub(crate) fn with(cached: Arc<PreparedStatement>, options: &QueryOptions) -> Self {
+        let custom = options.apply(&cached);
+        Stmt { cached, custom }
+    }
+
+    /// The statement of `spec` for table `T` read as `R`, with `options`.
+    pub(crate) async fn prepare<T: Table, R: Projection<T>>(
+        db: &Db,
+        spec: Spec,
+        what: Statement,
+        options: &QueryOptions,
+    ) -> Result<Self> {
+        Ok(Self::with(prepare::<T, R>(db, spec, what).await?, options))
+    }
+
+    pub(crate) fn get(&self) -> &PreparedStatement {
+        self.custom.as_ref().unwrap_or(&self.cached)
+    }
+
+    pub(crate) fn cql(&self) -> &str {
+        self.get().get_statement()
+    }
+}
+
+/// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
+/// (the partition key, then clustering columns): the shape of `get` and `partition`. Its
+/// cache key is fixed per table and `n`, so no [`Spec`] is built or hashed per call.
+pub(crate) async fn key_prefix_statement<T: Table>(
+    db: &Db,
+    n: usize,
+    options: &QueryOptions,
+) -> Result<Stmt> {
+    let key = CacheKey::KeyPrefix {
+        table: TypeId::of::<T>(),
+        n,
+    };
+    let ps = cached(db, key, true, |_| {
+        let schema = T::schema();
+        let spec = Spec {
+            restrictions: schema
+                .primary_key()
+                .iter()
+                .take(n)
+                .map(|&i| (i as u16, Op::Eq))
+                .collect(),
+            ..Spec::default()
+        };
+        Ok(cql::select(
+            schema,
+            db.keyspace_of::<T>()?,
+            schema.all_columns(),
+            &spec,
+        ))
+    })
+    .await?;
+    Ok(Stmt::with(ps, options))
+}
+
+/// Runs `st` with `values` in one unpaged request: `Result<QueryResult>`. A macro, not an
+/// async fn: the driver's request future (about 4 KB) is then a field of the caller's own
+/// future instead of being built and moved once more into a nested one, a copy per query.
+macro_rules! unpaged {
+    ($db:expr, $st:expr, $values:expr) => {
+        $db.session()
+            .execute_unpaged($st.get(), $values)
+            .await
+            .map_err(|e| $crate::error::Error::execute($st.cql(), e))
+    };
+}
+pub(crate) use unpaged;

@@ -1,0 +1,188 @@
+//! Values as the runtime writes them, whatever their Rust type: [`ErasedValue`] (a field or
+//! argument behind `&dyn`), [`Bound`] (one bound value of a statement) and [`SizeBound`] (how
+//! large a write's values can be, known before they are written).
+
+use scylla::frame::response::result::{ColumnSpec, ColumnType};
+use scylla::serialize::SerializationError;
+use scylla::serialize::value::SerializeValue;
+use scylla::serialize::writers::{CellWriter, WrittenCellProof};
+
+use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
+use crate::error::write_error;
+use crate::schema::model::BucketRule;
+
+/// A value behind a reference, type-erased: a field or argument as its column type writes
+/// it. Implemented for every [`CqlMapping`](crate::CqlMapping) type; generated code hands fields out as
+/// `&dyn ErasedValue` (`Table::__value`), so that the writing is generic runtime code.
+/// (The impl for every `CqlMapping` type is in `types.rs`.)
+#[doc(hidden)]
+pub trait ErasedValue: Sync {
+    /// Writes the value for a bind marker of type `typ`.
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError>;
+
+    /// Its Rust type (`std::any::type_name`), for messages.
+    fn rust_type(&self) -> &'static str;
+
+    /// Whether it is `None` (left unset by inserts).
+    fn is_none(&self) -> bool {
+        false
+    }
+
+    /// Its bucket under `rule`, if it is a bucket source (`DateTime<Utc>`, `NaiveDate`, `i32`,
+    /// `i64`).
+    fn source_bucket(&self, rule: BucketRule) -> Option<BucketValue> {
+        let _ = rule;
+        None
+    }
+
+    /// At least as many bytes as [`write_to`](Self::write_to) writes (the cell's contents,
+    /// without its length), when that is known without writing it; `None` otherwise (a
+    /// write then serializes its values first to learn their size).
+    fn size_bound(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// A list bound to one marker (`IN ?`, a set of map keys to remove).
+struct ListOf<'a, V>(&'a [V]);
+
+impl<V: SerializeValue + Sync> ErasedValue for ListOf<'_, V> {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        SerializeValue::serialize(self.0, typ, writer)
+    }
+
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<&[V]>()
+    }
+}
+
+/// One bound value: what [`BindAs`](crate::BindAs) turns a method's argument into.
+#[doc(hidden)]
+pub enum Bound<'a> {
+    /// A borrowed value.
+    Value(&'a dyn ErasedValue),
+    /// A borrowed string (for `String` columns).
+    Str(&'a str),
+    /// A list index (`l[?] = ?`).
+    Index(i32),
+    /// A counter change (`c = c + ?`).
+    Counter(i64),
+    /// A bucket computed from its source's value (`#[cass(bucket(..))]`).
+    Bucket(BucketValue),
+    /// An owned adapter (the list of an `IN`).
+    Boxed(Box<dyn ErasedValue + Send + 'a>),
+}
+
+impl<'a> Bound<'a> {
+    pub(crate) fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        match self {
+            Bound::Value(v) => v.write_to(typ, writer),
+            Bound::Str(s) => SerializeValue::serialize(*s, typ, writer),
+            Bound::Index(i) => SerializeValue::serialize(i, typ, writer),
+            Bound::Counter(n) => {
+                SerializeValue::serialize(&scylla::value::Counter(*n), typ, writer)
+            }
+            Bound::Bucket(b) => b.write(typ, writer),
+            Bound::Boxed(v) => v.write_to(typ, writer),
+        }
+    }
+
+    /// Writes the value for the bind marker `spec`, naming its table and column in an error.
+    pub(crate) fn write_for<'b>(
+        &self,
+        spec: &ColumnSpec<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.write_to(spec.typ(), writer)
+            .map_err(|e| write_error(spec, self.rust_type(), e))
+    }
+
+    /// At least as many bytes as [`write_to`](Self::write_to) writes, if known.
+    pub(crate) fn size_bound(&self) -> Option<usize> {
+        match self {
+            Bound::Value(v) => v.size_bound(),
+            Bound::Str(s) => Some(s.len()),
+            Bound::Index(_) => Some(4),
+            Bound::Counter(_) => Some(8),
+            Bound::Bucket(_) => Some(BUCKET_SIZE_BOUND),
+            Bound::Boxed(v) => v.size_bound(),
+        }
+    }
+
+    /// The Rust type of the value, for messages.
+    fn rust_type(&self) -> &'static str {
+        match self {
+            Bound::Value(v) => v.rust_type(),
+            Bound::Str(_) => "&str",
+            Bound::Index(_) => "i32",
+            Bound::Counter(_) => "i64",
+            Bound::Bucket(_) => "bucket",
+            Bound::Boxed(v) => v.rust_type(),
+        }
+    }
+
+    /// The same value, borrowed (an owned adapter as a reference to it).
+    pub(crate) fn reborrow(&self) -> Bound<'_> {
+        match self {
+            Bound::Value(v) => Bound::Value(*v),
+            Bound::Str(s) => Bound::Str(s),
+            Bound::Index(i) => Bound::Index(*i),
+            Bound::Counter(n) => Bound::Counter(*n),
+            Bound::Bucket(b) => Bound::Bucket(*b),
+            Bound::Boxed(b) => Bound::Value(&**b),
+        }
+    }
+
+    /// A list of values bound to one marker (`IN ?`, map keys to remove).
+    pub fn list<V: SerializeValue + Sync + Send>(values: &'a [V]) -> Self {
+        Bound::Boxed(Box::new(ListOf(values)))
+    }
+}
+
+impl ErasedValue for BucketValue {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.write(typ, writer)
+    }
+
+    fn rust_type(&self) -> &'static str {
+        "bucket"
+    }
+}
+
+/// Values whose serialized size has a known upper bound: a write whose bound fits the request
+/// limit is handed to the driver as it is, others are serialized first to learn their size.
+pub(crate) trait SizeBound {
+    /// At least as many bytes as the serialized values take (each cell with its 4-byte
+    /// length), or `None` when that is not known without serializing them.
+    fn size_bound(&self) -> Option<usize>;
+}
+
+impl<V: SizeBound> SizeBound for &V {
+    fn size_bound(&self) -> Option<usize> {
+        (**self).size_bound()
+    }
+}
+
+/// The size bound of cells whose contents have the bounds `contents` (`None` if one has
+/// none).
+pub(crate) fn cells_bound(contents: impl IntoIterator<Item = Option<usize>>) -> Option<usize> {
+    contents.into_iter().try_fold(0usize, |sum, c| {
+        Some(sum.saturating_add(4).saturating_add(c?))
+    })
+}

@@ -1,0 +1,14 @@
+//! Values layer: how Rust values and rows map to CQL. The type mapping ([`types`]: which
+//! CQL type a Rust type is stored as), values behind `&dyn` ([`erased`]), what typed methods
+//! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
+//! rows of tables ([`table`]), projections ([`projection`]), user-defined types ([`udt`]),
+//! vectors ([`vector`]).
+
+pub(crate) mod bind;
+pub(crate) mod bucket;
+pub(crate) mod erased;
+pub(crate) mod projection;
+pub(crate) mod table;
+pub(crate) mod types;
+pub(crate) mod udt;
+pub(crate) mod vector;

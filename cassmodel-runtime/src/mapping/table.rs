@@ -1,0 +1,401 @@
+//! The traits `#[derive(CassTable)]` implements, and the generic row codec it delegates to.
+//!
+//! Generated code stays small: per field it emits one entry in a match or a call to a
+//! generic function here, which carries the logic and the error messages.
+
+use cassmodel_schema::CqlType;
+use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
+use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
+use scylla::frame::response::result::{ColumnSpec, ColumnType};
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
+
+use super::erased::ErasedValue;
+use crate::error::{
+    RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
+};
+use crate::schema::model::{ColumnDef, ColumnKind, TableSchema};
+
+/// A Rust struct mapped to a CQL table. Implemented by `#[derive(CassTable)]`; not meant to
+/// be implemented by hand.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a cassmodel table",
+    label = "not a table",
+    note = "add `#[derive(cassmodel::CassTable)]` to `{Self}` and mark its key fields with `#[partition_key]` / `#[clustering]`"
+)]
+pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 'm> {
+    /// The table's description, built on first use.
+    fn schema() -> &'static TableSchema;
+
+    /// The field of column `index` (an index into [`TableSchema::columns`]), as a value to
+    /// write; `None` past the last column.
+    #[doc(hidden)]
+    fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
+}
+
+/// Writes columns of `row` for the bind markers of a statement, each `(column index, bind
+/// marker)` in bind order: the one walk of every statement that binds a row's columns (an
+/// insert, a delete by the row's key, the row on hand-written CQL). With `unset_nulls`, a
+/// `None` field is left unset (no tombstone). Errors name the table and the column.
+#[inline]
+pub(crate) fn write_columns<'s, T: Table>(
+    row: &T,
+    columns: impl Iterator<Item = Result<(usize, &'s ColumnSpec<'s>), SerializationError>>,
+    unset_nulls: bool,
+    writer: &mut RowWriter,
+) -> Result<(), SerializationError> {
+    let schema = T::schema();
+    for column in columns {
+        let (index, spec) = column?;
+        let cell = writer.make_cell_writer();
+        let value = column_value(row, index);
+        if unset_nulls && value.is_some_and(|v| v.is_none()) {
+            cell.set_unset();
+        } else {
+            write_value(schema, index, value, spec, cell)?;
+        }
+    }
+    Ok(())
+}
+
+/// The value column `index` of `row` is written from: its field, or for a bucket column the
+/// field of its source ([`write_value`] computes the bucket).
+pub(crate) fn column_value<T: Table>(row: &T, index: usize) -> Option<&dyn ErasedValue> {
+    match T::schema().columns.get(index).and_then(|c| c.bucket) {
+        Some(b) => row.__value(b.source),
+        None => row.__value(index),
+    }
+}
+
+/// Writes `value` ([`column_value`]), column `index` of a row of `schema` (`None`: a column
+/// the row does not have), for the bind marker `spec`, with `keyspace.table` and the column
+/// in any error.
+pub(crate) fn write_value<'b>(
+    schema: &TableSchema,
+    index: usize,
+    value: Option<&dyn ErasedValue>,
+    spec: &ColumnSpec<'_>,
+    writer: CellWriter<'b>,
+) -> Result<WrittenCellProof<'b>, SerializationError> {
+    let col = schema.column(index);
+    let rust_type = col.map_or(schema.rust_name, |c| c.rust_type);
+    let Some(v) = value else {
+        let detail = format!("`{}` has no column #{index}", schema.rust_name);
+        return Err(value_mismatch(spec, rust_type, detail));
+    };
+    let written = match col.and_then(|c| c.bucket) {
+        // A bucket has no field: it is computed from its source's value.
+        Some(b) => match v.source_bucket(b.rule) {
+            Some(bucket) => bucket.write_to(spec.typ(), writer),
+            None => Err(value_refused(
+                "bucket",
+                "its source column's type has no bucket".to_owned(),
+            )),
+        },
+        None => v.write_to(spec.typ(), writer),
+    };
+    written.map_err(|e| write_error(spec, rust_type, e))
+}
+
+/// The CQL text of a driver column type, for messages.
+pub fn describe_type(typ: &ColumnType<'_>) -> String {
+    to_cql_type(typ).map_or_else(|| format!("{typ:?}"), |t| t.to_string())
+}
+
+fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
+    use cassmodel_schema::NativeType as N;
+    use scylla::frame::response::result::{CollectionType, NativeType as D};
+    let boxed = |t: &ColumnType<'_>| to_cql_type(t).map(Box::new);
+    Some(match typ {
+        ColumnType::Native(n) => CqlType::Native(match n {
+            D::Ascii => N::Ascii,
+            D::Boolean => N::Boolean,
+            D::Blob => N::Blob,
+            D::Counter => N::Counter,
+            D::Date => N::Date,
+            D::Decimal => N::Decimal,
+            D::Double => N::Double,
+            D::Duration => N::Duration,
+            D::Float => N::Float,
+            D::Int => N::Int,
+            D::BigInt => N::Bigint,
+            D::Text => N::Text,
+            D::Timestamp => N::Timestamp,
+            D::Inet => N::Inet,
+            D::SmallInt => N::Smallint,
+            D::TinyInt => N::Tinyint,
+            D::Time => N::Time,
+            D::Timeuuid => N::Timeuuid,
+            D::Uuid => N::Uuid,
+            D::Varint => N::Varint,
+            _ => return None,
+        }),
+        ColumnType::Collection { frozen, typ } => {
+            let t = match typ {
+                CollectionType::List(e) => CqlType::List(boxed(e)?),
+                CollectionType::Set(e) => CqlType::Set(boxed(e)?),
+                CollectionType::Map(k, v) => CqlType::Map(boxed(k)?, boxed(v)?),
+                _ => return None,
+            };
+            if *frozen { t.frozen() } else { t }
+        }
+        ColumnType::UserDefinedType { frozen, definition } => {
+            let t = CqlType::Udt(definition.name.to_string());
+            if *frozen { t.frozen() } else { t }
+        }
+        ColumnType::Tuple(ts) => {
+            CqlType::Tuple(ts.iter().map(to_cql_type).collect::<Option<Vec<_>>>()?)
+        }
+        ColumnType::Vector { typ, dimensions } => {
+            CqlType::Vector(boxed(typ)?, u32::from(*dimensions))
+        }
+        _ => return None,
+    })
+}
+
+/// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
+/// columns, by name, in field order, each of a type its field can read.
+pub fn check_row<T: Table>(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
+    check_columns(T::schema().rust_name, T::schema().field_columns(), specs)
+}
+
+/// The row check shared by tables and projections: `columns[i]` is read from `specs[i]`.
+pub fn check_columns(
+    rust: &'static str,
+    columns: &[ColumnDef],
+    specs: &[ColumnSpec<'_>],
+) -> Result<(), TypeCheckError> {
+    let table = || table_of_specs(specs).unwrap_or_default();
+    if specs.len() != columns.len() {
+        return Err(TypeCheckError::new(RowError::ColumnCount {
+            table: table(),
+            rust,
+            expected: columns.len(),
+            actual: specs.len(),
+        }));
+    }
+    for (position, (spec, col)) in specs.iter().zip(columns).enumerate() {
+        if spec.name() != col.name {
+            return Err(TypeCheckError::new(RowError::ColumnName {
+                table: table(),
+                rust,
+                position,
+                expected: col.name,
+                actual: spec.name().to_owned(),
+            }));
+        }
+        if (col.type_check)(spec.typ()).is_err() {
+            return Err(TypeCheckError::new(RowError::Type {
+                table: table(),
+                column: col.name.to_owned(),
+                expected: col.cql_type.to_string(),
+                rust_type: col.rust_type,
+                actual: describe_type(spec.typ()),
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the fields of one row in order; the body of a generated `DeserializeRow::deserialize`.
+///
+/// The hot path per field is the driver's column iterator and the field type's own
+/// deserializer; the column descriptions are looked up only to build an error.
+pub struct RowReader<'f, 'm> {
+    columns: fn() -> &'static [ColumnDef],
+    iter: ColumnIterator<'f, 'm>,
+    index: usize,
+}
+
+impl<'f, 'm> RowReader<'f, 'm> {
+    /// A reader of the columns of table `T`, in declared order.
+    #[inline]
+    pub fn new<T: Table>(iter: ColumnIterator<'f, 'm>) -> Self {
+        Self::with_columns(|| T::schema().field_columns(), iter)
+    }
+
+    /// A reader of `columns()` (a projection's columns), in order.
+    #[inline]
+    pub fn with_columns(
+        columns: fn() -> &'static [ColumnDef],
+        iter: ColumnIterator<'f, 'm>,
+    ) -> Self {
+        RowReader {
+            columns,
+            iter,
+            index: 0,
+        }
+    }
+
+    /// Reads the next field with `read` (generated code passes `<Ty as CqlMapping>::__read`).
+    #[inline]
+    pub fn next<V>(
+        &mut self,
+        read: fn(&'m ColumnType<'m>, Option<FrameSlice<'f>>) -> Result<V, DeserializationError>,
+    ) -> Result<V, DeserializationError> {
+        let index = self.index;
+        self.index += 1;
+        match self.iter.next() {
+            Some(Ok(col)) => match read(col.spec.typ(), col.slice) {
+                Ok(v) => Ok(v),
+                Err(e) => Err(self.value_error(index, col.spec, col.slice.is_none(), e)),
+            },
+            Some(Err(e)) => Err(e),
+            None => Err(self.missing(index)),
+        }
+    }
+
+    /// Whether the row holds only a partition's static values: a clustering column is null
+    /// (column `index`, whose read just failed on a null, or one after it). Cassandra returns
+    /// such a row for a partition that has static values and no clustering rows.
+    #[cold]
+    fn static_only(&self, index: usize) -> bool {
+        let columns = (self.columns)();
+        let clustering_null = |i: usize, null: bool| {
+            null && columns
+                .get(i)
+                .is_some_and(|c| matches!(c.kind, ColumnKind::Clustering(_)))
+        };
+        clustering_null(index, true)
+            || self
+                .iter
+                .clone()
+                .enumerate()
+                .any(|(i, c)| c.is_ok_and(|c| clustering_null(index + 1 + i, c.slice.is_none())))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, index: usize) -> DeserializationError {
+        DeserializationError::new(RowError::ColumnCount {
+            table: String::new(),
+            rust: "row",
+            expected: (self.columns)().len(),
+            actual: index,
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn value_error(
+        &self,
+        index: usize,
+        spec: &ColumnSpec<'_>,
+        null: bool,
+        e: DeserializationError,
+    ) -> DeserializationError {
+        let table = table_of(spec);
+        let column = spec.name().to_owned();
+        let def = (self.columns)().get(index);
+        if null && self.static_only(index) {
+            return DeserializationError::new(StaticOnlyRow { table });
+        }
+        let rust_type = def.map_or("?", |d| d.rust_type);
+        DeserializationError::new(if null {
+            RowError::Null {
+                table,
+                column,
+                expected: def.map_or_else(String::new, |d| d.cql_type.to_string()),
+                rust_type,
+            }
+        } else {
+            RowError::Value {
+                table,
+                column,
+                rust_type,
+                detail: e.to_string(),
+            }
+        })
+    }
+}
+
+/// A row that holds only a partition's static values (its clustering columns are null):
+/// the reads of rows skip it (see [`Rows`]).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "table `{table}`: a partition with static values and no clustering rows; read its static \
+     columns with a projection of the partition key and static columns"
+)]
+pub(crate) struct StaticOnlyRow {
+    table: String,
+}
+
+/// A row as the reads of rows see it: `None` for a partition's static-only row (a partition
+/// with static values and no clustering rows yet, which Cassandra returns as one row whose
+/// clustering columns are null). A row type with clustering columns cannot hold it, and it
+/// is not a row of the table: it is skipped.
+pub(crate) struct Rows<R>(pub(crate) Option<R>);
+
+impl<'f, 'm, R: DeserializeRow<'f, 'm>> DeserializeRow<'f, 'm> for Rows<R> {
+    #[inline]
+    fn type_check(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
+        R::type_check(specs)
+    }
+
+    #[inline]
+    fn deserialize(row: ColumnIterator<'f, 'm>) -> Result<Self, DeserializationError> {
+        match R::deserialize(row) {
+            Ok(r) => Ok(Rows(Some(r))),
+            Err(e) if e.downcast_ref::<StaticOnlyRow>().is_some() => Ok(Rows(None)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Binds chosen columns of a row, in the order of `indices`: the bound values of cassmodel's
+/// own statements, whose markers are known to be in this order.
+pub struct Columns<'a, T> {
+    row: &'a T,
+    indices: &'a [usize],
+}
+
+impl<'a, T: Table> Columns<'a, T> {
+    /// The columns `indices` of `row`.
+    pub fn new(row: &'a T, indices: &'a [usize]) -> Self {
+        Columns { row, indices }
+    }
+}
+
+impl<T: Table> SerializeRow for Columns<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let schema = T::schema();
+        let specs = ctx.columns();
+        if specs.len() != self.indices.len() {
+            return Err(SerializationError::new(RowError::ColumnCount {
+                table: table_of_specs(specs).unwrap_or_default(),
+                rust: schema.rust_name,
+                expected: self.indices.len(),
+                actual: specs.len(),
+            }));
+        }
+        let columns = self.indices.iter().copied().zip(specs).map(Ok);
+        write_columns(self.row, columns, false, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+}
+
+/// `SerializeRow` for a table struct used with hand-written CQL: each bind marker is matched
+/// to the field of the column with its name.
+pub fn serialize_by_name<T: Table>(
+    row: &T,
+    ctx: &RowSerializationContext<'_>,
+    writer: &mut RowWriter,
+) -> Result<(), SerializationError> {
+    let schema = T::schema();
+    let columns = ctx.columns().iter().map(|spec| {
+        let i = schema.column_index(spec.name()).ok_or_else(|| {
+            let detail = format!("`{}` has no field for this bind marker", schema.rust_name);
+            value_mismatch(spec, schema.rust_name, detail)
+        })?;
+        Ok((i, spec))
+    });
+    write_columns(row, columns, false, writer)
+}

@@ -1,0 +1,734 @@
+//! The Rust-to-CQL type mapping: [`CqlMapping`] and its implementations, which key columns
+//! and bucket sources a type may be.
+//!
+//! [`CqlMapping`] says which CQL type a Rust type is stored as. It is implemented for every
+//! CQL native type the scylla driver supports, for `Option<T>`, the standard collections,
+//! tuples, and (through `#[derive(CassUdt)]`) user-defined types. Implement it for a type of
+//! your own to use that type as a column.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::BuildHasher;
+use std::net::IpAddr;
+
+use cassmodel_schema::{CqlType, NativeType};
+use scylla::deserialize::value::DeserializeValue;
+use scylla::serialize::value::SerializeValue;
+use scylla::value::{
+    Counter, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlVarint,
+};
+
+use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
+use scylla::frame::response::result::ColumnType;
+use scylla::serialize::SerializationError;
+use scylla::serialize::writers::{CellWriter, WrittenCellProof};
+
+use chrono::NaiveDate;
+
+use super::bucket::BucketValue;
+use super::erased::{Bound, ErasedValue};
+use crate::error::value_refused;
+use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
+
+/// A Rust type that can be stored in a CQL column (or a UDT field, or a collection element).
+///
+/// The derive macros require it for every field; the scylla driver's
+/// [`SerializeValue`]/[`DeserializeValue`] do the actual encoding.
+///
+/// # Implementing it for your own type
+///
+/// ```
+/// use cassmodel_runtime::{CqlMapping, CqlType, NativeType};
+/// use cassmodel_runtime::scylla::serialize::{value::SerializeValue, writers::{CellWriter, WrittenCellProof}, SerializationError};
+/// use cassmodel_runtime::scylla::deserialize::{value::DeserializeValue, DeserializationError, FrameSlice, TypeCheckError};
+/// use cassmodel_runtime::scylla::frame::response::result::ColumnType;
+///
+/// /// An e-mail address, stored as `text`.
+/// struct Email(String);
+///
+/// impl SerializeValue for Email {
+///     fn serialize<'b>(&self, typ: &ColumnType, w: CellWriter<'b>)
+///         -> Result<WrittenCellProof<'b>, SerializationError> {
+///         self.0.serialize(typ, w)
+///     }
+/// }
+/// impl<'f, 'm> DeserializeValue<'f, 'm> for Email {
+///     fn type_check(typ: &ColumnType) -> Result<(), TypeCheckError> {
+///         <String as DeserializeValue>::type_check(typ)
+///     }
+///     fn deserialize(typ: &'m ColumnType<'m>, v: Option<FrameSlice<'f>>)
+///         -> Result<Self, DeserializationError> {
+///         String::deserialize(typ, v).map(Email)
+///     }
+/// }
+/// impl CqlMapping for Email {
+///     fn cql_type() -> CqlType { CqlType::Native(NativeType::Text) }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no CQL type, so it cannot be stored in a column: derive `CassUdt` on it (for a struct), implement `cassmodel::CqlMapping` for it, or use a mapped type",
+    label = "no CQL mapping for `{Self}`",
+    note = "cassmodel maps String, i8/i16/i32/i64, f32/f64, bool, Uuid, IpAddr, Vec<u8> (blob), the `cassmodel::value` types (Timeuuid, Date, Time, Timestamp, Duration, Varint, Decimal, Counter), chrono's DateTime<Utc>/NaiveDate/NaiveTime, Option<T>, Vec/HashSet/BTreeSet/HashMap/BTreeMap, tuples, and structs with #[derive(CassUdt)]"
+)]
+pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
+    /// The CQL type this Rust type is stored as by default. A field can override it with
+    /// `#[cass(cql_type = "...")]` (e.g. `ascii` for a `String`).
+    fn cql_type() -> CqlType;
+
+    /// Whether the type can hold a CQL null (true for `Option<T>`).
+    const NULLABLE: bool = false;
+
+    /// Pushes the user-defined types this type refers to, each after the types it depends
+    /// on, so that `CREATE TYPE` statements can run in this order.
+    fn collect_udts(_out: &mut Vec<&'static UdtSchema>) {}
+
+    // The hidden methods below are what generated code calls. Every use of a field's type
+    // goes through `<Ty as CqlMapping>::...`, so a type without a mapping gives one error on
+    // the field (identical diagnostics are merged) rather than one per use.
+
+    #[doc(hidden)]
+    fn __column(
+        name: &'static str,
+        field: &'static str,
+        kind: ColumnKind,
+        cql_type: Option<CqlType>,
+        frozen: bool,
+    ) -> ColumnDef
+    where
+        Self: Sized,
+    {
+        ColumnDef::new::<Self>(name, field, kind, cql_type, frozen)
+    }
+
+    #[doc(hidden)]
+    fn __erased(&self) -> &dyn ErasedValue
+    where
+        Self: Sized + Sync,
+    {
+        self
+    }
+
+    #[doc(hidden)]
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        <Self as DeserializeValue<'_, '_>>::type_check(typ)
+    }
+
+    #[doc(hidden)]
+    fn __is_none(&self) -> bool {
+        false
+    }
+
+    /// The bucket of this value (`None`: not a bucket source).
+    #[doc(hidden)]
+    fn __bucket(&self, rule: BucketRule) -> Option<BucketValue> {
+        let _ = rule;
+        None
+    }
+
+    /// At least as many bytes as `__write` writes, when known without writing
+    /// ([`ErasedValue::size_bound`](ErasedValue::size_bound)).
+    #[doc(hidden)]
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        None
+    }
+
+    /// Refuses a value its CQL type cannot hold exactly (a `DateTime<Utc>` with digits below
+    /// the millisecond), before anything is written; collections check their elements.
+    #[doc(hidden)]
+    #[inline]
+    fn __check(&self) -> Result<(), SerializationError> {
+        Ok(())
+    }
+
+    #[doc(hidden)]
+    #[inline]
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.__check()?;
+        SerializeValue::serialize(self, typ, writer)
+    }
+
+    #[doc(hidden)]
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError>
+    where
+        Self: Sized,
+    {
+        <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
+    }
+}
+
+impl<T: CqlMapping + Sync> ErasedValue for T {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.__write(typ, writer)
+    }
+
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+
+    fn is_none(&self) -> bool {
+        self.__is_none()
+    }
+
+    fn source_bucket(&self, rule: BucketRule) -> Option<BucketValue> {
+        self.__bucket(rule)
+    }
+
+    fn size_bound(&self) -> Option<usize> {
+        self.__size_bound()
+    }
+}
+
+impl ColumnDef {
+    /// Describes field `field` of Rust type `T`, stored as column `name`.
+    ///
+    /// `cql_type` overrides `T`'s default CQL type; `frozen` wraps the type in `frozen<...>`.
+    pub fn new<T: CqlMapping>(
+        name: &'static str,
+        field: &'static str,
+        kind: ColumnKind,
+        cql_type: Option<CqlType>,
+        frozen: bool,
+    ) -> Self {
+        let mut t = cql_type.unwrap_or_else(T::cql_type);
+        if frozen {
+            t = t.frozen();
+        }
+        let mut udts = Vec::new();
+        T::collect_udts(&mut udts);
+        ColumnDef::from_parts(
+            name,
+            field,
+            t,
+            kind,
+            T::NULLABLE,
+            std::any::type_name::<T>(),
+            udts,
+            T::__type_check,
+        )
+    }
+}
+
+/// A type that may be a partition-key or clustering column.
+///
+/// Not implemented for `Option<T>` (key columns are never null), non-frozen collections,
+/// user-defined types (they must be frozen), `Counter` and `CqlDuration`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a primary-key column: add `#[cass(frozen)]` to the field if it is a collection or user-defined type, else move the field out of the key",
+    label = "not allowed in a primary key",
+    note = "partition-key and clustering columns cannot be null (`Option`), counters, durations, or non-frozen collections and user-defined types",
+    note = "for an `Option`, key the table on the inner type: a key column always has a value"
+)]
+pub trait KeyColumn: CqlMapping {}
+
+macro_rules! native {
+    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)? $(, size $s:tt)?;)*) => {$(
+        impl CqlMapping for $t {
+            fn cql_type() -> CqlType {
+                CqlType::Native(NativeType::$n)
+            }
+            $(native!(@bucket $b);)?
+            $(native!(@size $s);)?
+        }
+        $(native!(@key $t, $k);)?
+    )*};
+    // The bytes of a value (`size_bound`): as many as its length, or a fixed width.
+    (@size len) => {
+        #[inline]
+        fn __size_bound(&self) -> Option<usize> {
+            Some(self.len())
+        }
+    };
+    (@size $n:literal) => {
+        #[inline]
+        fn __size_bound(&self) -> Option<usize> {
+            Some($n)
+        }
+    };
+    // A bucket source (`bucket.rs`): its bucket, reachable through `ErasedValue`.
+    (@bucket yes) => {
+        fn __bucket(&self, rule: BucketRule) -> Option<BucketValue> {
+            Some(BucketSource::bucket(self, rule))
+        }
+    };
+    // `do_not_recommend` on every `KeyColumn` impl keeps rustc from listing them all under
+    // an error; the trait's notes say what a key column may be.
+    (@key $t:ty, yes) => {
+        #[diagnostic::do_not_recommend]
+        impl KeyColumn for $t {}
+    };
+}
+
+native! {
+    String => Text, key yes, size len;
+    i8 => Tinyint, key yes, size 1;
+    i16 => Smallint, key yes, size 2;
+    i32 => Int, key yes, bucket yes, size 4;
+    i64 => Bigint, key yes, bucket yes, size 8;
+    f32 => Float, key yes, size 4;
+    f64 => Double, key yes, size 8;
+    bool => Boolean, key yes, size 1;
+    CqlTimeuuid => Timeuuid, key yes, size 16;
+    CqlVarint => Varint, key yes;
+    CqlDecimal => Decimal, key yes;
+    CqlTimestamp => Timestamp, key yes, size 8;
+    CqlDate => Date, key yes, size 4;
+    CqlTime => Time, key yes, size 8;
+    chrono::NaiveDate => Date, key yes, bucket yes, size 4;
+    chrono::NaiveTime => Time, key yes, size 8;
+    IpAddr => Inet, key yes, size 16;
+    Vec<u8> => Blob, key yes, size len;
+    CqlDuration => Duration;
+    Counter => Counter, size 8;
+}
+
+/// A CQL `timestamp` holds milliseconds, so a `DateTime<Utc>` with digits below the
+/// millisecond is refused when it is bound (a [`RowError::Value`](crate::RowError) naming the
+/// table and column), never silently truncated: a row read back equals the row written.
+/// Round such a value first with chrono's `SubsecRound::trunc_subsecs(3)`.
+impl CqlMapping for chrono::DateTime<chrono::Utc> {
+    fn cql_type() -> CqlType {
+        CqlType::Native(NativeType::Timestamp)
+    }
+
+    fn __bucket(&self, rule: BucketRule) -> Option<BucketValue> {
+        Some(BucketSource::bucket(self, rule))
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(8)
+    }
+
+    #[inline]
+    fn __check(&self) -> Result<(), SerializationError> {
+        if self.timestamp_subsec_nanos().is_multiple_of(1_000_000) {
+            return Ok(());
+        }
+        Err(sub_millisecond(self))
+    }
+}
+#[diagnostic::do_not_recommend]
+impl KeyColumn for chrono::DateTime<chrono::Utc> {}
+
+#[cold]
+fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
+    use chrono::SubsecRound;
+    value_refused(
+        "DateTime<Utc>",
+        format!(
+            "`{}` has digits below the millisecond, which a CQL timestamp cannot hold (it would \
+             be stored as `{}`); round it first with chrono's `SubsecRound::trunc_subsecs(3)`",
+            t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
+            t.trunc_subsecs(3)
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        ),
+    )
+}
+
+/// `uuid` by default; with `#[cass(cql_type = "timeuuid")]` a `Uuid` field reads and writes a
+/// `timeuuid` column too (the driver only accepts `CqlTimeuuid` there, so the value is
+/// converted; a non-time-based UUID is refused by the server, not silently stored).
+impl CqlMapping for uuid::Uuid {
+    fn cql_type() -> CqlType {
+        CqlType::Native(NativeType::Uuid)
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(16)
+    }
+
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        if is_timeuuid(typ) {
+            Ok(())
+        } else {
+            <Self as DeserializeValue<'_, '_>>::type_check(typ)
+        }
+    }
+
+    #[inline]
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        if is_timeuuid(typ) {
+            CqlTimeuuid::from(*self).serialize(typ, writer)
+        } else {
+            SerializeValue::serialize(self, typ, writer)
+        }
+    }
+
+    #[inline]
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        if is_timeuuid(typ) {
+            <CqlTimeuuid as DeserializeValue<'f, 'm>>::deserialize(typ, v).map(Into::into)
+        } else {
+            <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
+        }
+    }
+}
+#[diagnostic::do_not_recommend]
+impl KeyColumn for uuid::Uuid {}
+
+#[inline]
+fn is_timeuuid(typ: &ColumnType<'_>) -> bool {
+    matches!(
+        typ,
+        ColumnType::Native(scylla::frame::response::result::NativeType::Timeuuid)
+    )
+}
+
+impl<T: CqlMapping> CqlMapping for Option<T> {
+    const NULLABLE: bool = true;
+
+    fn cql_type() -> CqlType {
+        T::cql_type()
+    }
+
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        T::__type_check(typ)
+    }
+
+    fn __is_none(&self) -> bool {
+        self.is_none()
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        self.as_ref().map_or(Some(0), T::__size_bound)
+    }
+
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.as_ref().map_or(Ok(()), T::__check)
+    }
+
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        match self {
+            Some(v) => v.__write(typ, writer),
+            None => Ok(writer.set_null()),
+        }
+    }
+
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        match v {
+            Some(_) => T::__read(typ, v).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<T: CqlMapping> CqlMapping for Vec<T> {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter().try_for_each(T::__check)
+    }
+
+    fn cql_type() -> CqlType {
+        CqlType::List(Box::new(T::cql_type().frozen_for_nesting()))
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> CqlMapping
+    for HashSet<T, S>
+{
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter().try_for_each(T::__check)
+    }
+
+    fn cql_type() -> CqlType {
+        CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<T: CqlMapping + Ord> CqlMapping for BTreeSet<T> {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter().try_for_each(T::__check)
+    }
+
+    fn cql_type() -> CqlType {
+        CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        T::collect_udts(out)
+    }
+}
+
+impl<K, V, S> CqlMapping for HashMap<K, V, S>
+where
+    K: CqlMapping + Eq + std::hash::Hash,
+    V: CqlMapping,
+    S: BuildHasher + Default + 'static,
+{
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter()
+            .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
+    }
+
+    fn cql_type() -> CqlType {
+        CqlType::Map(
+            Box::new(K::cql_type().frozen_for_nesting()),
+            Box::new(V::cql_type().frozen_for_nesting()),
+        )
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        K::collect_udts(out);
+        V::collect_udts(out);
+    }
+}
+
+impl<K: CqlMapping + Ord, V: CqlMapping> CqlMapping for BTreeMap<K, V> {
+    fn __check(&self) -> Result<(), SerializationError> {
+        self.iter()
+            .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
+    }
+
+    fn cql_type() -> CqlType {
+        CqlType::Map(
+            Box::new(K::cql_type().frozen_for_nesting()),
+            Box::new(V::cql_type().frozen_for_nesting()),
+        )
+    }
+    fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+        K::collect_udts(out);
+        V::collect_udts(out);
+    }
+}
+
+macro_rules! tuples {
+    ($($($t:ident)+;)*) => {$(
+        impl<$($t: CqlMapping),+> CqlMapping for ($($t,)+) {
+            fn cql_type() -> CqlType {
+                CqlType::Tuple(vec![$($t::cql_type().frozen_for_nesting()),+])
+            }
+            fn collect_udts(out: &mut Vec<&'static UdtSchema>) {
+                $($t::collect_udts(out);)+
+            }
+            #[allow(non_snake_case)]
+            fn __check(&self) -> Result<(), SerializationError> {
+                let ($($t,)+) = self;
+                $($t.__check()?;)+
+                Ok(())
+            }
+        }
+        /// Tuples are frozen in Cassandra, so a tuple of key types may be a key column.
+        #[diagnostic::do_not_recommend]
+        impl<$($t: KeyColumn),+> KeyColumn for ($($t,)+) {}
+    )*};
+}
+
+tuples! {
+    A;
+    A B;
+    A B C;
+    A B C D;
+    A B C D E;
+    A B C D E F;
+    A B C D E F G;
+    A B C D E F G H;
+    A B C D E F G H I;
+    A B C D E F G H I J;
+    A B C D E F G H I J K;
+    A B C D E F G H I J K L;
+}
+
+/// A type a bucket can be computed from. Implemented for `DateTime<Utc>` and `NaiveDate`
+/// (time buckets) and `i32` and `i64` (width buckets).
+#[diagnostic::on_unimplemented(
+    message = "a bucket cannot be computed from `{Self}`",
+    label = "bucket source",
+    note = "`bucket(day|week|month|year)` takes a `chrono::DateTime<Utc>` or `chrono::NaiveDate` field, `bucket(width = N)` an `i32` or `i64` field"
+)]
+pub trait BucketSource: CqlMapping + Clone + Send + Sync + 'static {
+    /// The bucket of this value under `rule`.
+    #[doc(hidden)]
+    fn bucket(&self, rule: BucketRule) -> BucketValue;
+}
+
+/// A type a time bucket (`day`, `week`, `month`, `year`) can be computed from.
+#[diagnostic::on_unimplemented(
+    message = "a time bucket cannot be computed from `{Self}`: it needs a `DateTime<Utc>` or `NaiveDate` field",
+    label = "not a date or timestamp",
+    note = "for an integer field, bucket by a width instead: `#[cass(bucket(width = 1000))]`"
+)]
+pub trait TimeBucketSource: BucketSource {}
+
+/// A type a width bucket (`bucket(width = N)`) can be computed from.
+#[diagnostic::on_unimplemented(
+    message = "a width bucket cannot be computed from `{Self}`: it needs an `i32` or `i64` field",
+    label = "not an integer",
+    note = "for a `DateTime<Utc>` or `NaiveDate` field, bucket by time instead: `#[cass(bucket(month))]`"
+)]
+pub trait WidthBucketSource: BucketSource {}
+
+impl BucketSource for chrono::DateTime<chrono::Utc> {
+    fn bucket(&self, rule: BucketRule) -> BucketValue {
+        BucketValue::of_date(self.date_naive(), rule)
+    }
+}
+impl TimeBucketSource for chrono::DateTime<chrono::Utc> {}
+
+impl BucketSource for NaiveDate {
+    fn bucket(&self, rule: BucketRule) -> BucketValue {
+        BucketValue::of_date(*self, rule)
+    }
+}
+impl TimeBucketSource for NaiveDate {}
+
+impl BucketSource for i32 {
+    fn bucket(&self, rule: BucketRule) -> BucketValue {
+        BucketValue::of_int(i64::from(*self), rule)
+    }
+}
+impl WidthBucketSource for i32 {}
+
+impl BucketSource for i64 {
+    fn bucket(&self, rule: BucketRule) -> BucketValue {
+        BucketValue::of_int(*self, rule)
+    }
+}
+impl WidthBucketSource for i64 {}
+
+/// Compile-time check of a time bucket's source type.
+#[doc(hidden)]
+pub const fn assert_time_bucket<T: TimeBucketSource>() {}
+
+/// Compile-time check of a width bucket's source type.
+#[doc(hidden)]
+pub const fn assert_width_bucket<T: WidthBucketSource>() {}
+
+/// The bucket of `value` under `rule`, bound (generated key methods and `get`). Not bound by
+/// [`BucketSource`]: the derive asserts that once, on the field, so a wrong type is one error.
+#[doc(hidden)]
+pub fn bucket_of<'a, V: CqlMapping>(value: &V, rule: BucketRule) -> Bound<'a> {
+    Bound::Bucket(value.__bucket(rule).unwrap_or(BucketValue::Overflow))
+}
+
+/// Compile-time check that a key field's type may be a key column (the error, from
+/// `KeyColumn`'s `on_unimplemented`, points at the field's type).
+#[doc(hidden)]
+pub const fn assert_key_column<T: KeyColumn>() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text<T: CqlMapping>() -> String {
+        T::cql_type().to_string()
+    }
+
+    #[test]
+    fn default_mappings() {
+        assert_eq!(text::<String>(), "text");
+        assert_eq!(text::<Vec<u8>>(), "blob");
+        assert_eq!(text::<Vec<i32>>(), "list<int>");
+        assert_eq!(text::<Vec<Vec<i32>>>(), "list<frozen<list<int>>>");
+        assert_eq!(text::<Option<CqlTimeuuid>>(), "timeuuid");
+        assert_eq!(text::<HashMap<uuid::Uuid, i32>>(), "map<uuid, int>");
+        assert_eq!(
+            text::<BTreeMap<String, BTreeSet<i64>>>(),
+            "map<text, frozen<set<bigint>>>"
+        );
+        assert_eq!(text::<(i32, String)>(), "tuple<int, text>");
+        assert_eq!(text::<chrono::DateTime<chrono::Utc>>(), "timestamp");
+        assert_eq!(text::<Counter>(), "counter");
+        assert_eq!(text::<CqlDuration>(), "duration");
+        assert_eq!(text::<IpAddr>(), "inet");
+    }
+
+    /// The bytes `value` writes for a column of `typ` (without the cell's length), and its
+    /// size bound. (A vector's is checked in `vector.rs`.)
+    pub(crate) fn written_and_bound<T: CqlMapping + Sync>(
+        value: &T,
+        typ: ColumnType<'_>,
+    ) -> (usize, usize) {
+        let mut buf = Vec::new();
+        value
+            .__write(&typ, CellWriter::new(&mut buf))
+            .expect("written");
+        let bound = ErasedValue::size_bound(value).expect("a size bound");
+        (buf.len().saturating_sub(4), bound)
+    }
+
+    /// A write skips serializing its values first when their size bounds fit the request
+    /// limit, so a bound below the real size would let an oversize write reach the server.
+    #[test]
+    fn size_bounds_cover_what_is_written() {
+        use scylla::frame::response::result::NativeType as N;
+        let native = ColumnType::Native;
+        let exact = [
+            written_and_bound(&"héllo, wörld".to_owned(), native(N::Text)),
+            written_and_bound(&String::new(), native(N::Text)),
+            written_and_bound(&-3i8, native(N::TinyInt)),
+            written_and_bound(&-3i16, native(N::SmallInt)),
+            written_and_bound(&-3i32, native(N::Int)),
+            written_and_bound(&-3i64, native(N::BigInt)),
+            written_and_bound(&1.5f32, native(N::Float)),
+            written_and_bound(&1.5f64, native(N::Double)),
+            written_and_bound(&true, native(N::Boolean)),
+            written_and_bound(&uuid::Uuid::from_u128(7), native(N::Uuid)),
+            written_and_bound(
+                &uuid::Uuid::parse_str("8e14e760-7fa8-11eb-bc66-000000000001").expect("uuid"),
+                native(N::Timeuuid),
+            ),
+            written_and_bound(&CqlTimeuuid::from_bytes([0x11; 16]), native(N::Timeuuid)),
+            written_and_bound(&CqlTimestamp(1), native(N::Timestamp)),
+            written_and_bound(&CqlDate(1), native(N::Date)),
+            written_and_bound(&CqlTime(1), native(N::Time)),
+            written_and_bound(
+                &chrono::NaiveDate::from_ymd_opt(2026, 11, 24).expect("date"),
+                native(N::Date),
+            ),
+            written_and_bound(&chrono::NaiveTime::MIN, native(N::Time)),
+            written_and_bound(
+                &chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
+                native(N::Timestamp),
+            ),
+            written_and_bound(&IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]), native(N::Inet)),
+            written_and_bound(&vec![1u8, 2, 3], native(N::Blob)),
+            written_and_bound(&Counter(5), native(N::Counter)),
+            written_and_bound(&Some(-3i32), native(N::Int)),
+            written_and_bound(&None::<String>, native(N::Text)),
+        ];
+        for (i, (written, bound)) in exact.into_iter().enumerate() {
+            assert_eq!(written, bound, "value #{i}: the bound is its exact size");
+        }
+        let (written, bound) = written_and_bound(&IpAddr::from([127, 0, 0, 1]), native(N::Inet));
+        assert!(written <= bound, "an IPv4 address: {written} <= {bound}");
+        assert_eq!(
+            ErasedValue::size_bound(&vec![1i32]),
+            None,
+            "a list has none"
+        );
+    }
+}

@@ -1,0 +1,303 @@
+//! [`Vector`]: a `vector<float, N>` column (Cassandra 5.0), whose Rust type carries its
+//! dimension, so that a vector of another length is a compile error.
+
+use std::fmt;
+
+use cassmodel_schema::{CqlType, NativeType};
+use scylla::deserialize::value::{DeserializeValue, VectorIterator};
+use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
+use scylla::frame::response::result::ColumnType;
+use scylla::serialize::SerializationError;
+use scylla::serialize::value::SerializeValue;
+use scylla::serialize::writers::{CellWriter, WrittenCellProof};
+
+use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
+use scylla::frame::response::result::ColumnSpec;
+
+use super::erased::ErasedValue;
+use super::projection::Projection;
+use super::table::Table;
+use super::types::CqlMapping;
+
+/// A `vector<float, N>` value: `N` `f32`s, written and read back exactly (each element is a
+/// 4-byte float on the wire).
+///
+/// Declare a vector column with a field of this type; `#[cass(index)]` on it creates the SAI
+/// index that vector search (`ann_<field>(..)`) needs, and `index(similarity = "..")` picks
+/// how vectors are compared (`cosine`, the default, `dot_product` or `euclidean`).
+///
+/// ```
+/// use cassmodel::value::Vector;
+///
+/// let v = Vector::new([0.6, 0.8, 0.0]);
+/// assert_eq!(v.len(), 3);
+/// assert_eq!(v[1], 0.8);
+/// let w: Vector<3> = [1.0, 0.0, 0.0].into();
+/// assert_eq!(Vector::<3>::try_from(&[1.0, 0.0, 0.0][..]), Ok(w));
+/// assert!(Vector::<3>::try_from(&[1.0, 0.0][..]).is_err());
+/// ```
+///
+/// With a cosine index (the default) Cassandra refuses to write a vector whose elements are
+/// all zero (it has no direction); the write fails with a server error.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Vector<const N: usize>(pub [f32; N]);
+
+impl<const N: usize> Vector<N> {
+    /// The vector with these elements.
+    pub const fn new(elements: [f32; N]) -> Self {
+        Vector(elements)
+    }
+
+    /// Its elements.
+    pub const fn as_array(&self) -> &[f32; N] {
+        &self.0
+    }
+
+    /// Its elements, by value.
+    pub const fn into_array(self) -> [f32; N] {
+        self.0
+    }
+}
+
+impl<const N: usize> Default for Vector<N> {
+    fn default() -> Self {
+        Vector([0.0; N])
+    }
+}
+
+impl<const N: usize> fmt::Debug for Vector<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Vector").field(&self.0).finish()
+    }
+}
+
+impl<const N: usize> std::ops::Deref for Vector<N> {
+    type Target = [f32; N];
+
+    fn deref(&self) -> &[f32; N] {
+        &self.0
+    }
+}
+
+impl<const N: usize> std::ops::DerefMut for Vector<N> {
+    fn deref_mut(&mut self) -> &mut [f32; N] {
+        &mut self.0
+    }
+}
+
+impl<const N: usize> From<[f32; N]> for Vector<N> {
+    fn from(elements: [f32; N]) -> Self {
+        Vector(elements)
+    }
+}
+
+impl<const N: usize> From<Vector<N>> for [f32; N] {
+    fn from(v: Vector<N>) -> Self {
+        v.0
+    }
+}
+
+/// A slice of another length than the vector's dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a vector<float, {expected}> takes {expected} elements, not {found}")]
+pub struct DimensionError {
+    /// The vector's dimension.
+    pub expected: usize,
+    /// The number of elements given (or read).
+    pub found: usize,
+}
+
+impl<const N: usize> TryFrom<&[f32]> for Vector<N> {
+    type Error = DimensionError;
+
+    fn try_from(elements: &[f32]) -> Result<Self, DimensionError> {
+        <[f32; N]>::try_from(elements)
+            .map(Vector)
+            .map_err(|_| DimensionError {
+                expected: N,
+                found: elements.len(),
+            })
+    }
+}
+
+impl<const N: usize> TryFrom<Vec<f32>> for Vector<N> {
+    type Error = DimensionError;
+
+    fn try_from(elements: Vec<f32>) -> Result<Self, DimensionError> {
+        Self::try_from(elements.as_slice())
+    }
+}
+
+/// A result column that is not a `vector<float, N>` of this `N`.
+#[derive(Debug, thiserror::Error)]
+#[error("`Vector<{expected}>` reads a `vector<float, {expected}>` column, not `{found}`")]
+struct VectorTypeError {
+    expected: usize,
+    found: String,
+}
+
+impl<const N: usize> SerializeValue for Vector<N> {
+    fn serialize<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        // The driver's slice impl checks the column's element type and dimension.
+        SerializeValue::serialize(self.0.as_slice(), typ, writer)
+    }
+}
+
+impl<'f, 'm, const N: usize> DeserializeValue<'f, 'm> for Vector<N> {
+    fn type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        match typ {
+            ColumnType::Vector {
+                typ: element,
+                dimensions,
+            } if usize::from(*dimensions) == N => {
+                <f32 as DeserializeValue<'_, '_>>::type_check(element)
+            }
+            _ => Err(TypeCheckError::new(VectorTypeError {
+                expected: N,
+                found: super::table::describe_type(typ),
+            })),
+        }
+    }
+
+    fn deserialize(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        let elements =
+            <VectorIterator<'f, 'm, f32> as DeserializeValue<'f, 'm>>::deserialize(typ, v)?;
+        let mut out = [0.0; N];
+        let mut found = 0;
+        for e in elements {
+            let e = e?;
+            if let Some(slot) = out.get_mut(found) {
+                *slot = e;
+            }
+            found += 1;
+        }
+        if found == N {
+            Ok(Vector(out))
+        } else {
+            Err(DeserializationError::new(DimensionError {
+                expected: N,
+                found,
+            }))
+        }
+    }
+}
+
+impl<const N: usize> CqlMapping for Vector<N> {
+    fn cql_type() -> CqlType {
+        let n = u32::try_from(N).unwrap_or(u32::MAX);
+        CqlType::Vector(Box::new(CqlType::Native(NativeType::Float)), n)
+    }
+
+    /// A `vector<float, N>` is `N` floats without lengths.
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(4 * N)
+    }
+}
+
+/// A query vector for an ANN search on a column of type `V`: a [`Vector`] of the column's
+/// dimension, or an array of as many `f32`s.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query vector for a `{V}` column: give a vector of the column's dimension",
+    label = "a vector of another dimension, or not a vector",
+    note = "a vector search compares vectors of one dimension: pass a `&Vector<N>` or `&[f32; N]` with the `N` of the column's type"
+)]
+pub trait QueryVector<V>: ErasedValue {}
+
+#[diagnostic::do_not_recommend]
+impl<const N: usize> QueryVector<Vector<N>> for Vector<N> {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize> QueryVector<Vector<N>> for [f32; N] {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize> QueryVector<Option<Vector<N>>> for Vector<N> {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize> QueryVector<Option<Vector<N>>> for [f32; N] {}
+
+impl<const N: usize> ErasedValue for [f32; N] {
+    fn write_to<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        SerializeValue::serialize(self.as_slice(), typ, writer)
+    }
+
+    fn rust_type(&self) -> &'static str {
+        std::any::type_name::<[f32; N]>()
+    }
+}
+
+/// A row of a vector search with its similarity to the query vector: what
+/// `.with_score()` reads (`SELECT similarity_<function>(column, ?), ...`, the function of the
+/// column's index).
+///
+/// The score is in `[0, 1]`, higher for nearer vectors: `(1 + cosine) / 2` for a cosine
+/// index, `(1 + dot product) / 2` for a dot-product one, `1 / (1 + d²)` for a Euclidean one
+/// (`d` the distance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored<R> {
+    /// How near the row's vector is to the query vector.
+    pub score: f32,
+    /// The row, or its projection.
+    pub row: R,
+}
+
+impl<T: Table, R: Projection<T>> Projection<T> for Scored<R> {
+    fn columns() -> &'static [usize] {
+        R::columns()
+    }
+}
+
+/// A result without the score column `Scored` reads first.
+#[derive(Debug, thiserror::Error)]
+#[error("a scored row starts with its similarity score, and the result has no columns")]
+struct NoScore;
+
+impl<'f, 'm, R: DeserializeRow<'f, 'm>> DeserializeRow<'f, 'm> for Scored<R> {
+    fn type_check(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
+        let Some((score, rest)) = specs.split_first() else {
+            return Err(TypeCheckError::new(NoScore));
+        };
+        <f32 as DeserializeValue<'_, '_>>::type_check(score.typ())?;
+        R::type_check(rest)
+    }
+
+    fn deserialize(mut row: ColumnIterator<'f, 'm>) -> Result<Self, DeserializationError> {
+        let column = row
+            .next()
+            .ok_or_else(|| DeserializationError::new(NoScore))??;
+        let score =
+            <f32 as DeserializeValue<'f, 'm>>::deserialize(column.spec.typ(), column.slice)?;
+        Ok(Scored {
+            score,
+            row: R::deserialize(row)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write skips serializing its values first when their size bounds fit the request
+    /// limit: a vector's bound is its exact size.
+    #[test]
+    fn the_size_bound_is_the_size_written() {
+        use scylla::frame::response::result::NativeType;
+        let v = Vector([1.0f32, 2.0, 3.0]);
+        let typ = ColumnType::Vector {
+            typ: Box::new(ColumnType::Native(NativeType::Float)),
+            dimensions: 3,
+        };
+        let mut buf = Vec::new();
+        v.__write(&typ, CellWriter::new(&mut buf)).expect("written");
+        assert_eq!(Some(buf.len() - 4), ErasedValue::size_bound(&v));
+    }
+}

@@ -1,0 +1,197 @@
+//! [`Models`]: the tables and user-defined types a migration manages, and how they are placed
+//! in their keyspaces (the [`Target`] a plan is computed from).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::error::MigrationError;
+use super::target::Target;
+use crate::mapping::table::Table;
+use crate::mapping::udt::Udt;
+use crate::schema::ddl;
+use crate::schema::model::{TableSchema, UdtSchema};
+use crate::schema::registry::{registered_tables, registered_udts};
+
+/// The tables and user-defined types a migration manages.
+///
+/// ```
+/// # use cassmodel_runtime as cassmodel;
+/// use cassmodel::migrate::Models;
+/// // Every derive in the binary:
+/// let all = Models::registered();
+/// // Or an explicit list (works without the registry):
+/// // let some = Models::new().table::<Customer>().table::<Order>().udt::<Address>();
+/// # let _ = all;
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Models {
+    tables: Vec<&'static TableSchema>,
+    udts: Vec<&'static UdtSchema>,
+}
+
+impl Models {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every `#[derive(CassTable)]` and `#[derive(CassUdt)]` type linked into the binary.
+    pub fn registered() -> Self {
+        Models {
+            tables: registered_tables(),
+            udts: registered_udts(),
+        }
+    }
+
+    /// Adds table `T` (and the user-defined types it uses).
+    pub fn table<T: Table>(self) -> Self {
+        self.table_schema(T::schema())
+    }
+
+    /// Adds a table by its description.
+    pub fn table_schema(mut self, schema: &'static TableSchema) -> Self {
+        if !self.tables.iter().any(|t| std::ptr::eq(*t, schema)) {
+            self.tables.push(schema);
+        }
+        self
+    }
+
+    /// Adds user-defined type `U`. Types used by a table are added with the table; add a
+    /// type here only to create it where no table uses it (in the default keyspace).
+    pub fn udt<U: Udt>(mut self) -> Self {
+        let schema = U::udt_schema();
+        if !self.udts.iter().any(|u| std::ptr::eq(*u, schema)) {
+            self.udts.push(schema);
+        }
+        self
+    }
+
+    /// The tables, in the order given.
+    pub fn tables(&self) -> &[&'static TableSchema] {
+        &self.tables
+    }
+
+    /// The user-defined types given explicitly (or registered), in the order given.
+    pub fn udts(&self) -> &[&'static UdtSchema] {
+        &self.udts
+    }
+
+    /// Places every model in its keyspace: the declared one after `resolve`, or the default.
+    /// Two different structs for one table (or type) are an error.
+    pub(crate) fn resolve<'a>(
+        &self,
+        resolve: impl Fn(Option<&'static str>) -> Option<&'a str>,
+    ) -> Result<Target, MigrationError> {
+        let mut problems = Vec::new();
+        let mut tables: BTreeMap<(String, String), &'static TableSchema> = BTreeMap::new();
+        for &t in &self.tables {
+            let Some(ks) = resolve(t.keyspace) else {
+                problems.push(format!(
+                    "table `{}` (struct `{}`) has no keyspace: give a default keyspace \
+                     (`--keyspace`, `Db::with_keyspace`) or annotate the struct with \
+                     #[cass(keyspace = \"...\")]",
+                    t.name, t.rust_name
+                ));
+                continue;
+            };
+            let key = (ks.to_owned(), t.name.to_owned());
+            match tables.get(&key) {
+                Some(other)
+                    if ddl::create_table_with_types(other, ks)
+                        != ddl::create_table_with_types(t, ks) =>
+                {
+                    problems.push(format!(
+                        "table `{ks}.{}` is described by two structs that differ, `{}` and \
+                         `{}`: keep one of them in the models",
+                        t.name, other.rust_name, t.rust_name
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    tables.insert(key, t);
+                }
+            }
+        }
+        // Index names are unique per keyspace.
+        let mut index_names: BTreeMap<(&str, &str), &'static TableSchema> = BTreeMap::new();
+        for ((ks, _), &t) in &tables {
+            for (_, i) in t.indexes() {
+                match index_names.get(&(ks.as_str(), i.name)) {
+                    Some(other) => problems.push(format!(
+                        "index `{ks}.{}` is declared on two tables, `{}` (struct `{}`) and `{}` \
+                         (struct `{}`): index names are unique per keyspace, so rename one with \
+                         #[cass(index(name = \"...\"))]",
+                        i.name, other.name, other.rust_name, t.name, t.rust_name
+                    )),
+                    None => {
+                        index_names.insert((ks.as_str(), i.name), t);
+                    }
+                }
+            }
+        }
+        let mut udts: BTreeMap<String, BTreeMap<String, &'static UdtSchema>> = BTreeMap::new();
+        let mut add_udt = |ks: &str, u: &'static UdtSchema, problems: &mut Vec<String>| {
+            let in_ks = udts.entry(ks.to_owned()).or_default();
+            match in_ks.get(u.name) {
+                Some(other) if ddl::create_type(other, ks) != ddl::create_type(u, ks) => {
+                    problems.push(format!(
+                        "type `{ks}.{}` is described by two structs that differ, `{}` and `{}`: \
+                         keep one of them in the models",
+                        u.name, other.rust_name, u.rust_name
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    in_ks.insert(u.name.to_owned(), u);
+                }
+            }
+        };
+        let mut used: BTreeSet<&str> = BTreeSet::new();
+        for ((ks, _), t) in &tables {
+            for &u in t.udts() {
+                used.insert(u.name);
+                add_udt(ks, u, &mut problems);
+            }
+        }
+        if let Some(default) = resolve(None) {
+            for &u in &self.udts {
+                if !used.contains(u.name) {
+                    for &d in u.dependencies() {
+                        add_udt(default, d, &mut problems);
+                    }
+                    add_udt(default, u, &mut problems);
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(MigrationError::Models(problems));
+        }
+        Ok(Target {
+            tables: tables.into_iter().map(|((ks, _), t)| (ks, t)).collect(),
+            udts: udts
+                .into_iter()
+                .map(|(ks, by_name)| (ks, dependency_order(by_name.into_values().collect())))
+                .collect(),
+        })
+    }
+}
+
+/// UDTs sorted by name, each after the types it refers to.
+fn dependency_order(mut udts: Vec<&'static UdtSchema>) -> Vec<&'static UdtSchema> {
+    udts.sort_by_key(|u| u.name);
+    let mut out: Vec<&'static UdtSchema> = Vec::new();
+    fn visit(u: &'static UdtSchema, all: &[&'static UdtSchema], out: &mut Vec<&'static UdtSchema>) {
+        if out.iter().any(|o| o.name == u.name) {
+            return;
+        }
+        for d in u.dependencies() {
+            // The dependency as the set knows it (same name), so one definition is used.
+            let d = all.iter().find(|a| a.name == d.name).copied().unwrap_or(d);
+            visit(d, all, out);
+        }
+        out.push(u);
+    }
+    for &u in &udts {
+        visit(u, &udts, &mut out);
+    }
+    out
+}

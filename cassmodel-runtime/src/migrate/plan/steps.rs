@@ -1,0 +1,443 @@
+//! What a plan is made of: the steps it runs ([`Step`], each with the [`Change`] that tells
+//! whether it is already applied), what it refuses ([`Refusal`]), what it leaves alone
+//! ([`Unmanaged`]), the whole [`MigrationPlan`] as CQL, and the differences
+//! [`Migrator::validate`](crate::migrate::Migrator::validate) reports ([`Mismatch`]).
+
+use std::fmt;
+
+use super::compare::{matches_target, option_changes};
+use crate::migrate::live::LiveSchema;
+use crate::schema::model::TableOptions;
+
+/// What one step changes; used to tell whether a step is already applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// `CREATE KEYSPACE`.
+    CreateKeyspace {
+        /// The keyspace.
+        keyspace: String,
+    },
+    /// `CREATE TYPE`.
+    CreateType {
+        /// The keyspace.
+        keyspace: String,
+        /// The type.
+        name: String,
+    },
+    /// `ALTER TYPE ... ADD`.
+    AddField {
+        /// The keyspace.
+        keyspace: String,
+        /// The type.
+        name: String,
+        /// The new field.
+        field: String,
+        /// `field type`.
+        definition: String,
+    },
+    /// `CREATE TABLE`.
+    CreateTable {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+    },
+    /// `ALTER TABLE ... ADD`.
+    AddColumn {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The new column.
+        column: String,
+        /// `column type [STATIC]`.
+        definition: String,
+    },
+    /// `ALTER TABLE ... WITH`.
+    AlterOptions {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The options the model sets.
+        options: TableOptions,
+    },
+    /// `CREATE INDEX ... USING 'sai'`.
+    CreateIndex {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The index.
+        index: String,
+        /// The indexed column.
+        column: String,
+        /// What it indexes, as CQL and as `system_schema.indexes` stores it (`values(tags)`).
+        target: String,
+    },
+    /// `ALTER TABLE ... DROP` (only with an explicit opt-in).
+    DropColumn {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The column.
+        column: String,
+    },
+}
+
+impl Change {
+    /// The keyspace the change is in.
+    pub fn keyspace(&self) -> &str {
+        match self {
+            Change::CreateKeyspace { keyspace }
+            | Change::CreateType { keyspace, .. }
+            | Change::AddField { keyspace, .. }
+            | Change::CreateTable { keyspace, .. }
+            | Change::AddColumn { keyspace, .. }
+            | Change::AlterOptions { keyspace, .. }
+            | Change::CreateIndex { keyspace, .. }
+            | Change::DropColumn { keyspace, .. } => keyspace,
+        }
+    }
+
+    /// Whether `live` already has this change.
+    pub fn is_done(&self, live: &LiveSchema) -> bool {
+        match self {
+            Change::CreateKeyspace { keyspace } => live.keyspaces.contains_key(keyspace),
+            Change::CreateType { keyspace, name } => live.udt(keyspace, name).is_some(),
+            Change::AddField {
+                keyspace,
+                name,
+                field,
+                ..
+            } => live
+                .udt(keyspace, name)
+                .is_some_and(|u| u.field(field).is_some()),
+            Change::CreateTable { keyspace, table } => live.table(keyspace, table).is_some(),
+            Change::AddColumn {
+                keyspace,
+                table,
+                column,
+                ..
+            } => live
+                .table(keyspace, table)
+                .is_some_and(|t| t.column(column).is_some()),
+            Change::AlterOptions {
+                keyspace,
+                table,
+                options,
+            } => live
+                .table(keyspace, table)
+                .is_some_and(|t| option_changes(options, t).is_empty()),
+            Change::CreateIndex {
+                keyspace,
+                table,
+                index,
+                target,
+                ..
+            } => live
+                .index(keyspace, index)
+                .is_some_and(|(t, i)| t.name == *table && matches_target(i, target)),
+            Change::DropColumn {
+                keyspace,
+                table,
+                column,
+            } => live
+                .table(keyspace, table)
+                .is_none_or(|t| t.column(column).is_none()),
+        }
+    }
+}
+
+/// One statement of a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Step {
+    /// The CQL statement (idempotent: `IF NOT EXISTS` / `IF EXISTS`, or an option change),
+    /// without a trailing `;`.
+    pub cql: String,
+    /// What it does, e.g. `add column loyalty_points to customer.customers`.
+    pub description: String,
+    /// What it changes.
+    pub change: Change,
+}
+
+/// A change the plan will not make, because Cassandra cannot make it in place (or would lose
+/// data doing it), with what to do instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Refusal {
+    /// `keyspace`, `keyspace.table` or `keyspace.type`.
+    pub table: String,
+    /// The column (or field) concerned, if one.
+    pub column: Option<String>,
+    /// The definition on the cluster.
+    pub old: String,
+    /// The definition in the models.
+    pub new: String,
+    /// Why it cannot be done.
+    pub problem: String,
+    /// What the user can do instead.
+    pub advice: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.table)?;
+        if let Some(c) = &self.column {
+            write!(f, ", `{c}`")?;
+        }
+        write!(
+            f,
+            ": {}\n  cluster: {}\n  models:  {}\n  instead: {}",
+            self.problem, self.old, self.new, self.advice
+        )
+    }
+}
+
+/// Something on the cluster that the models do not describe. It is left alone: cassmodel
+/// never drops a table, type or index, and drops a column only after an explicit opt-in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unmanaged {
+    /// A table of a managed keyspace that no model describes.
+    Table {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+    },
+    /// A column that the table's model does not have.
+    Column {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The column.
+        column: String,
+        /// Its type as the cluster has it.
+        cql_type: String,
+    },
+    /// A user-defined type of a managed keyspace that no model uses.
+    Type {
+        /// The keyspace.
+        keyspace: String,
+        /// The type.
+        name: String,
+    },
+    /// A secondary index on a managed table that the table's model does not declare.
+    Index {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The index.
+        index: String,
+        /// What it indexes (its `target` option).
+        target: String,
+    },
+}
+
+impl fmt::Display for Unmanaged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unmanaged::Table { keyspace, table } => write!(f, "table {keyspace}.{table}"),
+            Unmanaged::Column {
+                keyspace,
+                table,
+                column,
+                cql_type,
+            } => write!(
+                f,
+                "column {keyspace}.{table}.{column} ({cql_type}); to drop it, allow it \
+                 explicitly (--allow-drop {keyspace}.{table}.{column})"
+            ),
+            Unmanaged::Type { keyspace, name } => write!(f, "type {keyspace}.{name}"),
+            Unmanaged::Index {
+                keyspace,
+                table,
+                index,
+                target,
+            } => write!(f, "index {keyspace}.{index} on {table} ({target})"),
+        }
+    }
+}
+
+/// The difference between the models and the cluster, as statements to run, changes refused
+/// and things left alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MigrationPlan {
+    /// Statements to run, in order (keyspaces, types with dependencies first, tables, column
+    /// and option changes, explicitly allowed drops), sorted by keyspace and name.
+    pub steps: Vec<Step>,
+    /// Changes that will not be made. While this is not empty, nothing is applied.
+    pub refused: Vec<Refusal>,
+    /// What the cluster has and the models do not; never dropped by default.
+    pub unmanaged: Vec<Unmanaged>,
+}
+
+impl MigrationPlan {
+    /// No statement to run and nothing refused (unmanaged items do not count).
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty() && self.refused.is_empty()
+    }
+
+    /// The statements as a CQL script, each ending in `;` and a newline.
+    pub fn cql(&self) -> String {
+        self.steps.iter().map(|s| format!("{};\n", s.cql)).collect()
+    }
+
+    /// The statements alone.
+    pub fn statements(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| s.cql.as_str()).collect()
+    }
+
+    /// The plan as differences for [`Migrator::validate`](crate::migrate::Migrator::validate): what is
+    /// missing and what differs (option changes and allowed drops are not mismatches).
+    pub fn mismatches(&self) -> Vec<Mismatch> {
+        let mut out = Vec::new();
+        for s in &self.steps {
+            let (object, column, expected, actual) = match &s.change {
+                Change::CreateKeyspace { keyspace } => (
+                    keyspace.clone(),
+                    None,
+                    "the keyspace",
+                    "no such keyspace".to_owned(),
+                ),
+                Change::CreateType { keyspace, name } => (
+                    format!("{keyspace}.{name}"),
+                    None,
+                    "the type",
+                    "no such type".to_owned(),
+                ),
+                Change::AddField {
+                    keyspace,
+                    name,
+                    field,
+                    definition,
+                } => (
+                    format!("{keyspace}.{name}"),
+                    Some(field.clone()),
+                    "the field",
+                    format!("no such field (the models have `{definition}`)"),
+                ),
+                Change::CreateTable { keyspace, table } => (
+                    format!("{keyspace}.{table}"),
+                    None,
+                    "the table",
+                    "no such table".to_owned(),
+                ),
+                Change::AddColumn {
+                    keyspace,
+                    table,
+                    column,
+                    definition,
+                } => (
+                    format!("{keyspace}.{table}"),
+                    Some(column.clone()),
+                    "the column",
+                    format!("no such column (the models have `{definition}`)"),
+                ),
+                Change::CreateIndex {
+                    keyspace,
+                    table,
+                    index,
+                    column,
+                    ..
+                } => (
+                    format!("{keyspace}.{table}"),
+                    Some(column.clone()),
+                    "the index",
+                    format!("no index `{index}` (the models have `{}`)", s.cql),
+                ),
+                Change::AlterOptions { .. } | Change::DropColumn { .. } => continue,
+            };
+            out.push(Mismatch {
+                object,
+                column,
+                expected: expected.to_owned(),
+                actual,
+            });
+        }
+        for r in &self.refused {
+            out.push(Mismatch {
+                object: r.table.clone(),
+                column: r.column.clone(),
+                expected: format!("`{}`", r.new),
+                actual: format!("`{}` ({})", r.old, r.problem),
+            });
+        }
+        out
+    }
+}
+
+impl fmt::Display for MigrationPlan {
+    /// The CQL with a comment per step, then what is refused and what is left alone; every
+    /// line that is not a statement is a `--` comment, so the text runs in `cqlsh -f`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            writeln!(
+                f,
+                "-- no statement to run: the cluster has everything the models need"
+            )?;
+        } else if self.steps.is_empty() {
+            writeln!(f, "-- no statement to run")?;
+        }
+        for (i, s) in self.steps.iter().enumerate() {
+            writeln!(f, "-- {}. {}", i + 1, s.description)?;
+            writeln!(f, "{};", s.cql)?;
+        }
+        if !self.refused.is_empty() {
+            writeln!(
+                f,
+                "-- REFUSED ({}): nothing is applied while a change is refused",
+                self.refused.len()
+            )?;
+            for r in &self.refused {
+                writeln!(f, "--   {}", r.to_string().replace('\n', "\n--   "))?;
+            }
+        }
+        if !self.unmanaged.is_empty() {
+            writeln!(
+                f,
+                "-- on the cluster but not in the models (left alone, never dropped by default):"
+            )?;
+            for u in &self.unmanaged {
+                writeln!(f, "--   {u}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One difference between the models and the cluster, found by
+/// [`Migrator::validate`](crate::migrate::Migrator::validate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mismatch {
+    /// `keyspace`, `keyspace.table` or `keyspace.type`.
+    pub object: String,
+    /// The column or field, if the mismatch is about one.
+    pub column: Option<String>,
+    /// What the models expect.
+    pub expected: String,
+    /// What the cluster has.
+    pub actual: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.object)?;
+        if let Some(c) = &self.column {
+            write!(f, ", `{c}`")?;
+        }
+        write!(
+            f,
+            ": the models expect {}, the cluster has {}",
+            self.expected, self.actual
+        )
+    }
+}

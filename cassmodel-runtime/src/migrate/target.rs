@@ -1,0 +1,49 @@
+//! What a plan is computed from besides the live schema: the models placed in their
+//! keyspaces ([`Target`]) and the settings that are not in the models ([`Settings`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::schema::ddl::Replication;
+use crate::schema::model::{TableSchema, UdtSchema};
+
+/// The models placed in their (resolved) keyspaces, sorted: what a plan is computed from.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Target {
+    /// (keyspace, table), sorted by keyspace and table name.
+    pub tables: Vec<(String, &'static TableSchema)>,
+    /// Per keyspace, the types to have there, dependencies first.
+    pub udts: BTreeMap<String, Vec<&'static UdtSchema>>,
+}
+
+impl Target {
+    /// Every keyspace the models use, sorted.
+    pub fn keyspaces(&self) -> BTreeSet<&str> {
+        self.tables
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .chain(self.udts.keys().map(String::as_str))
+            .collect()
+    }
+}
+
+/// Settings of a plan that are not in the models.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Settings {
+    /// Replication of keyspaces the plan creates, unless `keyspace_replication` names them.
+    pub replication: Option<Replication>,
+    /// Per keyspace.
+    pub keyspace_replication: BTreeMap<String, Replication>,
+    /// `(keyspace, table, column)` that may be dropped.
+    pub allow_drop: BTreeSet<(String, String, String)>,
+    /// How long `apply` waits for a new index to be queryable on every node (`None`:
+    /// two minutes, `INDEX_WAIT`).
+    pub index_wait: Option<std::time::Duration>,
+}
+
+impl Settings {
+    pub fn replication_of(&self, keyspace: &str) -> Option<&Replication> {
+        self.keyspace_replication
+            .get(keyspace)
+            .or(self.replication.as_ref())
+    }
+}

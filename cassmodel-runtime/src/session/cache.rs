@@ -1,0 +1,138 @@
+//! The prepared statements of a [`Db`](super::db::Db), kept beside its bare session the way
+//! the scylla driver's `CachingSession` keeps them beside a `Session`: the session knows
+//! nothing of them. A statement is found by an opaque [`CacheKey`] (its table, row type and
+//! shape); the execution layer looks it up, and on a miss writes its CQL and has it prepared
+//! here. Every statement is prepared once per `Db` and shape.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+use scylla::client::session::Session;
+use scylla::statement::prepared::PreparedStatement;
+
+use crate::error::{Error, Result};
+use crate::mapping::table::Table;
+use crate::schema::registry::TableEntry;
+use crate::statement::spec::{Spec, Statement};
+
+/// Identifies one prepared statement in a [`StatementCache`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum CacheKey {
+    /// The INSERT of a whole row of a table, with its options.
+    Insert {
+        table: TypeId,
+        ttl: bool,
+        timestamp: bool,
+        if_not_exists: bool,
+    },
+    /// A query of `table` returning rows of type `row` (`what`: select, delete, update).
+    Query {
+        table: TypeId,
+        row: TypeId,
+        what: Statement,
+        spec: Spec,
+    },
+    /// Whole rows of a table by `=` on its first `n` primary-key columns (`get`, `partition`).
+    KeyPrefix { table: TypeId, n: usize },
+    /// The token-range scan of a table.
+    Scan { table: TypeId, row: TypeId },
+}
+
+/// The prepared statements of one `Db`.
+pub(crate) struct StatementCache {
+    statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
+    /// The INSERT of each derived table without a condition, once prepared, in its four
+    /// shapes (with or without TTL, with or without write time), at
+    /// [`insert_slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a
+    /// lock or a reference count, and borrowed for as long as the `Db`, so that an insert's
+    /// future holds the driver's request future and a reference, no `Arc` of ours. The
+    /// `TypeId` guards against two descriptions sharing a number.
+    inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
+}
+
+/// The INSERT shapes without a condition kept per table: with or without TTL, with or
+/// without write time.
+const INSERT_SHAPES: usize = 4;
+
+/// Where the INSERT of table number `ordinal` in this shape is kept.
+fn insert_slot(ordinal: usize, ttl: bool, timestamp: bool) -> usize {
+    ordinal * INSERT_SHAPES + usize::from(ttl) * 2 + usize::from(timestamp)
+}
+
+impl StatementCache {
+    /// An empty cache, with empty slots for the INSERT shapes of every derived table of the
+    /// program (registered by the derive), numbered by their descriptions' ordinals.
+    pub(crate) fn new() -> Self {
+        let tables = inventory::iter::<TableEntry>
+            .into_iter()
+            .map(|entry| (entry.0)().ordinal() + 1)
+            .max()
+            .unwrap_or(0);
+        StatementCache {
+            statements: RwLock::new(HashMap::default()),
+            inserts: (0..tables * INSERT_SHAPES)
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+
+    /// The statement kept under `key`, if it has been prepared.
+    pub(crate) fn get(&self, key: &CacheKey) -> Option<Arc<PreparedStatement>> {
+        self.statements
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(key)
+            .cloned()
+    }
+
+    /// Prepares `text` on `session`, marks whether the driver may retry it, and keeps it under
+    /// `key` (a statement another task kept there first wins: both are the same).
+    pub(crate) async fn prepare(
+        &self,
+        session: &Session,
+        key: CacheKey,
+        text: String,
+        idempotent: bool,
+    ) -> Result<Arc<PreparedStatement>> {
+        let mut prepared =
+            session
+                .prepare(text.as_str())
+                .await
+                .map_err(|source| Error::Prepare {
+                    cql: text,
+                    source: Box::new(source),
+                })?;
+        prepared.set_is_idempotent(idempotent);
+        let prepared = Arc::new(prepared);
+        let mut cache = self
+            .statements
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(Arc::clone(cache.entry(key).or_insert(prepared)))
+    }
+
+    /// The INSERT of table `T` without a condition (every column, then TTL and write time
+    /// if asked for), if it has been kept ([`keep_insert`](Self::keep_insert)).
+    pub(crate) fn kept_insert<T: Table>(
+        &self,
+        ttl: bool,
+        timestamp: bool,
+    ) -> Option<&PreparedStatement> {
+        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp);
+        let (table, ps) = self.inserts.get(slot)?.get()?;
+        (*table == TypeId::of::<T>()).then_some(ps)
+    }
+
+    /// Keeps `ps`, an INSERT of `T` without a condition, for
+    /// [`kept_insert`](Self::kept_insert).
+    pub(crate) fn keep_insert<T: Table>(&self, ttl: bool, timestamp: bool, ps: &PreparedStatement) {
+        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp);
+        if let Some(slot) = self.inserts.get(slot) {
+            // Cloned only while the slot is empty: batches and inserts with options come here
+            // on every call. Already set: the same statement, or another table's with the
+            // same number.
+            slot.get_or_init(|| (TypeId::of::<T>(), ps.clone()));
+        }
+    }
+}

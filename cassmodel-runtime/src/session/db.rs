@@ -1,0 +1,210 @@
+//! [`Db`]: a scylla session, the keyspaces its tables live in, and its prepared statements
+//! ([`StatementCache`], which the execution layer fills).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cassmodel_schema::validate_schema_name;
+use scylla::client::session::Session;
+
+use super::cache::StatementCache;
+use super::index_ready::{INDEX_WAIT, await_queryable};
+use crate::config::options::DEFAULT_MAX_REQUEST_SIZE;
+use crate::error::{Error, Result};
+use crate::mapping::table::Table;
+use crate::schema::ddl::{self, Replication};
+
+struct Inner {
+    session: Arc<Session>,
+    keyspace: Option<String>,
+    keyspace_map: HashMap<String, String>,
+    /// The largest serialized values a write may send ([`ConnectOptions::max_request_size`]).
+    max_request_size: usize,
+    /// Every statement prepared on this `Db`, by shape.
+    statements: StatementCache,
+}
+
+/// A connection to a cluster, with the keyspace that tables without
+/// `#[cass(keyspace = "...")]` live in.
+///
+/// Every statement cassmodel runs is prepared once per `Db` (and statement shape) and
+/// reused; values are always bound. Cloning a `Db` is cheap and shares the cache.
+///
+/// ```no_run
+/// # async fn f() -> cassmodel_runtime::Result<()> {
+/// use cassmodel_runtime::{Db, Replication};
+/// let db = Db::connect_from_env().await?.with_keyspace("blog")?;
+/// db.create_keyspace("blog", &Replication::Simple(1)).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Db {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("keyspace", &self.inner.keyspace)
+            .field("keyspace_map", &self.inner.keyspace_map)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Wraps an existing scylla session.
+    pub fn new(session: Session) -> Self {
+        Self::from_parts(
+            Arc::new(session),
+            None,
+            HashMap::new(),
+            DEFAULT_MAX_REQUEST_SIZE,
+        )
+    }
+
+    pub(crate) fn from_parts(
+        session: Arc<Session>,
+        keyspace: Option<String>,
+        keyspace_map: HashMap<String, String>,
+        max_request_size: usize,
+    ) -> Self {
+        Db {
+            inner: Arc::new(Inner {
+                session,
+                keyspace,
+                keyspace_map,
+                max_request_size,
+                statements: StatementCache::new(),
+            }),
+        }
+    }
+
+    /// A `Db` on the same session whose writes may send up to `bytes` of values in one
+    /// request (default 16 MiB, Cassandra's `native_transport_max_frame_size`): larger writes
+    /// are refused with [`Error::RequestTooLarge`] before anything is sent. Raise it only with
+    /// the server's limit. [`ConnectOptions::max_request_size`](crate::ConnectOptions::max_request_size) sets it when connecting.
+    pub fn with_max_request_size(&self, bytes: usize) -> Self {
+        Self::from_parts(
+            Arc::clone(&self.inner.session),
+            self.inner.keyspace.clone(),
+            self.inner.keyspace_map.clone(),
+            bytes,
+        )
+    }
+
+    /// The largest serialized values a write may send ([`Db::with_max_request_size`]).
+    pub fn max_request_size(&self) -> usize {
+        self.inner.max_request_size
+    }
+
+    /// A `Db` on the same session whose tables without a keyspace of their own live in
+    /// `keyspace`. It has its own statement cache (the statements name the keyspace).
+    pub fn with_keyspace(&self, keyspace: &str) -> Result<Self> {
+        validate_schema_name(keyspace)
+            .map_err(|e| Error::Invalid(format!("keyspace `{keyspace}`: {e}")))?;
+        Ok(Self::from_parts(
+            Arc::clone(&self.inner.session),
+            Some(keyspace.to_owned()),
+            self.inner.keyspace_map.clone(),
+            self.inner.max_request_size,
+        ))
+    }
+
+    /// A `Db` on the same session where tables declared in keyspace `from` use keyspace `to`
+    /// instead: for tests that isolate fixed-keyspace models, or for per-environment names.
+    pub fn map_keyspace(&self, from: &str, to: &str) -> Result<Self> {
+        validate_schema_name(to).map_err(|e| Error::Invalid(format!("keyspace `{to}`: {e}")))?;
+        let mut map = self.inner.keyspace_map.clone();
+        map.insert(from.to_owned(), to.to_owned());
+        Ok(Self::from_parts(
+            Arc::clone(&self.inner.session),
+            self.inner.keyspace.clone(),
+            map,
+            self.inner.max_request_size,
+        ))
+    }
+
+    /// The prepared statements of this `Db`.
+    pub(crate) fn statements(&self) -> &StatementCache {
+        &self.inner.statements
+    }
+
+    /// The underlying scylla session, for statements cassmodel does not generate.
+    pub fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    /// The default keyspace, if any.
+    pub fn keyspace(&self) -> Option<&str> {
+        self.inner.keyspace.as_deref()
+    }
+
+    /// The keyspace `T` lives in on this `Db`: its declared keyspace (after
+    /// [`map_keyspace`](Self::map_keyspace)) or the default one.
+    pub fn keyspace_of<T: Table>(&self) -> Result<&str> {
+        self.resolve_keyspace(T::schema().keyspace)
+            .ok_or(Error::NoKeyspace {
+                table: T::schema().name,
+            })
+    }
+
+    /// A declared keyspace after mapping, or the default one.
+    pub fn resolve_keyspace<'a>(&'a self, declared: Option<&'a str>) -> Option<&'a str> {
+        match declared {
+            Some(k) => Some(self.inner.keyspace_map.get(k).map_or(k, String::as_str)),
+            None => self.inner.keyspace.as_deref(),
+        }
+    }
+
+    /// Runs one unprepared statement without values (DDL).
+    pub async fn execute_ddl(&self, cql: &str) -> Result<()> {
+        self.inner
+            .session
+            .query_unpaged(cql, &[])
+            .await
+            .map_err(|e| Error::execute(cql, e))?;
+        Ok(())
+    }
+
+    /// `CREATE KEYSPACE IF NOT EXISTS` (after [`map_keyspace`](Self::map_keyspace)).
+    pub async fn create_keyspace(&self, name: &str, replication: &Replication) -> Result<()> {
+        let name = self
+            .inner
+            .keyspace_map
+            .get(name)
+            .map_or(name, String::as_str);
+        validate_schema_name(name)
+            .map_err(|e| Error::Invalid(format!("keyspace `{name}`: {e}")))?;
+        self.execute_ddl(&ddl::create_keyspace(name, replication))
+            .await
+    }
+
+    /// Waits until every node this `Db` is connected to can answer reads that use the
+    /// storage-attached indexes `indexes` of `keyspace` (names as the server stores them),
+    /// for at most `limit`; past it, [`Error::IndexNotReady`] names the indexes and the nodes.
+    /// An index is built after `CREATE INDEX` returns, node by node; until then a read that
+    /// uses it fails with `INDEX_NOT_AVAILABLE`. (On a cluster without Cassandra 5.0's
+    /// `system_views.sai_column_indexes` this returns at once.)
+    pub async fn await_indexes(
+        &self,
+        keyspace: &str,
+        indexes: &[&str],
+        limit: std::time::Duration,
+    ) -> Result<()> {
+        await_queryable(self.session(), keyspace, indexes, limit).await
+    }
+
+    /// Creates `T`'s user-defined types (dependencies first), then its table, then its
+    /// indexes (`#[cass(index)]`), each `IF NOT EXISTS`. The driver waits for schema
+    /// agreement after each statement; then, if the table has indexes, this waits until
+    /// every node can answer reads that use them (at most two minutes, else
+    /// [`Error::IndexNotReady`]).
+    pub async fn create_table<T: Table>(&self) -> Result<()> {
+        let ks = self.keyspace_of::<T>()?;
+        for cql in ddl::create_table_with_types(T::schema(), ks) {
+            self.execute_ddl(&cql).await?;
+        }
+        let indexes: Vec<&str> = T::schema().indexes().map(|(_, i)| i.name).collect();
+        self.await_indexes(ks, &indexes, INDEX_WAIT).await
+    }
+}

@@ -1,0 +1,282 @@
+//! CQL text of the statements cassmodel generates (the crate's own: users see statements through
+//! their builders). Built once per statement shape (the
+//! [`Spec`]) and prepared; values are always bind markers.
+
+use std::fmt::Write;
+
+use cassmodel_schema::{Similarity, quote_ident};
+
+use super::spec::{Op, SetOp, Spec};
+use crate::schema::ddl::qualified;
+use crate::schema::model::TableSchema;
+
+fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
+    schema
+        .columns
+        .get(index)
+        .map_or(std::borrow::Cow::Borrowed("?"), |c| quote_ident(c.name))
+}
+
+pub(crate) fn column_list(schema: &TableSchema, columns: &[usize]) -> String {
+    columns
+        .iter()
+        .map(|&i| name(schema, i))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `INSERT INTO ks.t (a, b, c) VALUES (?, ?, ?)`
+pub fn insert(schema: &TableSchema, keyspace: &str) -> String {
+    insert_with(schema, keyspace, false, false, false)
+}
+
+/// `INSERT INTO ks.t (...) VALUES (...) [IF NOT EXISTS] [USING TTL ? [AND TIMESTAMP ?]]`
+pub(crate) fn insert_with(
+    schema: &TableSchema,
+    keyspace: &str,
+    if_not_exists: bool,
+    ttl: bool,
+    timestamp: bool,
+) -> String {
+    let marks = vec!["?"; schema.columns.len()].join(", ");
+    let mut s = format!(
+        "INSERT INTO {} ({}) VALUES ({marks})",
+        qualified(keyspace, schema.name),
+        column_list(schema, schema.written_columns())
+    );
+    if if_not_exists {
+        s.push_str(" IF NOT EXISTS");
+    }
+    using(&mut s, ttl, timestamp);
+    s
+}
+
+/// ` USING TTL ? AND TIMESTAMP ?` (either, both, or nothing).
+fn using(out: &mut String, ttl: bool, timestamp: bool) {
+    match (ttl, timestamp) {
+        (true, true) => out.push_str(" USING TTL ? AND TIMESTAMP ?"),
+        (true, false) => out.push_str(" USING TTL ?"),
+        (false, true) => out.push_str(" USING TIMESTAMP ?"),
+        (false, false) => {}
+    }
+}
+
+/// ` IF EXISTS` or ` IF a = ? AND b < ?`, or nothing.
+fn conditions(schema: &TableSchema, spec: &Spec, out: &mut String) {
+    if spec.if_exists {
+        out.push_str(" IF EXISTS");
+    }
+    for (i, &(col, op)) in spec.conditions.iter().enumerate() {
+        out.push_str(if i == 0 && !spec.if_exists {
+            " IF "
+        } else {
+            " AND "
+        });
+        let _ = write!(out, "{} {} ?", name(schema, usize::from(col)), op.cql());
+    }
+}
+
+/// ` WHERE a = ? AND b IN ? AND c > ?`, or nothing.
+fn where_clause(schema: &TableSchema, spec: &Spec, out: &mut String) {
+    for (i, &(col, op)) in spec.restrictions.iter().enumerate() {
+        out.push_str(if i == 0 { " WHERE " } else { " AND " });
+        let col = name(schema, usize::from(col));
+        let _ = match op {
+            Op::Entry => write!(out, "{col}[?] = ?"),
+            _ => write!(out, "{col} {} ?", op.cql()),
+        };
+    }
+}
+
+/// `SELECT <columns> FROM ks.t WHERE ... [ORDER BY first_clustering <reversed>]
+/// [PER PARTITION LIMIT ?] [LIMIT ?] [ALLOW FILTERING]`
+///
+/// A vector search (`spec.ann`) orders by `ORDER BY v ANN OF ?` instead, and with
+/// `spec.score` reads `similarity_<function>(v, ?)` before the columns.
+pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Spec) -> String {
+    let ann = spec.ann.map(usize::from);
+    let score = match ann {
+        Some(c) if spec.score => {
+            let f = schema
+                .columns
+                .get(c)
+                .and_then(|c| c.index.as_ref())
+                .map_or(Similarity::default(), |i| i.similarity_function());
+            format!("{}({}, ?), ", f.function(), name(schema, c))
+        }
+        _ => String::new(),
+    };
+    let mut s = format!(
+        "SELECT {score}{} FROM {}",
+        column_list(schema, columns),
+        qualified(keyspace, schema.name)
+    );
+    where_clause(schema, spec, &mut s);
+    if let Some(c) = ann {
+        let _ = write!(s, " ORDER BY {} ANN OF ?", name(schema, c));
+    }
+    if spec.reversed
+        && let Some(&first) = schema.clustering.first()
+    {
+        let order = schema
+            .order_of(first)
+            .map_or("DESC", |o| o.reversed().cql());
+        let _ = write!(s, " ORDER BY {} {order}", name(schema, first));
+    }
+    if spec.per_partition_limit {
+        s.push_str(" PER PARTITION LIMIT ?");
+    }
+    if spec.limit {
+        s.push_str(" LIMIT ?");
+    }
+    if spec.allow_filtering {
+        s.push_str(" ALLOW FILTERING");
+    }
+    s
+}
+
+/// `DELETE FROM ks.t [USING TIMESTAMP ?] WHERE ... [IF ...]`
+pub fn delete(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
+    let mut s = format!("DELETE FROM {}", qualified(keyspace, schema.name));
+    using(&mut s, false, spec.timestamp);
+    where_clause(schema, spec, &mut s);
+    conditions(schema, spec, &mut s);
+    s
+}
+
+/// `UPDATE ks.t [USING TTL ? [AND TIMESTAMP ?]] SET a = ?, l = l + ?, m[?] = ? WHERE ... [IF ...]`
+pub fn update(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
+    let sets: Vec<String> = spec
+        .sets
+        .iter()
+        .map(|&(c, op)| {
+            let n = name(schema, usize::from(c));
+            match op {
+                SetOp::Assign => format!("{n} = ?"),
+                SetOp::Append | SetOp::Increment => format!("{n} = {n} + ?"),
+                SetOp::Prepend => format!("{n} = ? + {n}"),
+                SetOp::Remove | SetOp::Decrement => format!("{n} = {n} - ?"),
+                SetOp::AtKey => format!("{n}[?] = ?"),
+            }
+        })
+        .collect();
+    let mut s = format!("UPDATE {}", qualified(keyspace, schema.name));
+    using(&mut s, spec.ttl, spec.timestamp);
+    let _ = write!(s, " SET {}", sets.join(", "));
+    where_clause(schema, spec, &mut s);
+    conditions(schema, spec, &mut s);
+    s
+}
+
+/// `SELECT <columns> FROM ks.t WHERE token(pk...) >= ? AND token(pk...) <= ?`
+pub fn token_range_scan(schema: &TableSchema, keyspace: &str, columns: &[usize]) -> String {
+    let token = format!("token({})", column_list(schema, &schema.partition_key));
+    format!(
+        "SELECT {} FROM {} WHERE {token} >= ? AND {token} <= ?",
+        column_list(schema, columns),
+        qualified(keyspace, schema.name)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::model::{ColumnDef, ColumnKind, Order, TableOptions};
+
+    fn gyms() -> TableSchema {
+        let c = |n: &'static str, k| ColumnDef::new::<String>(n, n, k, None, false);
+        TableSchema::new(
+            "GymsByCity",
+            "gyms_by_city",
+            None,
+            TableOptions::default(),
+            vec![
+                c("country_code", ColumnKind::PartitionKey),
+                c("state", ColumnKind::PartitionKey),
+                c("city", ColumnKind::PartitionKey),
+                c("opening_date", ColumnKind::Clustering(Order::Asc)),
+                c("gym_name", ColumnKind::Clustering(Order::Asc)),
+                c("order", ColumnKind::Regular),
+            ],
+        )
+    }
+
+    #[test]
+    fn select_text() {
+        let t = gyms();
+        let spec = Spec {
+            restrictions: vec![
+                (0, Op::Eq),
+                (1, Op::Eq),
+                (2, Op::In),
+                (3, Op::Ge),
+                (3, Op::Lt),
+            ],
+            limit: true,
+            per_partition_limit: true,
+            reversed: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            select(&t, "ks", &[4, 5], &spec),
+            "SELECT gym_name, \"order\" FROM ks.gyms_by_city WHERE country_code = ? AND \
+             state = ? AND city IN ? AND opening_date >= ? AND opening_date < ? ORDER BY \
+             opening_date DESC PER PARTITION LIMIT ? LIMIT ?"
+        );
+    }
+
+    #[test]
+    fn delete_update_scan_text() {
+        let t = gyms();
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq), (1, Op::Eq), (2, Op::Eq), (3, Op::Gt)],
+            ..Spec::default()
+        };
+        assert_eq!(
+            delete(&t, "ks", &spec),
+            "DELETE FROM ks.gyms_by_city WHERE country_code = ? AND state = ? AND city = ? \
+             AND opening_date > ?"
+        );
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq)],
+            sets: vec![(5, SetOp::Assign)],
+            ..Spec::default()
+        };
+        assert_eq!(
+            update(&t, "ks", &spec),
+            "UPDATE ks.gyms_by_city SET \"order\" = ? WHERE country_code = ?"
+        );
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq)],
+            sets: vec![(5, SetOp::Append), (4, SetOp::AtKey), (3, SetOp::Prepend)],
+            conditions: vec![(5, Op::Ne), (4, Op::Eq)],
+            ttl: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            update(&t, "ks", &spec),
+            "UPDATE ks.gyms_by_city USING TTL ? SET \"order\" = \"order\" + ?, gym_name[?] = ?, \
+             opening_date = ? + opening_date WHERE country_code = ? IF \"order\" != ? AND gym_name = ?"
+        );
+        let spec = Spec {
+            restrictions: vec![(0, Op::Eq)],
+            if_exists: true,
+            timestamp: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            delete(&t, "ks", &spec),
+            "DELETE FROM ks.gyms_by_city USING TIMESTAMP ? WHERE country_code = ? IF EXISTS"
+        );
+        assert_eq!(
+            insert_with(&t, "ks", true, true, true),
+            "INSERT INTO ks.gyms_by_city (country_code, state, city, opening_date, gym_name, \
+             \"order\") VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ? AND TIMESTAMP ?"
+        );
+        assert_eq!(
+            token_range_scan(&t, "ks", &[0]),
+            "SELECT country_code FROM ks.gyms_by_city WHERE token(country_code, state, city) \
+             >= ? AND token(country_code, state, city) <= ?"
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! The shape of a statement without its values: operators, and the [`Spec`] that is the
+//! cache key of its prepared statement.
+
+use crate::schema::model::TableSchema;
+
+/// What a statement does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Statement {
+    /// `SELECT`
+    Select,
+    /// `UPDATE`
+    Update,
+    /// `DELETE`
+    Delete,
+}
+
+/// A restriction or condition operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `=`
+    Eq,
+    /// `!=` (conditions only)
+    Ne,
+    /// `IN`
+    In,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `CONTAINS`: an element of a list or set, a value of a map.
+    Contains,
+    /// `CONTAINS KEY`: a key of a map.
+    ContainsKey,
+    /// `c[?] = ?`: a map entry (binds the key, then the value).
+    Entry,
+}
+
+impl Op {
+    /// The operator in CQL.
+    pub const fn cql(self) -> &'static str {
+        match self {
+            Op::Eq => "=",
+            Op::Ne => "!=",
+            Op::In => "IN",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Contains => "CONTAINS",
+            Op::ContainsKey => "CONTAINS KEY",
+            Op::Entry => "=",
+        }
+    }
+}
+
+/// A comparison in a lightweight transaction's condition (`IF column <cmp> ?`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl From<Cmp> for Op {
+    fn from(c: Cmp) -> Op {
+        match c {
+            Cmp::Eq => Op::Eq,
+            Cmp::Ne => Op::Ne,
+            Cmp::Lt => Op::Lt,
+            Cmp::Le => Op::Le,
+            Cmp::Gt => Op::Gt,
+            Cmp::Ge => Op::Ge,
+        }
+    }
+}
+
+/// How an UPDATE changes a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SetOp {
+    /// `c = ?`
+    Assign,
+    /// `c = c + ?` (list append, set add, map merge)
+    Append,
+    /// `c = ? + c` (list prepend)
+    Prepend,
+    /// `c = c - ?` (list/set remove, map remove keys)
+    Remove,
+    /// `c[?] = ?` (list index, map key)
+    AtKey,
+    /// `c = c + ?` on a counter
+    Increment,
+    /// `c = c - ?` on a counter
+    Decrement,
+}
+
+impl SetOp {
+    /// Whether retrying the change could apply it twice.
+    pub const fn is_idempotent(self) -> bool {
+        !matches!(
+            self,
+            SetOp::Append | SetOp::Prepend | SetOp::Increment | SetOp::Decrement
+        )
+    }
+}
+
+/// The statement a query runs, without its values: the cache key of its prepared statement.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Spec {
+    /// `(column index, operator)` in WHERE order (which is also bind order).
+    pub restrictions: Vec<(u16, Op)>,
+    /// `(column index, change)` of an UPDATE, in SET order.
+    pub sets: Vec<(u16, SetOp)>,
+    /// `IF column <op> ?` conditions (a lightweight transaction).
+    pub conditions: Vec<(u16, Op)>,
+    /// `IF EXISTS` (a lightweight transaction).
+    pub if_exists: bool,
+    /// `USING TTL ?`
+    pub ttl: bool,
+    /// `USING TIMESTAMP ?`
+    pub timestamp: bool,
+    /// `LIMIT ?`
+    pub limit: bool,
+    /// `PER PARTITION LIMIT ?`
+    pub per_partition_limit: bool,
+    /// `ORDER BY` the reverse of the clustering order.
+    pub reversed: bool,
+    /// `ALLOW FILTERING`
+    pub allow_filtering: bool,
+    /// `ORDER BY column ANN OF ?`: a vector search on this column (index).
+    pub ann: Option<u16>,
+    /// The similarity score of each row to the query vector, read before the columns
+    /// (`SELECT similarity_<function>(column, ?), ...`).
+    pub score: bool,
+}
+
+impl Spec {
+    /// Whether some partition-key column of `schema` is restricted by `IN`.
+    pub(crate) fn in_on_partition_key(&self, table: &TableSchema) -> bool {
+        self.restrictions
+            .iter()
+            .any(|&(c, op)| op == Op::In && table.partition_key.contains(&usize::from(c)))
+    }
+
+    /// Whether the statement is a lightweight transaction.
+    pub fn is_lwt(&self) -> bool {
+        self.if_exists || !self.conditions.is_empty()
+    }
+
+    /// Whether the statement may be retried safely.
+    pub fn is_idempotent(&self) -> bool {
+        !self.is_lwt() && self.sets.iter().all(|(_, op)| op.is_idempotent())
+    }
+}

@@ -1,0 +1,96 @@
+//! [`QueryState`]: a query under construction, its statement shape ([`Spec`]), its bound
+//! values ([`QueryValues`]) and its options, kept in step: each clause that binds a value sets
+//! the shape and the value together.
+
+use super::options::QueryOptions;
+use super::spec::{Op, SetOp, Spec};
+use super::values::QueryValues;
+use crate::mapping::erased::Bound;
+
+/// A query under construction: its statement shape, bound values and options.
+#[derive(Default)]
+pub(crate) struct QueryState<'a> {
+    pub(crate) spec: Spec,
+    pub(crate) values: QueryValues<'a>,
+    pub(crate) options: QueryOptions,
+}
+
+impl<'a> QueryState<'a> {
+    // Each clause with a bound value sets the statement's shape (the cache key) and the value
+    // together, here, so the two cannot disagree.
+
+    /// Adds `column op ?` to the WHERE clause.
+    pub(crate) fn restrict(&mut self, column: u16, op: Op, value: Bound<'a>) {
+        self.spec.restrictions.push((column, op));
+        self.values.where_.push(value);
+    }
+
+    /// Adds `column[?] = ?`: a map entry, its key then its value.
+    pub(crate) fn restrict_entry(&mut self, column: u16, key: Bound<'a>, value: Bound<'a>) {
+        self.spec.restrictions.push((column, Op::Entry));
+        self.values.where_.push(key);
+        self.values.where_.push(value);
+    }
+
+    /// Adds `IF column op ?`.
+    pub(crate) fn condition(&mut self, column: u16, op: Op, value: Bound<'a>) {
+        self.spec.conditions.push((column, op));
+        self.values.if_.push(value);
+    }
+
+    /// `ORDER BY column ANN OF ?`: a vector search.
+    pub(crate) fn ann(&mut self, column: u16, query: Bound<'a>) {
+        self.spec.ann = Some(column);
+        self.values.ann = Some(query);
+    }
+
+    /// Reads the similarity score of each row before its columns.
+    pub(crate) fn score(&mut self) {
+        self.spec.score = true;
+        self.values.score = true;
+    }
+
+    /// `LIMIT n` (bound, not spliced).
+    pub(crate) fn limit(&mut self, n: i32) {
+        self.spec.limit = true;
+        self.values.limit = Some(n);
+    }
+
+    /// `PER PARTITION LIMIT n`.
+    pub(crate) fn per_partition_limit(&mut self, n: i32) {
+        self.spec.per_partition_limit = true;
+        self.values.per_partition_limit = Some(n);
+    }
+
+    /// `USING TTL seconds`.
+    pub(crate) fn ttl(&mut self, seconds: i32) {
+        self.spec.ttl = true;
+        self.values.ttl = Some(seconds);
+    }
+
+    /// `USING TIMESTAMP micros`.
+    pub(crate) fn timestamp(&mut self, micros: i64) {
+        self.spec.timestamp = true;
+        self.values.timestamp = Some(micros);
+    }
+
+    /// Adds a change of `column` to the SET clause: one value, or two for `c[?] = ?`.
+    /// Assigning a column twice keeps the last value.
+    pub(crate) fn set(&mut self, column: u16, op: SetOp, values: [Option<Bound<'a>>; 2]) {
+        if op == SetOp::Assign
+            && let Some(i) = self.spec.sets.iter().position(|&s| s == (column, op))
+        {
+            // The values of earlier SET entries come first; find this entry's slot.
+            let slot: usize = self.spec.sets[..i]
+                .iter()
+                .map(|&(_, o)| if o == SetOp::AtKey { 2 } else { 1 })
+                .sum();
+            if let [Some(v), _] = values {
+                self.values.set[slot] = v;
+            }
+            return;
+        }
+        self.spec.sets.push((column, op));
+        self.values.set.extend(values.into_iter().flatten());
+    }
+}

@@ -1,0 +1,114 @@
+//! A statement's bound values in bind order, as the driver writes them: [`QueryValues`] (a
+//! query's) and [`BoundRow`] (a list of values, e.g. a key).
+
+use scylla::serialize::SerializationError;
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::value::SerializeValue;
+use scylla::serialize::writers::RowWriter;
+
+use crate::error::count_mismatch;
+use crate::mapping::erased::{Bound, SizeBound, cells_bound};
+
+/// Values in bind order, as a row: the typed key arguments of `get` and `partition` (an
+/// array, no allocation), or the WHERE values re-bound for the SERIAL read after an LWT.
+pub(crate) struct BoundRow<B>(pub(crate) B);
+
+impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let values = self.0.as_ref();
+        if values.len() != ctx.columns().len() {
+            return Err(count_mismatch(ctx));
+        }
+        for (v, spec) in values.iter().zip(ctx.columns()) {
+            v.write_for(spec, writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.as_ref().is_empty()
+    }
+}
+
+/// The values of a query in bind order: USING (TTL, TIMESTAMP), the score's query vector,
+/// SET, WHERE, IF, the ANN query vector, PER PARTITION LIMIT, LIMIT.
+#[derive(Default)]
+pub(crate) struct QueryValues<'a> {
+    pub(crate) ttl: Option<i32>,
+    pub(crate) timestamp: Option<i64>,
+    pub(crate) set: Vec<Bound<'a>>,
+    pub(crate) where_: Vec<Bound<'a>>,
+    pub(crate) if_: Vec<Bound<'a>>,
+    /// The query vector of `ORDER BY v ANN OF ?` (and of the score, if read).
+    pub(crate) ann: Option<Bound<'a>>,
+    /// Whether the score is read (`SELECT similarity_..(v, ?), ...`): the query vector is
+    /// then bound first too.
+    pub(crate) score: bool,
+    pub(crate) per_partition_limit: Option<i32>,
+    pub(crate) limit: Option<i32>,
+}
+
+impl<'a> QueryValues<'a> {
+    /// The bound values in bind order, between USING and the limits: the score's query
+    /// vector, SET, WHERE, IF, the ANN query vector.
+    fn bound(&self) -> impl Iterator<Item = &Bound<'a>> {
+        let score = self.ann.as_ref().filter(|_| self.score);
+        score
+            .into_iter()
+            .chain(&self.set)
+            .chain(&self.where_)
+            .chain(&self.if_)
+            .chain(&self.ann)
+    }
+}
+
+impl SizeBound for QueryValues<'_> {
+    fn size_bound(&self) -> Option<usize> {
+        let ints = [self.per_partition_limit, self.limit, self.ttl]
+            .into_iter()
+            .flatten()
+            .map(|_| Some(4));
+        let timestamp = self.timestamp.map(|_| Some(8));
+        let values = self.bound().map(Bound::size_bound);
+        cells_bound(values.chain(ints).chain(timestamp))
+    }
+}
+
+impl SerializeRow for QueryValues<'_> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let mut specs = ctx.columns().iter();
+        let mut next_spec = || specs.next().ok_or_else(|| count_mismatch(ctx));
+        if let Some(ttl) = &self.ttl {
+            SerializeValue::serialize(ttl, next_spec()?.typ(), writer.make_cell_writer())?;
+        }
+        if let Some(ts) = &self.timestamp {
+            SerializeValue::serialize(ts, next_spec()?.typ(), writer.make_cell_writer())?;
+        }
+        for v in self.bound() {
+            v.write_for(next_spec()?, writer.make_cell_writer())?;
+        }
+        for n in self.per_partition_limit.iter().chain(&self.limit) {
+            SerializeValue::serialize(n, next_spec()?.typ(), writer.make_cell_writer())?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ttl.is_none()
+            && self.timestamp.is_none()
+            && self.set.is_empty()
+            && self.where_.is_empty()
+            && self.if_.is_empty()
+            && self.ann.is_none()
+            && self.limit.is_none()
+            && self.per_partition_limit.is_none()
+    }
+}
