@@ -1,0 +1,76 @@
+//! Vector search: `ann_col(&query)` on a vector column with an index.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::generate::{Cx, keys, marker};
+use crate::model::Field;
+use cassmodel_schema::IndexOp;
+
+/// A vector column: `ann_col(&query)`, a vector search (`ORDER BY col ANN OF ?`) in the
+/// states an indexed column may be restricted in (`__IndexBase`), when the column has an
+/// index; without one the method exists to say so. Vector columns take no `=` or range
+/// ("Vector indexes only support ANN queries").
+pub(super) fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
+    let (q, p, kd, st) = (cx.q, &cx.p, &cx.kd, &cx.st);
+    let (table, col, name, idx, ty) = (cx.table, &f.column, f.ident, f.position, f.ty);
+    let tr = format_ident!("__Ann_{}", name);
+    let method = format_ident!("ann_{}", name);
+    let (doc, items) = match &f.index {
+        Some(ix) if f.index_serves(IndexOp::Ann) => {
+            let base = keys::index_base();
+            let mark = marker(
+                &tr,
+                &format!(
+                    "`{table}`: a vector search on `{col}` comes with no key column, or after the \
+                     whole partition key ({}) by `=`",
+                    cx.t.partition_key_names()
+                ),
+                &format!("vector search on `{col}`"),
+                &keys::order_note(cx),
+            );
+            (
+                format!(
+                    "`ORDER BY {col} ANN OF ?`: the rows whose `{col}` is nearest `query` first \
+                     (by the similarity function of the SAI index `{}`). Needs `.limit(k)` \
+                     (at most 1000) before it is read, in one request; `.with_score()` reads \
+                     each row's similarity too. With no key column (across partitions) or \
+                     after the whole partition key by `=`; indexed columns may restrict it \
+                     further.",
+                    ix.name
+                ),
+                quote!(#mark impl<X: #base> #tr for X {}),
+            )
+        }
+        _ => {
+            let mark = marker(
+                &tr,
+                &format!(
+                    "`{table}`: a vector search on `{col}` needs an SAI index: write \
+                     `#[cass(index)]` on `{name}`"
+                ),
+                &format!("`{col}` has no index"),
+                "Cassandra: \"ANN ordering by vector requires the column to be indexed\"; the \
+                 index's similarity function is `cosine` unless given, e.g. \
+                 `#[cass(index(similarity = \"dot_product\"))]`",
+            );
+            (
+                format!("`ORDER BY {col} ANN OF ?` needs `#[cass(index)]` on `{name}`."),
+                mark,
+            )
+        }
+    };
+    let method = quote_spanned! {name.span()=>
+        #[doc = #doc]
+        pub fn #method(
+            self,
+            query: &'a impl #p::query::QueryVector<#ty>,
+        ) -> #q<'a, #st::Nearest<false>, #kd::Select, R>
+        where
+            S: #tr + #p::query::AnnBase,
+        {
+            #q(self.0.ann(#idx, #p::query::Bound::Value(query)))
+        }
+    };
+    (items, method)
+}

@@ -1,0 +1,162 @@
+//! Options of any statement; `limit`, `reversed`, `read_as` and the reads of a SELECT.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::generate::{Cx, keys};
+
+use super::bucket::bucket_range;
+
+/// Options of any statement.
+pub(super) fn options(cx: &Cx<'_>) -> TokenStream {
+    let krate = cx.krate;
+    quote! {
+        /// Consistency level of this query.
+        pub fn consistency(self, consistency: #krate::Consistency) -> Self {
+            Self(self.0.consistency(consistency))
+        }
+
+        /// Serial consistency level (lightweight transactions).
+        pub fn serial_consistency(self, serial: ::core::option::Option<#krate::SerialConsistency>) -> Self {
+            Self(self.0.serial_consistency(serial))
+        }
+
+        /// Client-side timeout of this query.
+        pub fn timeout(self, timeout: ::core::time::Duration) -> Self {
+            Self(self.0.timeout(timeout))
+        }
+
+        /// Traces this query on the server (`system_traces`).
+        pub fn tracing(self, tracing: ::core::primitive::bool) -> Self {
+            Self(self.0.tracing(tracing))
+        }
+
+        /// Whether the driver may retry this query (reads and plain writes are idempotent by
+        /// default).
+        pub fn idempotent(self, idempotent: ::core::primitive::bool) -> Self {
+            Self(self.0.idempotent(idempotent))
+        }
+    }
+}
+
+/// `limit`, `reversed`, `read_as` and the reads, on a SELECT.
+pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
+    let (q, p, krate, kd, ident) = (cx.q, &cx.p, cx.krate, &cx.kd, cx.ident);
+    let (readable, given) = (keys::readable(), keys::partition_given());
+    let bucket_range = bucket_range(cx);
+    let with_score = {
+        quote! {
+            /// Reads each row of the vector search with its similarity to the query vector,
+            /// as `Scored { score, row }` (a projection too: call it after `read_as`).
+            pub fn with_score(self) -> #q<'a, S, #kd::Select, #krate::Scored<R>>
+            where
+                S: #p::query::AnnGiven,
+            {
+                #q(self.0.with_score())
+            }
+        }
+    };
+    let db = quote!(db: &'d #krate::Db);
+    let fut = |t: TokenStream| quote!(#krate::QueryFuture<'d, #t>);
+    let (stream, page) = (
+        fut(quote!(#krate::RowStream<R>)),
+        fut(quote!(#krate::Page<R>)),
+    );
+    // The reads of a few rows return an unboxed future: defined where `S` may be read (a bound
+    // on the impl), and otherwise found on the `Deref` target, whose bound on the method fails
+    // once with the state's message (`__private::query::refused_read`).
+    let ret = |t: TokenStream| quote!(impl ::core::future::Future<Output = #krate::Result<#t>> + ::core::marker::Send + 'd);
+    let (all, first) = (
+        ret(quote!(::std::vec::Vec<R>)),
+        ret(quote!(::core::option::Option<R>)),
+    );
+    let refused = quote! {
+        /// What a builder dereferences to: `fetch_all` and `fetch_first` in the states that
+        /// cannot be read, there to say why.
+        pub struct __Unreadable<S, K, R>(::core::marker::PhantomData<fn() -> (S, K, R)>);
+
+        #[doc(hidden)]
+        impl<'a, S, K, R> ::core::ops::Deref for #q<'a, S, K, R> {
+            type Target = __Unreadable<S, K, R>;
+            fn deref(&self) -> &__Unreadable<S, K, R> {
+                &__Unreadable(::core::marker::PhantomData)
+            }
+        }
+
+        impl<S, R> __Unreadable<S, #kd::Select, R> {
+            pub fn fetch_all(&self, _: &#krate::Db) -> ::core::future::Ready<#krate::Result<::std::vec::Vec<R>>> where S: #readable {
+                #p::query::refused_read()
+            }
+
+            pub fn fetch_first(&self, _: &#krate::Db) -> ::core::future::Ready<#krate::Result<::core::option::Option<R>>> where S: #readable {
+                #p::query::refused_read()
+            }
+        }
+    };
+    quote! {
+        impl<'a, S, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
+            #bucket_range
+
+            /// `LIMIT n`: at most `n` rows (for a vector search, the `n` nearest).
+            pub fn limit(self, n: ::core::primitive::i32) -> #q<'a, #p::query::Limited<S>, #kd::Select, R>
+            where
+                S: #p::query::Transitions,
+            {
+                #q(self.0.limit(n).to())
+            }
+
+            /// `PER PARTITION LIMIT n`: at most `n` rows from each partition.
+            pub fn per_partition_limit(self, n: ::core::primitive::i32) -> Self {
+                Self(self.0.per_partition_limit(n))
+            }
+
+            /// Reads in the reverse of the clustering order: a reverse scan, slower than the
+            /// declared order. Needs the whole partition key.
+            pub fn reversed(self) -> #q<'a, #p::query::Reversed<S>, #kd::Select, R>
+            where
+                S: #given + #p::query::Orderable + #p::query::Transitions,
+            {
+                #q(self.0.reversed().to())
+            }
+
+            /// Rows per page when paging (`fetch_stream`, `fetch_page`, `fetch_all`).
+            pub fn page_size(self, rows: ::core::primitive::i32) -> Self {
+                Self(self.0.page_size(rows))
+            }
+
+            #with_score
+
+            /// Reads only the columns of projection `P` (`#[derive(CassProjection)]`).
+            pub fn read_as<P: #krate::Projection<#ident>>(self) -> #q<'a, S, #kd::Select, P> {
+                #q(self.0.read_as())
+            }
+
+            /// Runs the query as a stream that fetches one page at a time: constant memory
+            /// whatever the number of rows.
+            pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable + #p::query::Pageable, 'a: 'd {
+                self.0.fetch_stream(db)
+            }
+
+            /// Runs the query for one page, from `from` (`PagingState::start()` first, then
+            /// the previous page's `next`).
+            pub fn fetch_page<'d>(self, #db, from: #krate::PagingState) -> #page where S: #readable + #p::query::Pageable, 'a: 'd {
+                self.0.fetch_page(db, from)
+            }
+        }
+
+        impl<'a, S: #readable, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
+            /// Runs the query and collects every row (paging through them; one request when a
+            /// limit fits in a page).
+            pub fn fetch_all<'d>(self, #db) -> #all where 'a: 'd {
+                self.0.fetch_all(db)
+            }
+
+            /// Runs the query for its first row (`LIMIT 1` unless a limit is set).
+            pub fn fetch_first<'d>(self, #db) -> #first where 'a: 'd {
+                self.0.fetch_first(db)
+            }
+        }
+
+        #refused
+    }
+}

@@ -1,0 +1,47 @@
+//! The key states in which a column's method is implemented, and the ranges' operators.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::generate::{Cx, keys};
+use crate::model::Field;
+
+/// `_gt`, `_ge`, `_lt`, `_le` names with their operators and whether each is an upper bound.
+pub(super) fn range_ops(f: &Field<'_>) -> [(syn::Ident, &'static str, &'static str, bool); 4] {
+    let n = f.ident;
+    [
+        (format_ident!("{}_gt", n), "Gt", ">", false),
+        (format_ident!("{}_ge", n), "Ge", ">=", false),
+        (format_ident!("{}_lt", n), "Lt", "<", true),
+        (format_ident!("{}_le", n), "Le", "<=", true),
+    ]
+}
+
+/// The impls of a key column's trait `tr` (with the trait's own `generics`): in key state
+/// `n` (where the column is restricted); in the states before it, under the bound that names
+/// the first column missing; after a range on an earlier clustering column (or this one),
+/// under the bound that says nothing may follow a range (range states up to `ranges_end`,
+/// excluded).
+pub(super) fn key_impls(
+    cx: &Cx<'_>,
+    generics: &TokenStream,
+    tr: &TokenStream,
+    n: usize,
+    ranges_end: usize,
+) -> TokenStream {
+    let (flags, state) = (keys::flags(), keys::key_state(cx, n));
+    let ranges = cx.t.partition_state()..ranges_end;
+    let missing = keys::missing_impls(cx, generics, tr, 0..n);
+    let after = keys::after_range_impls(cx, generics, tr, ranges);
+    quote! {
+        impl<#generics #flags> #tr for #state {}
+        #missing
+        #after
+    }
+}
+
+/// The end of the range states in which `=` on the key column restricted from state `n` says
+/// that nothing may follow a range: ranges on earlier columns, and on this one.
+pub(super) fn after_eq(cx: &Cx<'_>, n: usize) -> usize {
+    (n + 1).min(cx.t.full_key_state())
+}
