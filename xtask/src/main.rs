@@ -277,6 +277,9 @@ fn test() -> ExitCode {
     ) {
         failed.push("doc");
     }
+    if !install_cli() {
+        failed.push("cargo install cassmodel-cli");
+    }
     if started && let Ok(cfg) = node_config() {
         // Stopped already for the cluster, unless that step did not run.
         stop("local node", &cfg);
@@ -295,6 +298,54 @@ fn test() -> ExitCode {
         counts.passed, counts.failed, counts.ignored
     );
     exit(failed.is_empty())
+}
+
+/// `cargo install --path cassmodel-cli` (a debug build, into `target/cli-install`, reusing the
+/// workspace's build), then the installed `cassmodel --help`, which must list its commands.
+fn install_cli() -> bool {
+    let root = std::path::Path::new("target").join("cli-install");
+    if !run(
+        "cargo install --path cassmodel-cli",
+        cargo()
+            .args([
+                "install",
+                "--path",
+                "cassmodel-cli",
+                "--debug",
+                "--locked",
+                "--force",
+                "--target-dir",
+                "target",
+                "--root",
+            ])
+            .arg(&root),
+    ) {
+        return false;
+    }
+    let help = Command::new(root.join("bin").join("cassmodel"))
+        .arg("--help")
+        .output();
+    match help {
+        Ok(o) if o.status.success() => {
+            let text = String::from_utf8_lossy(&o.stdout);
+            let listed = ["check", "apply-files"].iter().all(|c| text.contains(c));
+            if !listed {
+                eprintln!("the installed `cassmodel --help` lists no check/apply-files:\n{text}");
+            }
+            listed
+        }
+        Ok(o) => {
+            eprintln!(
+                "the installed `cassmodel --help` failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            false
+        }
+        Err(e) => {
+            eprintln!("cannot run the installed `cassmodel`: {e}");
+            false
+        }
+    }
 }
 
 /// The three-node cluster on 127.0.0.1-3 (which the single node's address is part of): the

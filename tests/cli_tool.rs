@@ -1,0 +1,176 @@
+//! The installed `cassmodel` command (`cassmodel_cli::tool`), on the real node: `check`
+//! reports the cluster it reaches, `apply-files` runs migration files in order and can run
+//! them again, and `--help` says what it does.
+
+mod support;
+
+use cassmodel_cli::{Exit, tool};
+
+/// Runs `cassmodel <args>`: its exit, output and error output.
+async fn cassmodel(args: &[&str]) -> (Exit, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("cassmodel").chain(args.iter().copied());
+    let exit = tool::run(argv, &mut out, &mut err).await;
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (exit, text(out), text(err))
+}
+
+async fn contact_points() -> String {
+    cassmodel_node::cluster_or_local_node()
+        .await
+        .expect("a node")
+        .get_contact_points()
+        .join(",")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn help_lists_the_commands() {
+    let (exit, out, err) = cassmodel(&["--help"]).await;
+    assert_eq!(exit, Exit::Ok, "{err}");
+    for command in ["check", "apply-files", "--contact-points", "CASSMODEL_"] {
+        assert!(out.contains(command), "{command}: {out}");
+    }
+    let (exit, _, err) = cassmodel(&["frobnicate"]).await;
+    assert_eq!(exit, Exit::Error);
+    assert!(
+        err.contains("unrecognized subcommand 'frobnicate'"),
+        "{err}"
+    );
+}
+
+/// `check` names the cluster, each node with its Cassandra version, and the keyspaces; an
+/// unreachable contact point is an error that says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_reports_the_cluster() {
+    let t = support::test_db("tool_check").await;
+    let points = contact_points().await;
+    let (exit, out, err) = cassmodel(&["--contact-points", &points, "check"]).await;
+    assert_eq!(exit, Exit::Ok, "{err}");
+    assert!(out.starts_with("cluster `"), "{out}");
+    let first = points.split(',').next().unwrap_or_default();
+    let node = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("node {first}")))
+        .unwrap_or_else(|| panic!("no line for {first}: {out}"));
+    assert!(node.contains("Cassandra 5.0"), "{node}");
+    assert!(node.ends_with("connected"), "{node}");
+    assert!(out.contains(t.keyspace()), "{out}");
+
+    let (exit, _, err) = cassmodel(&["--contact-points", "127.0.0.1:1", "check"]).await;
+    assert_eq!(exit, Exit::Error);
+    assert!(
+        err.contains("could not connect to Cassandra at 127.0.0.1:1"),
+        "{err}"
+    );
+    t.drop_all().await;
+}
+
+/// `apply-files` runs every statement of every file in number order (comments and `;` in
+/// literals are not statements), waits for the new index (a read through it works at once),
+/// and runs the same files again without harm; a directory without files is an error.
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_files_runs_migration_files_in_order() {
+    let t = support::test_db("tool_files").await;
+    let ks = t.keyspace().to_owned();
+    let points = contact_points().await;
+    let dir = std::env::temp_dir().join(format!("cassmodel_files_{ks}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    // Written out of order: the number decides.
+    std::fs::write(
+        dir.join("0002_add_colour.cql"),
+        format!(
+            "-- 0002_add_colour.cql\n\
+             ALTER TABLE {ks}.things ADD IF NOT EXISTS colour text;\n\
+             CREATE INDEX IF NOT EXISTS things_colour_idx ON {ks}.things (colour) USING 'sai';\n"
+        ),
+    )
+    .expect("file");
+    std::fs::write(
+        dir.join("0001_create_things.cql"),
+        format!(
+            "-- 0001_create_things.cql; a comment\n\
+             CREATE TABLE IF NOT EXISTS {ks}.things (id int PRIMARY KEY, name text)\n\
+             WITH comment = 'things; and more';\n"
+        ),
+    )
+    .expect("file");
+    std::fs::write(dir.join("notes.txt"), "not a migration").expect("file");
+    let dir_arg = dir.display().to_string();
+    let args = [
+        "--contact-points",
+        &points,
+        "apply-files",
+        "--dir",
+        &dir_arg,
+    ];
+
+    let (exit, out, err) = cassmodel(&args).await;
+    assert_eq!(exit, Exit::Ok, "{err}");
+    let ran: Vec<&str> = out.lines().filter(|l| !l.starts_with("--")).collect();
+    assert_eq!(
+        ran,
+        [
+            format!(
+                "CREATE TABLE IF NOT EXISTS {ks}.things (id int PRIMARY KEY, name text)\n\
+                 WITH comment = 'things; and more';"
+            )
+            .as_str(),
+            format!("ALTER TABLE {ks}.things ADD IF NOT EXISTS colour text;").as_str(),
+            format!(
+                "CREATE INDEX IF NOT EXISTS things_colour_idx ON {ks}.things (colour) USING 'sai';"
+            )
+            .as_str(),
+        ]
+        .join("\n")
+        .lines()
+        .collect::<Vec<_>>(),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("-- applied 3 statement(s) from 2 file(s)\n"),
+        "{out}"
+    );
+    let db = &t.db;
+    db.execute_ddl(&format!(
+        "INSERT INTO {ks}.things (id, name, colour) VALUES (1, 'kettle', 'red')"
+    ))
+    .await
+    .expect("insert");
+    let found = db
+        .session()
+        .query_unpaged(
+            format!("SELECT name FROM {ks}.things WHERE colour = 'red'"),
+            &[],
+        )
+        .await
+        .expect("a read through the new index")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("typed")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("decoded");
+    assert_eq!(found, [("kettle".to_owned(),)]);
+
+    let (exit, out, err) = cassmodel(&args).await;
+    assert_eq!(exit, Exit::Ok, "again: {err}");
+    assert!(
+        out.ends_with("-- applied 3 statement(s) from 2 file(s)\n"),
+        "{out}"
+    );
+
+    let empty = std::env::temp_dir().join(format!("cassmodel_no_files_{ks}"));
+    let empty_arg = empty.display().to_string();
+    let (exit, _, err) = cassmodel(&[
+        "--contact-points",
+        &points,
+        "apply-files",
+        "--dir",
+        &empty_arg,
+    ])
+    .await;
+    assert_eq!(exit, Exit::Error);
+    assert!(err.contains("holds no migration file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    t.drop_all().await;
+}
