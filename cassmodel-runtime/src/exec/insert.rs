@@ -18,7 +18,7 @@ use super::write::{lwt_outcome, write_values};
 use crate::error::{Error, Result};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::erased::{SizeBound, cells_bound};
-use crate::mapping::table::{Columns, Table, column_value, write_columns};
+use crate::mapping::table::{Columns, Table, column_value, write_column};
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
 use crate::statement::cql;
@@ -325,8 +325,9 @@ impl<T: Table> SerializeRow for InsertValues<'_, T> {
     ) -> Result<(), SerializationError> {
         let specs = ctx.columns();
         let n = T::schema().columns.len();
-        let columns = specs.iter().take(n).enumerate().map(Ok);
-        write_columns(self.row, columns, self.unset_nulls, writer)?;
+        for (i, spec) in specs.iter().take(n).enumerate() {
+            write_column(self.row, i, spec, self.unset_nulls, writer)?;
+        }
         let mut rest = specs.iter().skip(n);
         if let Some(ttl) = &self.ttl
             && let Some(spec) = rest.next()

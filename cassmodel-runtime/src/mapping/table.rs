@@ -34,29 +34,25 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
 }
 
-/// Writes columns of `row` for the bind markers of a statement, each `(column index, bind
-/// marker)` in bind order: the one walk of every statement that binds a row's columns (an
-/// insert, a delete by the row's key, the row on hand-written CQL). With `unset_nulls`, a
-/// `None` field is left unset (no tombstone). Errors name the table and the column.
+/// Writes column `index` of `row` for the bind marker `spec`, with `keyspace.table` and the
+/// column in any error; with `unset_nulls`, a `None` field is left unset (no tombstone). The
+/// one step of every walk over a row's columns: an insert (every column, in order), a delete
+/// by the row's key (the key's columns), the row on hand-written CQL (by bind-marker name).
 #[inline]
-pub(crate) fn write_columns<'s, T: Table>(
+pub(crate) fn write_column<T: Table>(
     row: &T,
-    columns: impl Iterator<Item = Result<(usize, &'s ColumnSpec<'s>), SerializationError>>,
+    index: usize,
+    spec: &ColumnSpec<'_>,
     unset_nulls: bool,
     writer: &mut RowWriter,
 ) -> Result<(), SerializationError> {
-    let schema = T::schema();
-    for column in columns {
-        let (index, spec) = column?;
-        let cell = writer.make_cell_writer();
-        let value = column_value(row, index);
-        if unset_nulls && value.is_some_and(|v| v.is_none()) {
-            cell.set_unset();
-        } else {
-            write_value(schema, index, value, spec, cell)?;
-        }
+    let cell = writer.make_cell_writer();
+    let value = column_value(row, index);
+    if unset_nulls && value.is_some_and(|v| v.is_none()) {
+        cell.set_unset();
+        return Ok(());
     }
-    Ok(())
+    write_value(T::schema(), index, value, spec, cell).map(drop)
 }
 
 /// The value column `index` of `row` is written from: its field, or for a bucket column the
@@ -373,8 +369,10 @@ impl<T: Table> SerializeRow for Columns<'_, T> {
                 actual: specs.len(),
             }));
         }
-        let columns = self.indices.iter().copied().zip(specs).map(Ok);
-        write_columns(self.row, columns, false, writer)
+        for (spec, &i) in specs.iter().zip(self.indices) {
+            write_column(self.row, i, spec, false, writer)?;
+        }
+        Ok(())
     }
 
     fn is_empty(&self) -> bool {
@@ -390,12 +388,12 @@ pub fn serialize_by_name<T: Table>(
     writer: &mut RowWriter,
 ) -> Result<(), SerializationError> {
     let schema = T::schema();
-    let columns = ctx.columns().iter().map(|spec| {
+    for spec in ctx.columns() {
         let i = schema.column_index(spec.name()).ok_or_else(|| {
             let detail = format!("`{}` has no field for this bind marker", schema.rust_name);
             value_mismatch(spec, schema.rust_name, detail)
         })?;
-        Ok((i, spec))
-    });
-    write_columns(row, columns, false, writer)
+        write_column(row, i, spec, false, writer)?;
+    }
+    Ok(())
 }
