@@ -111,7 +111,8 @@ async fn connect(tool: &Tool) -> Result<Db, Failure> {
 
 /// `check`: the cluster as the driver sees it, and each node's version as the node says.
 async fn check(tool: &Tool, out: &mut (dyn Write + Send)) -> Result<(), Failure> {
-    let db = connect(tool).await?;
+    let options = tool.connect.options()?;
+    let db = options.connect().await?;
     let session = db.session();
     let (name,): (Option<String>,) = session
         .query_unpaged("SELECT cluster_name FROM system.local", &[])
@@ -122,7 +123,7 @@ async fn check(tool: &Tool, out: &mut (dyn Write + Send)) -> Result<(), Failure>
         out,
         "cluster `{}`, reached through {}",
         name.unwrap_or_default(),
-        tool.connect.options()?.get_contact_points().join(", ")
+        options.get_contact_points().join(", ")
     )?;
     let state = session.get_cluster_state();
     let mut version = Statement::new("SELECT release_version FROM system.local");
