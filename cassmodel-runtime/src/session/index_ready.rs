@@ -28,11 +28,15 @@ const FIRST_POLL: Duration = Duration::from_millis(50);
 const MAX_POLL: Duration = Duration::from_secs(1);
 
 /// Waits until every connected node reports each index of `indexes` (names in `keyspace`,
-/// unquoted) queryable, for at most `limit`. An index a node does not know yet (the schema
-/// change has not reached it) counts as not queryable.
+/// unquoted) queryable, for at most `limit`: queryable on the node itself
+/// (`system_views.sai_column_indexes`), and, as the node sees it through gossip, on every other
+/// connected node (`system_views.gossip_info`: a coordinator refuses a read with
+/// `INDEX_NOT_AVAILABLE` from a replica whose index status it has not heard yet). An index a
+/// node does not know yet (the schema change has not reached it) counts as not queryable.
 ///
 /// A cluster without the `system_views.sai_column_indexes` table (not Cassandra 5), or a role
-/// that may not read it, cannot be asked: then this returns at once, as before.
+/// that may not read it, cannot be asked: then this returns at once, as before. Without
+/// `gossip_info`'s `index_status`, only the nodes' own reports are waited for.
 pub async fn await_queryable(
     session: &Session,
     keyspace: &str,
@@ -44,23 +48,36 @@ pub async fn await_queryable(
     }
     let deadline = Instant::now() + limit;
     let cluster = session.get_cluster_state();
+    let nodes: Vec<_> = cluster
+        .get_nodes_info()
+        .iter()
+        .filter(|n| n.is_connected())
+        .collect();
+    let peers: Vec<SocketAddr> = nodes
+        .iter()
+        .map(|n| SocketAddr::new(n.address.ip(), n.address.port()))
+        .collect();
     let mut waiting: Vec<SocketAddr> = Vec::new();
-    let mut query = Statement::new(
+    let mut local = Statement::new(
         "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
          WHERE keyspace_name = ?",
     );
-    query.set_consistency(Consistency::One);
-    for node in cluster.get_nodes_info().iter().filter(|n| n.is_connected()) {
-        let addr = SocketAddr::new(node.address.ip(), node.address.port());
-        // A node-local virtual table: asked of each node in turn.
-        let mut statement = query.clone();
-        statement.set_load_balancing_policy(Some(SingleTargetLoadBalancingPolicy::new(
-            NodeIdentifier::Node(node.clone()),
-            None,
-        )));
+    local.set_consistency(Consistency::One);
+    let mut gossip = Statement::new(
+        "SELECT rpc_address, native_address_and_port, index_status FROM system_views.gossip_info",
+    );
+    gossip.set_consistency(Consistency::One);
+    for (node, &addr) in nodes.iter().zip(&peers) {
+        // Node-local virtual tables: asked of each node in turn.
+        let policy =
+            SingleTargetLoadBalancingPolicy::new(NodeIdentifier::Node((*node).clone()), None);
+        let (mut local, mut gossip) = (local.clone(), gossip.clone());
+        local.set_load_balancing_policy(Some(policy.clone()));
+        gossip.set_load_balancing_policy(Some(policy));
+        let mut ask_gossip = true;
         let mut pause = FIRST_POLL;
         loop {
-            match session.query_unpaged(statement.clone(), (keyspace,)).await {
+            match session.query_unpaged(local.clone(), (keyspace,)).await {
                 Ok(result) => {
                     let rows: Vec<(String, Option<bool>)> = result
                         .into_rows_result()?
@@ -71,7 +88,25 @@ pub async fn await_queryable(
                             .any(|(n, queryable)| n == name && *queryable == Some(true))
                     };
                     if indexes.iter().all(ready) {
-                        break;
+                        if !ask_gossip {
+                            break;
+                        }
+                        match session.query_unpaged(gossip.clone(), &[]).await {
+                            Ok(result) => {
+                                let rows: Vec<GossipRow> = result
+                                    .into_rows_result()?
+                                    .rows::<GossipRow>()?
+                                    .collect::<std::result::Result<_, _>>()?;
+                                if peers_ready(&rows, &peers, keyspace, indexes) {
+                                    break;
+                                }
+                            }
+                            Err(e) if cannot_ask(&e) => ask_gossip = false,
+                            Err(_) => {}
+                        }
+                        if !ask_gossip {
+                            break;
+                        }
                     }
                 }
                 Err(e) if cannot_ask(&e) => return Ok(()),
@@ -96,6 +131,42 @@ pub async fn await_queryable(
     })
 }
 
+/// A row of `system_views.gossip_info`: a peer's RPC address, its native address and port,
+/// and its index statuses as it gossips them (`{"ks":{"index":3}}`).
+type GossipRow = (Option<String>, Option<String>, Option<String>);
+
+/// The index status code of a built index (`Index.Status.BUILD_SUCCEEDED`).
+const BUILD_SUCCEEDED: &str = "3";
+
+/// Whether the gossip `rows` of one node show every index of `indexes` built on every node of
+/// `peers`.
+fn peers_ready(rows: &[GossipRow], peers: &[SocketAddr], keyspace: &str, indexes: &[&str]) -> bool {
+    peers.iter().all(|peer| {
+        let row = rows.iter().find(|(rpc, native, _)| {
+            native.as_deref() == Some(peer.to_string().as_str())
+                || (native.is_none() && rpc.as_deref() == Some(peer.ip().to_string().as_str()))
+        });
+        let Some((_, _, Some(status))) = row else {
+            return false;
+        };
+        indexes
+            .iter()
+            .all(|i| index_status(status, keyspace, i) == Some(BUILD_SUCCEEDED))
+    })
+}
+
+/// The status of `keyspace.index` in a gossiped `index_status` (`{"ks":{"index":3},..}`).
+/// Keyspace and index names are letters, digits and `_`, so they need no unescaping.
+fn index_status<'s>(status: &'s str, keyspace: &str, index: &str) -> Option<&'s str> {
+    let ks = status.find(&format!("\"{keyspace}\":{{"))?;
+    let rest = &status[ks + keyspace.len() + 4..];
+    let indexes = &rest[..rest.find('}')?];
+    let at = indexes.find(&format!("\"{index}\":"))?;
+    let value = &indexes[at + index.len() + 3..];
+    let end = value.find(',').unwrap_or(value.len());
+    Some(value[..end].trim())
+}
+
 /// Whether the node says the table does not exist (not Cassandra 5) or the role may not
 /// read it: nothing to wait for that this session can see.
 fn cannot_ask(e: &ExecutionError) -> bool {
@@ -103,4 +174,34 @@ fn cannot_ask(e: &ExecutionError) -> bool {
         return false;
     };
     matches!(db, DbError::Invalid | DbError::Unauthorized)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gossiped_index_statuses() {
+        let status = r#"{"system":{"PaxosUncommittedIndex":3},"shop":{"by_email":3,"by_tag":1}}"#;
+        assert_eq!(index_status(status, "shop", "by_email"), Some("3"));
+        assert_eq!(index_status(status, "shop", "by_tag"), Some("1"));
+        assert_eq!(index_status(status, "shop", "by"), None);
+        assert_eq!(index_status(status, "sho", "by_email"), None);
+        assert_eq!(index_status(status, "other", "by_email"), None);
+        let peer = |ip: &str| SocketAddr::new(ip.parse().expect("ip"), 9042);
+        let row = |ip: &str, s: &str| -> GossipRow {
+            (Some(ip.into()), Some(format!("{ip}:9042")), Some(s.into()))
+        };
+        let rows = [
+            row("127.0.0.1", status),
+            row("127.0.0.2", r#"{"shop":{"by_email":3}}"#),
+        ];
+        let peers = [peer("127.0.0.1"), peer("127.0.0.2")];
+        assert!(peers_ready(&rows, &peers, "shop", &["by_email"]));
+        assert!(!peers_ready(&rows, &peers, "shop", &["by_email", "by_tag"]));
+        assert!(
+            !peers_ready(&rows[..1], &peers, "shop", &["by_email"]),
+            "a peer not heard of"
+        );
+    }
 }
