@@ -390,7 +390,7 @@ pub use cassmodel_runtime::*;
 /// path. (The runtime's own `__private` is hidden.)
 #[cfg_attr(doc, doc(hidden))]
 pub mod __private {
-    pub use cassmodel_runtime::__private::{bucket, driver, query, std, table, testing, udt};
+    pub use cassmodel_runtime::__private::{bucket, copy, driver, query, std, table, testing, udt};
 }
 
 /// What a file that uses cassmodel needs, in one import: the derive macros, the connection,

@@ -20,6 +20,9 @@ pub enum Exit {
     /// `4`: a table's partitions outgrow the guidance (`analyze`; see
     /// [`sizing`](cassmodel_runtime::sizing)).
     OverGuidance = 4,
+    /// `5`: a key change's copy is not complete: `backfill` left rows it could not convert,
+    /// or `verify` found rows missing, different or extra.
+    Incomplete = 5,
 }
 
 impl Exit {
@@ -43,7 +46,8 @@ pub(crate) type Command<'a> = Pin<Box<dyn Future<Output = Exit> + 'a>>;
 pub(crate) fn block_on(
     command: impl for<'a> FnOnce(&'a mut (dyn Write + Send), &'a mut (dyn Write + Send)) -> Command<'a>,
 ) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // Several threads: a backfill's reads, conversions and writes use every core.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {

@@ -22,6 +22,7 @@
 //! code for CI jobs.
 
 mod connect;
+mod copy;
 mod cql_file;
 mod exit;
 mod migrate;

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! ```text
-//! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema|analyze [--live]>
+//! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema|analyze [--live]
+//!                    |backfill|verify [--sample F]|status|drop-source KS.TABLE>
 //!
 //!   plan       dry run: print the CQL it would run, what it refuses, what it leaves alone
 //!   apply      run the plan (nothing at all if something is refused)
@@ -20,6 +21,14 @@
 //!   analyze    estimate each table's partition size from its `#[cass(expect(...))]`
 //!              (offline); `--live` adds what the node reports about the real partitions,
 //!              `--count-rows` the partition with the most rows (a scan of each table)
+//!
+//!   a key change (a new table with `#[cass(from = ..)]`; `plan` prints its steps):
+//!   backfill   copy the old table's rows into the new one: resumable after any crash,
+//!              shared by every process that runs it (`--ranges`, `--ranges-in-flight`,
+//!              `--writes-in-flight`, `--rows-per-second`, `--table`)
+//!   verify     rows missing, different and extra between old and new (`--sample F`)
+//!   status     where each copy stands
+//!   drop-source KS.TABLE   drop the old table of a finished, verified copy
 //!
 //!   --keyspace KS                    keyspace of the models that do not name one
 //!   --replication SPEC               replication of keyspaces the plan creates:
@@ -35,7 +44,8 @@
 //! Exit codes ([`Exit`](crate::Exit)), for CI jobs: `0` nothing to do / done, `1` error (including a bad
 //! command line), `2` the plan is not empty or the cluster does not match (`plan`,
 //! `validate`), `3` something is refused, `4` a table outgrows the partition-size guidance
-//! (`analyze`).
+//! (`analyze`), `5` a copy is incomplete (`backfill` left rows it could not convert, `verify`
+//! found differences).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,6 +56,7 @@ use cassmodel_runtime::{Db, Replication, sizing};
 use clap::{Parser, Subcommand};
 
 use crate::connect::ConnectArgs;
+use crate::copy::{BackfillArgs, VerifyArgs};
 use crate::exit::{Exit, block_on};
 
 #[derive(Debug, Parser)]
@@ -53,7 +64,8 @@ use crate::exit::{Exit, block_on};
     about = "Migrations from cassmodel structs: plan, apply, generate files, validate, print the schema",
     after_help = "Exit codes: 0 nothing to do or done; 1 error; 2 plan not empty or cluster \
                   differs (plan, validate); 3 something refused; 4 a table outgrows the \
-                  partition-size guidance (analyze)."
+                  partition-size guidance (analyze); 5 a copy is incomplete (backfill, \
+                  verify)."
 )]
 struct Cli {
     /// How to reach the cluster (and `--keyspace`): each flag overrides its CASSMODEL_*
@@ -103,6 +115,18 @@ enum Command {
         /// With `--live`: find the partition with the most rows (scans each table).
         #[arg(long, requires = "live")]
         count_rows: bool,
+    },
+    /// Copy the rows of each table that declares `#[cass(from = ..)]` from its source:
+    /// resumable, and shared by every process that runs it at once.
+    Backfill(BackfillArgs),
+    /// Compare each copy's source (converted) with its table: rows missing, different, extra.
+    Verify(VerifyArgs),
+    /// Where each copy recorded on the cluster stands.
+    Status,
+    /// Drop the source table of a finished copy whose last verify was clean.
+    DropSource {
+        /// The new table, `keyspace.table`.
+        target: String,
     },
 }
 
@@ -300,6 +324,15 @@ async fn execute(
         });
     }
     let db = connect(&cli).await?;
+    match &cli.command {
+        Command::Backfill(args) => return crate::copy::backfill(&db, &models, args, out).await,
+        Command::Verify(args) => return crate::copy::verify(&db, &models, args, out).await,
+        Command::Status => return crate::copy::status(&db, out).await,
+        Command::DropSource { target } => {
+            return crate::copy::drop_source(&db, target, out).await;
+        }
+        _ => {}
+    }
     let m = configure(Migrator::new(&db, models), &cli);
     match &cli.command {
         Command::Plan => {
@@ -345,6 +378,11 @@ async fn execute(
             writeln!(out, "the cluster matches the models").map_err(io)?;
             Ok(Exit::Ok)
         }
-        Command::Schema | Command::Analyze { .. } => Ok(Exit::Ok),
+        Command::Schema
+        | Command::Analyze { .. }
+        | Command::Backfill(_)
+        | Command::Verify(_)
+        | Command::Status
+        | Command::DropSource { .. } => Ok(Exit::Ok),
     }
 }

@@ -120,6 +120,19 @@ pub struct ContainerAttrs {
     pub tables: Option<Vec<syn::Path>>,
     /// How the partitions grow (`expect(...)`).
     pub expect: Option<ExpectAttr>,
+    /// Where the rows of a new table are copied from, after a key change (`from = ...`).
+    pub from: Option<FromAttr>,
+    /// The conversion of a source model's rows (`with = path::to::fn`).
+    pub with: Option<syn::Path>,
+}
+
+/// `from = "table"` (the rows of that table, columns matched by name) or `from = OldModel`
+/// (the table of that struct; with `with = f`, its rows converted by `f`).
+pub enum FromAttr {
+    /// A table of the same keyspace, by name.
+    Table(Spanned<String>),
+    /// The table of a `#[derive(CassTable)]` struct.
+    Model(syn::Path),
 }
 
 /// Stores `value` in `slot` unless it is already set, in which case the repeat is an error.
@@ -265,8 +278,8 @@ const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))
     `index(similarity = \"dot_product\")`";
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
-    `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` or \
-    `crate = \"path\"`";
+    `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")`, \
+    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn` or `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
@@ -786,6 +799,27 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                         at,
                         "`keyspace`",
                     );
+                }
+                Kind::Table if is("from") => {
+                    let form = "`from = \"old_table\"` or `from = OldModel`";
+                    if !meta.input.peek(syn::Token![=]) {
+                        return Err(meta.error(format_args!("write {form}")));
+                    }
+                    let v = meta.value()?;
+                    let from = if v.peek(LitStr) {
+                        let lit: LitStr = v.parse()?;
+                        FromAttr::Table(Spanned {
+                            value: lit.value(),
+                            span: lit.span(),
+                        })
+                    } else {
+                        FromAttr::Model(v.parse()?)
+                    };
+                    set_once(cx, &mut out.from, from, at, "`from`");
+                }
+                Kind::Table if is("with") => {
+                    let path = path_value(&meta, "#[cass(with = convert_fn)]")?;
+                    set_once(cx, &mut out.with, path, at, "`with`");
                 }
                 Kind::Table if is("expect") => {
                     if let Some(e) = expect_option(cx, &meta)? {

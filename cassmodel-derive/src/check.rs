@@ -29,6 +29,54 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     builder_method_names(cx, t);
     expectations(cx, t);
     bucket(cx, t);
+    source(cx, t);
+}
+
+/// `from = ..` names another table (a key change copies into a new one), not on a table
+/// whose rows cannot be copied online; `with = f` converts rows of a source model.
+fn source(cx: &mut Ctxt, t: &Table<'_>) {
+    use crate::attr::FromAttr;
+    let a = &t.attrs;
+    if let Some(with) = &a.with
+        && !matches!(a.from, Some(FromAttr::Model(_)))
+    {
+        cx.error(
+            with,
+            "`with` converts the rows of a source model: name the model, \
+             `#[cass(from = OldModel, with = convert_fn)]`",
+        );
+    }
+    let Some(from) = &a.from else { return };
+    let span = match from {
+        FromAttr::Table(name) => {
+            if name.value == t.name && a.keyspace.is_none() {
+                cx.error_at(
+                    name.span,
+                    format_args!(
+                        "the rows of `{0}` cannot come from `{0}` itself: a key change copies \
+                         into a new table, so give this struct a new name, e.g. \
+                         `#[cass(table = \"{0}_v2\", from = \"{0}\")]`",
+                        t.name
+                    ),
+                );
+            }
+            name.span
+        }
+        FromAttr::Model(path) => syn::spanned::Spanned::span(path),
+    };
+    if t.counter_column().is_some() {
+        cx.error_at(
+            span,
+            "a counter table cannot be copied online: a counter takes no write time, and an \
+             increment applied twice counts twice; copy it offline by hand",
+        );
+    } else if t.has_static() {
+        cx.error_at(
+            span,
+            "a table with static columns cannot be copied yet: a partition's static values \
+             would have to be written once per new partition",
+        );
+    }
 }
 
 /// A bucket goes on the first clustering column, once per table, under a free column name.

@@ -37,7 +37,7 @@ pub use mapping::vector::Scored;
 pub use query::bucket::{BucketRange, BucketRead, BucketStream};
 pub use schema::ddl::Replication;
 pub use schema::model::{
-    BucketDef, BucketRule, ColumnDef, ColumnKind, Growth, IndexDef, Order, TableOptions,
+    BucketDef, BucketRule, ColumnDef, ColumnKind, Growth, IndexDef, Order, SourceDef, TableOptions,
     TableSchema, UdtSchema,
 };
 pub use scylla::response::PagingState;
@@ -113,6 +113,11 @@ pub mod __private {
         pub use crate::mapping::types::{
             TimeBucketSource, WidthBucketSource, assert_time_bucket, assert_width_bucket, bucket_of,
         };
+    }
+
+    /// A key change's copy (`#[cass(from = ..)]`): the conversion and the registration.
+    pub mod copy {
+        pub use crate::migrate::copy::{Converted, CopyEntry, convert_with, copier};
     }
 
     /// A user-defined type's codec and registration.

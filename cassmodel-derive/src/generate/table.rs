@@ -30,6 +30,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         .is_none()
         .then(|| quote!(impl #krate::Insertable for #ident {}));
     let from_entities = t.attrs.entities.iter().map(|e| from_entity(t, e));
+    let copy = copy_from(&cx);
     let builder = builder_struct(&cx);
     let body = quote! {
         const _: () = { #assertions };
@@ -43,6 +44,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         #rows
         #insertable
         #(#from_entities)*
+        #copy
         #entry_points
         #keys
         #reads
@@ -106,6 +108,16 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         let (name, source) = (&b.column, b.source);
         Some(quote!(.with_bucket(#name, #source, #rule)))
     });
+    let source = a.from.as_ref().map(|from| match from {
+        crate::attr::FromAttr::Table(name) => {
+            let name = &name.value;
+            quote!(.with_source(#krate::SourceDef::table(#name)))
+        }
+        crate::attr::FromAttr::Model(model) => {
+            let converted = a.with.is_some();
+            quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted)))
+        }
+    });
     quote! {
         impl #krate::Table for #ident {
             fn schema() -> &'static #krate::TableSchema {
@@ -117,7 +129,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
                         #keyspace,
                         #krate::TableOptions::new() #(#options)*,
                         #p::std::Vec::from([#(#columns),*]),
-                    ) #growth #bucket
+                    ) #growth #bucket #source
                 })
             }
 
@@ -320,6 +332,36 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
 
         #partition
     }
+}
+
+/// For a table with a source (`#[cass(from = ..)]`): its copy, `impl CopyFrom` (the source
+/// row type and the conversion, spanned on `with`) and its registration for the migration
+/// command.
+fn copy_from(cx: &Cx<'_>) -> Option<TokenStream> {
+    let (t, krate, p, ident) = (cx.t, cx.krate, &cx.p, cx.ident);
+    let from = t.attrs.from.as_ref()?;
+    let (source, convert) = match (from, &t.attrs.with) {
+        (crate::attr::FromAttr::Model(model), Some(with)) => (
+            quote!(#model),
+            quote_spanned!(syn::spanned::Spanned::span(with)=>
+                #p::copy::convert_with::<#model, Self, _>(#with, source)
+            ),
+        ),
+        _ => (quote!(Self), quote!(#p::std::Result::Ok(source))),
+    };
+    Some(quote! {
+        impl #krate::migrate::copy::CopyFrom for #ident {
+            type Source = #source;
+            fn convert(source: Self::Source) -> #p::std::Result<Self, #p::std::String> {
+                #convert
+            }
+        }
+
+        // Registers the copy for the migration command (`backfill`, `verify`).
+        #p::table::inventory::submit! {
+            #p::copy::CopyEntry(#p::copy::copier::<#ident>)
+        }
+    })
 }
 
 /// `impl FromEntity<E> for Table`: each field copied from the entity's field of the same name

@@ -59,6 +59,10 @@ pub enum MigrationError {
         #[source]
         source: std::io::Error,
     },
+    /// A key change's copy cannot run, or its input is wrong (source missing, a record of
+    /// another copy, ...): what and what to do.
+    #[error("{0}")]
+    Copy(String),
     /// The operation needs a cluster, and the migrator has none ([`Migrator::offline`](super::Migrator::offline)).
     #[error("this needs a connection to the cluster; the migrator is offline")]
     Offline,

@@ -47,6 +47,7 @@
 //! table uses is created in the default keyspace, if there is one.
 
 mod apply;
+pub mod copy;
 mod error;
 mod files;
 mod live;

@@ -269,6 +269,8 @@ pub struct TableSchema {
     /// How its partitions grow, declared with `#[cass(expect(...))]`: the input of the
     /// partition-size analysis ([`sizing`](crate::sizing)). `None`: not declared.
     pub growth: Option<Growth>,
+    /// Where the rows of this table are copied from after a key change (`#[cass(from = ..)]`).
+    pub source: Option<SourceDef>,
     udts: Vec<&'static UdtSchema>,
     all: Vec<usize>,
     written: Vec<usize>,
@@ -299,6 +301,7 @@ impl TableSchema {
             clustering: Vec::new(),
             options,
             growth: None,
+            source: None,
             udts: Vec::new(),
             all: Vec::new(),
             written: Vec::new(),
@@ -381,6 +384,12 @@ impl TableSchema {
     /// The table with its partitions' growth declared (`#[cass(expect(...))]`).
     pub fn with_growth(mut self, growth: Growth) -> Self {
         self.growth = Some(growth);
+        self
+    }
+
+    /// The table with the table its rows are copied from (`#[cass(from = ..)]`).
+    pub fn with_source(mut self, source: SourceDef) -> Self {
+        self.source = Some(source);
         self
     }
 
@@ -524,4 +533,38 @@ fn dedup_udts(all: impl Iterator<Item = &'static UdtSchema>) -> Vec<&'static Udt
         }
     }
     out
+}
+
+/// The table a new table's rows are copied from after a key change, declared with
+/// `#[cass(from = "old_table")]` or `#[cass(from = OldModel)]` on the new table's struct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SourceDef {
+    /// The source table's name (unquoted).
+    pub table: &'static str,
+    /// Its keyspace, if declared (else the new table's).
+    pub keyspace: Option<&'static str>,
+    /// Whether rows are converted by a function of the user's (`with = ..`) rather than copied
+    /// column by column, by name.
+    pub converted: bool,
+}
+
+impl SourceDef {
+    /// The table `table` of the new table's keyspace, its columns copied by name.
+    pub const fn table(table: &'static str) -> Self {
+        SourceDef {
+            table,
+            keyspace: None,
+            converted: false,
+        }
+    }
+
+    /// The table of a model, copied by name or (`converted`) through a function.
+    pub fn model(schema: &TableSchema, converted: bool) -> Self {
+        SourceDef {
+            table: schema.name,
+            keyspace: schema.keyspace,
+            converted,
+        }
+    }
 }

@@ -12,8 +12,9 @@ mod udt;
 
 use std::collections::BTreeSet;
 
-pub use steps::{Change, MigrationPlan, Mismatch, Refusal, Step, Unmanaged};
+pub use steps::{Change, KeyChange, MigrationPlan, Mismatch, Refusal, Step, Unmanaged};
 
+use super::copy::problem::copy_problem;
 use super::live::LiveSchema;
 use super::target::{Settings, Target};
 use crate::schema::ddl;
@@ -48,7 +49,50 @@ pub(crate) fn plan_target(
         }
     }
     unmanaged_in_keyspaces(target, live, &mut p);
+    plan_copies(target, live, &mut p);
     p
+}
+
+/// The key changes of the models: a table declaring the table its rows come from
+/// (`#[cass(from = ..)]`) gets its copy's steps; a source that is missing while the new table
+/// is still to be created, or whose rows cannot be copied into it, is refused.
+fn plan_copies(target: &Target, live: &LiveSchema, p: &mut MigrationPlan) {
+    for (ks, t) in &target.tables {
+        let Some(source) = t.source else { continue };
+        let source_ks = source.keyspace.unwrap_or(ks);
+        let object = format!("{ks}.{}", t.name);
+        let from = format!("{source_ks}.{}", source.table);
+        let source_live = live.table(source_ks, source.table);
+        let target_exists = live.table(ks, t.name).is_some();
+        let problem = match source_live {
+            None if target_exists => None,
+            None => Some(format!(
+                "the table its rows come from, {from}, does not exist; check #[cass(from = ..)] \
+                 on `{}`",
+                t.rust_name
+            )),
+            Some(s) => copy_problem(t, s, source.converted),
+        };
+        if let Some(problem) = problem {
+            p.refused.push(Refusal {
+                table: object.clone(),
+                column: None,
+                old: from.clone(),
+                new: format!("{object} copied from {from}"),
+                problem,
+                advice: "change the struct as the problem says, or remove #[cass(from = ..)] and \
+                         copy the rows by hand"
+                    .into(),
+            });
+            continue;
+        }
+        p.copies.push(KeyChange {
+            target: object,
+            source: from,
+            converted: source.converted,
+            source_exists: source_live.is_some(),
+        });
+    }
 }
 
 /// The keyspaces the models use that the cluster lacks: created with their replication, or

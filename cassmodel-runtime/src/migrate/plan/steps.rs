@@ -277,6 +277,55 @@ pub struct MigrationPlan {
     pub refused: Vec<Refusal>,
     /// What the cluster has and the models do not; never dropped by default.
     pub unmanaged: Vec<Unmanaged>,
+    /// Tables whose rows are copied from another after a key change (`#[cass(from = ..)]`),
+    /// with the steps of each copy.
+    pub copies: Vec<KeyChange>,
+}
+
+/// A key change: a new table whose rows come from an old one, and the steps that move the
+/// application over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeyChange {
+    /// `keyspace.table` copied into.
+    pub target: String,
+    /// `keyspace.table` copied from.
+    pub source: String,
+    /// Whether a function converts the rows (else columns are copied by name).
+    pub converted: bool,
+    /// Whether the source table still exists (after `drop-source` it does not, and the
+    /// declaration can go).
+    pub source_exists: bool,
+}
+
+impl fmt::Display for KeyChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = if self.converted {
+            "rows converted by the model's function"
+        } else {
+            "columns copied by name"
+        };
+        let (t, s) = (&self.target, &self.source);
+        if !self.source_exists {
+            return write!(
+                f,
+                "{t} was copied from {s}, which no longer exists: remove #[cass(from = ..)] from \
+                 its struct"
+            );
+        }
+        write!(
+            f,
+            "{t} <- {s} ({how}); the steps, in order:\n\
+             1. create {t}: `apply` (above, if it is not there yet)\n\
+             2. release the application writing every change to both {s} and {t}\n\
+             3. copy the rows of {s}: `backfill` (resumable; run it on several machines to share \
+             it; `status` shows where it is)\n\
+             4. check the copy: `verify` (rows missing, different, extra)\n\
+             5. release the application reading {t} (writes still go to both)\n\
+             6. release the application writing {t} alone\n\
+             7. drop {s}: `drop-source {t}` (only after a clean verify)"
+        )
+    }
 }
 
 impl MigrationPlan {
@@ -408,6 +457,13 @@ impl fmt::Display for MigrationPlan {
             for u in &self.unmanaged {
                 writeln!(f, "--   {u}")?;
             }
+        }
+        for c in &self.copies {
+            writeln!(
+                f,
+                "-- KEY CHANGE {}",
+                c.to_string().replace('\n', "\n--   ")
+            )?;
         }
         Ok(())
     }

@@ -14,9 +14,10 @@ use crate::migrate::target::Settings;
 use crate::schema::ddl::{self, qualified};
 use crate::schema::model::{ColumnDef, ColumnKind, TableSchema};
 
-const KEY_ADVICE: &str = "create a new table with the new key (e.g. `<table>_v2`), backfill it \
-    from the old one (read every partition, write every row), move reads and writes to it, \
-    then drop the old table by hand";
+const KEY_ADVICE: &str = "give the struct a new table with the new key and name the old one as \
+    its source, #[cass(table = \"<table>_v2\", from = \"<table>\")]: the plan then lists the \
+    steps (create it, dual writes, `backfill`, `verify`, switch reads and writes, \
+    `drop-source`)";
 
 /// What every part of one table's plan names: the table, its name as `ks.table` for messages
 /// and quoted for statements, and the advice for a change of key.

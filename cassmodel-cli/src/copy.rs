@@ -1,0 +1,336 @@
+//! The commands of a key change (`backfill`, `verify`, `status`, `drop-source`): the copy of
+//! each table that declares where its rows come from (`#[cass(from = ..)]`), run on the
+//! copiers of the models linked into the binary.
+
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cassmodel_runtime::Db;
+use cassmodel_runtime::migrate::MigrationError;
+use cassmodel_runtime::migrate::Models;
+use cassmodel_runtime::migrate::copy::{
+    self, Copier, CopyOptions, CopyProgress, VerifyOptions, registered_copiers,
+};
+use clap::Args;
+
+use crate::exit::Exit;
+
+/// What `backfill` takes.
+#[derive(Debug, Args)]
+pub(crate) struct BackfillArgs {
+    /// Copy only into this table (`keyspace.table` or `table`) [default: every table that
+    /// declares `#[cass(from = ..)]`].
+    #[arg(long)]
+    table: Option<String>,
+    /// Token ranges the ring is cut into: the unit of work, progress and resuming (set by the
+    /// first process that starts a copy).
+    #[arg(long, default_value_t = 256)]
+    ranges: u32,
+    /// Ranges this process copies at once.
+    #[arg(long, default_value_t = 4)]
+    ranges_in_flight: usize,
+    /// Writes in flight per range.
+    #[arg(long, default_value_t = 32)]
+    writes_in_flight: usize,
+    /// At most this many rows per second (this process).
+    #[arg(long)]
+    rows_per_second: Option<u32>,
+    /// Seconds a claimed range stays this process's without a renewal: a range whose process
+    /// died is copied again by another after it.
+    #[arg(long, default_value_t = 30)]
+    lease_seconds: u64,
+    /// No progress bar or progress lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// What `verify` takes.
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// Verify only this table (`keyspace.table` or `table`).
+    #[arg(long)]
+    table: Option<String>,
+    /// Check only this fraction of the token ranges (e.g. 0.05), for very large tables; a
+    /// sampled verify does not count as the verify `drop-source` asks for.
+    #[arg(long, value_parser = parse_fraction)]
+    sample: Option<f64>,
+    /// Token ranges each table is read in.
+    #[arg(long, default_value_t = 256)]
+    ranges: u32,
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f > 0.0 && f <= 1.0 => Ok(f),
+        _ => Err(format!("`{s}`: expected a fraction in (0, 1], e.g. 0.05")),
+    }
+}
+
+/// The copiers of `models` (the tables with a source), only `table` if given.
+fn copiers(
+    models: &Models,
+    table: Option<&str>,
+    db: &Db,
+) -> Result<Vec<&'static dyn Copier>, MigrationError> {
+    let all: Vec<&'static dyn Copier> = registered_copiers()
+        .into_iter()
+        .filter(|c| models.tables().iter().any(|t| std::ptr::eq(*t, c.target())))
+        .collect();
+    let name = |c: &dyn Copier| {
+        let t = c.target();
+        let ks = t.keyspace.or(db.keyspace()).unwrap_or("?");
+        format!("{ks}.{}", t.name)
+    };
+    let Some(wanted) = table else {
+        if all.is_empty() {
+            return Err(MigrationError::Copy(
+                "no model declares where its rows come from: add #[cass(from = \"old_table\")] \
+                 to the struct of the new table"
+                    .into(),
+            ));
+        }
+        return Ok(all);
+    };
+    let chosen: Vec<_> = all
+        .iter()
+        .copied()
+        .filter(|c| name(*c) == wanted || c.target().name == wanted)
+        .collect();
+    if chosen.is_empty() {
+        let known: Vec<String> = all.iter().map(|c| name(*c)).collect();
+        return Err(MigrationError::Copy(format!(
+            "no model copies into `{wanted}`; the tables with a source are: {}",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
+    Ok(chosen)
+}
+
+pub(crate) async fn backfill(
+    db: &Db,
+    models: &Models,
+    args: &BackfillArgs,
+    out: &mut (dyn Write + Send),
+) -> Result<Exit, MigrationError> {
+    let mut exit = Exit::Ok;
+    for c in copiers(models, args.table.as_deref(), db)? {
+        let mut options = CopyOptions::new()
+            .ranges(args.ranges)
+            .ranges_in_flight(args.ranges_in_flight)
+            .writes_in_flight(args.writes_in_flight)
+            .lease(Duration::from_secs(args.lease_seconds));
+        if let Some(r) = args.rows_per_second {
+            options = options.rows_per_second(r);
+        }
+        let bar = (!args.quiet).then(|| Progress::new(c.target().name));
+        if let Some(bar) = &bar {
+            let bar = Arc::clone(bar);
+            options = options.progress(move |p| bar.show(p));
+        }
+        let report = c.backfill(db, &options).await;
+        if let Some(bar) = &bar {
+            bar.finish();
+        }
+        let report = report?;
+        writeln!(out, "{report}").map_err(io)?;
+        if report.failed_rows > 0 {
+            exit = Exit::Incomplete;
+        } else {
+            writeln!(
+                out,
+                "next: `verify --table {}` (rows missing, different, extra)",
+                report.target
+            )
+            .map_err(io)?;
+        }
+    }
+    Ok(exit)
+}
+
+pub(crate) async fn verify(
+    db: &Db,
+    models: &Models,
+    args: &VerifyArgs,
+    out: &mut (dyn Write + Send),
+) -> Result<Exit, MigrationError> {
+    let mut exit = Exit::Ok;
+    for c in copiers(models, args.table.as_deref(), db)? {
+        let mut options = VerifyOptions::new();
+        options.ranges = args.ranges.max(1);
+        if let Some(f) = args.sample {
+            options = options.sample(f);
+        }
+        let report = c.verify(db, &options).await?;
+        writeln!(out, "{report}").map_err(io)?;
+        if !report.is_clean() {
+            exit = Exit::Incomplete;
+            writeln!(
+                out,
+                "not clean: keep the application writing to both tables, run `backfill` \
+                 again if rows are missing, and verify again"
+            )
+            .map_err(io)?;
+        } else if report.sampled {
+            writeln!(
+                out,
+                "clean in the sample; `drop-source` asks for a full verify (without --sample)"
+            )
+            .map_err(io)?;
+        } else {
+            let (t, s) = (&report.target, &report.source);
+            writeln!(
+                out,
+                "clean. next: release the application reading {t} (writes still to both), \
+                 then writing {t} alone; then `drop-source {t}` drops {s}"
+            )
+            .map_err(io)?;
+        }
+    }
+    Ok(exit)
+}
+
+pub(crate) async fn status(db: &Db, out: &mut (dyn Write + Send)) -> Result<Exit, MigrationError> {
+    let copies = copy::status(db).await?;
+    if copies.is_empty() {
+        writeln!(out, "no copy has been started on this cluster").map_err(io)?;
+    }
+    for c in copies {
+        writeln!(out, "{c}").map_err(io)?;
+    }
+    Ok(Exit::Ok)
+}
+
+pub(crate) async fn drop_source(
+    db: &Db,
+    target: &str,
+    out: &mut (dyn Write + Send),
+) -> Result<Exit, MigrationError> {
+    let cql = copy::drop_source(db, target).await?;
+    writeln!(out, "{cql}").map_err(io)?;
+    writeln!(
+        out,
+        "-- dropped; remove #[cass(from = ..)] from the new table's struct"
+    )
+    .map_err(io)?;
+    Ok(Exit::Ok)
+}
+
+fn io(e: std::io::Error) -> MigrationError {
+    MigrationError::Io {
+        path: "<output>".into(),
+        source: e,
+    }
+}
+
+/// The progress of one backfill on stderr: a bar on a terminal, else a plain line every 10 s.
+struct Progress {
+    table: &'static str,
+    bar: Option<indicatif::ProgressBar>,
+    /// When the last plain line was written, and the ranges done when this process started.
+    lines: Mutex<(Instant, Option<u32>)>,
+}
+
+impl Progress {
+    fn new(table: &'static str) -> Arc<Self> {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            let style = indicatif::ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} ranges  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> ");
+            bar.set_style(style);
+            bar.set_prefix(table);
+            bar.enable_steady_tick(Duration::from_millis(500));
+            bar
+        });
+        Arc::new(Progress {
+            table,
+            bar,
+            lines: Mutex::new((Instant::now(), None)),
+        })
+    }
+
+    fn show(&self, p: &CopyProgress) {
+        let Ok(mut lines) = self.lines.lock() else {
+            return;
+        };
+        let first = *lines.1.get_or_insert(p.ranges_done);
+        let text = describe(p, first);
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(u64::from(p.ranges));
+                bar.set_position(u64::from(p.ranges_done));
+                bar.set_message(text);
+            }
+            None if lines.0.elapsed() >= Duration::from_secs(10) => {
+                lines.0 = Instant::now();
+                eprintln!(
+                    "{}: {}/{} ranges, {text}",
+                    self.table, p.ranges_done, p.ranges
+                );
+            }
+            None => {}
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `rows, rows/s, ETA` of a progress report; `first`: the ranges done when this process
+/// started (the ETA counts the ranges done since, by any process).
+fn describe(p: &CopyProgress, first: u32) -> String {
+    let done_here = p.ranges_done.saturating_sub(first);
+    let left = p.ranges.saturating_sub(p.ranges_done);
+    let eta = if done_here == 0 {
+        "ETA ?".to_owned()
+    } else {
+        let per_range = p.elapsed.as_secs_f64() / f64::from(done_here);
+        format!("ETA {}", seconds(per_range * f64::from(left)))
+    };
+    let waiting = if p.waiting {
+        ", waiting for ranges other processes hold"
+    } else {
+        ""
+    };
+    format!("{} rows, {:.0} rows/s, {eta}{waiting}", p.rows, p.rate())
+}
+
+fn seconds(s: f64) -> String {
+    let s = s.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions() {
+        assert_eq!(parse_fraction("0.05"), Ok(0.05));
+        assert_eq!(parse_fraction("1"), Ok(1.0));
+        assert!(parse_fraction("0").is_err());
+        assert!(parse_fraction("1.5").is_err());
+        assert!(parse_fraction("x").is_err());
+    }
+
+    #[test]
+    fn eta_reads_as_time() {
+        assert_eq!(seconds(5.4), "5 s");
+        assert_eq!(seconds(125.0), "2 min 5 s");
+        assert_eq!(seconds(7260.0), "2 h 1 min");
+    }
+}

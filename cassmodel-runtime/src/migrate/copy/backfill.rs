@@ -1,0 +1,486 @@
+//! The backfill: every row of the source, copied into the new table, token range by token
+//! range, with the record in the cluster (`record.rs`) telling which ranges are done.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::{StreamExt, TryStreamExt};
+use scylla::frame::response::result::ColumnSpec;
+
+use super::convert::CopyFrom;
+use super::record::{Record, now_millis};
+use super::setup::{Copy, copy_of, describe};
+use super::source::SourceRow;
+use super::write::{TimedWrite, cell_groups};
+use crate::error::{Error, ErrorKind};
+use crate::exec::read::token_ranges;
+use crate::mapping::table::Table;
+use crate::migrate::error::MigrationError;
+use crate::session::db::Db;
+
+/// A backfill's progress callback ([`CopyOptions::progress`]).
+pub type ProgressFn = Arc<dyn Fn(&CopyProgress) + Send + Sync>;
+
+/// How a backfill runs. The defaults suit one process on a small cluster; `ranges` is fixed
+/// by the first process that starts a copy.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct CopyOptions {
+    /// Token ranges the source's ring is cut into (default 256): the unit of work, of
+    /// progress and of resuming.
+    pub ranges: u32,
+    /// Ranges this process copies at once (default 4).
+    pub ranges_in_flight: usize,
+    /// Writes in flight per range (default 32).
+    pub writes_in_flight: usize,
+    /// Rows per page of the source's scan (default 1000).
+    pub page_size: i32,
+    /// How long a claimed range stays this process's without a renewal (default 30 s): a
+    /// range whose process died is taken again after it.
+    pub lease: Duration,
+    /// Attempts at one range before the backfill fails with its error (default 5).
+    pub attempts: u32,
+    /// At most this many rows per second, if set.
+    pub rows_per_second: Option<u32>,
+    /// Called after every page copied, and while waiting for ranges other processes hold.
+    pub progress: Option<ProgressFn>,
+}
+
+impl Default for CopyOptions {
+    fn default() -> Self {
+        CopyOptions {
+            ranges: 256,
+            ranges_in_flight: 4,
+            writes_in_flight: 32,
+            page_size: 1000,
+            lease: Duration::from_secs(30),
+            attempts: 5,
+            rows_per_second: None,
+            progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for CopyOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CopyOptions")
+            .field("ranges", &self.ranges)
+            .field("ranges_in_flight", &self.ranges_in_flight)
+            .field("writes_in_flight", &self.writes_in_flight)
+            .field("page_size", &self.page_size)
+            .field("lease", &self.lease)
+            .field("attempts", &self.attempts)
+            .field("rows_per_second", &self.rows_per_second)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CopyOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Token ranges of the source's ring (the first process that starts a copy sets them).
+    pub fn ranges(mut self, ranges: u32) -> Self {
+        self.ranges = ranges.max(1);
+        self
+    }
+
+    /// Ranges copied at once by this process.
+    pub fn ranges_in_flight(mut self, n: usize) -> Self {
+        self.ranges_in_flight = n.max(1);
+        self
+    }
+
+    /// Writes in flight per range.
+    pub fn writes_in_flight(mut self, n: usize) -> Self {
+        self.writes_in_flight = n.max(1);
+        self
+    }
+
+    /// How long a claimed range stays this process's without a renewal.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(100));
+        self
+    }
+
+    /// At most `rows` rows per second.
+    pub fn rows_per_second(mut self, rows: u32) -> Self {
+        self.rows_per_second = Some(rows.max(1));
+        self
+    }
+
+    /// Called with the progress after every page, and while waiting for other processes.
+    pub fn progress(mut self, f: impl Fn(&CopyProgress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(f));
+        self
+    }
+}
+
+/// How far a backfill has got.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CopyProgress {
+    /// Rows this process has copied.
+    pub rows: u64,
+    /// Ranges done, by any process.
+    pub ranges_done: u32,
+    /// Ranges in all.
+    pub ranges: u32,
+    /// Since this process started.
+    pub elapsed: Duration,
+    /// Whether this process is waiting for ranges other processes hold.
+    pub waiting: bool,
+}
+
+impl CopyProgress {
+    /// Rows per second of this process.
+    pub fn rate(&self) -> f64 {
+        self.rows as f64 / self.elapsed.as_secs_f64().max(1e-3)
+    }
+}
+
+/// A source row that could not be copied: its key and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CopyFailure {
+    /// The row's key in the source, `column = value, ..`.
+    pub key: String,
+    /// Why (the conversion's error).
+    pub reason: String,
+}
+
+/// What a backfill did.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CopyReport {
+    /// `keyspace.table` copied into.
+    pub target: String,
+    /// `keyspace.table` copied from.
+    pub source: String,
+    /// Rows this process copied.
+    pub rows: u64,
+    /// Ranges this process copied.
+    pub ranges_copied: u32,
+    /// Ranges in all (all of them are done when the backfill returns).
+    pub ranges: u32,
+    /// How long this process ran.
+    pub elapsed: Duration,
+    /// Rows that could not be copied (their conversion failed), the first 100 of them.
+    pub failures: Vec<CopyFailure>,
+    /// How many rows could not be copied.
+    pub failed_rows: u64,
+}
+
+impl std::fmt::Display for CopyReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} <- {}: all {} ranges copied; this process copied {} rows in {} ranges in {:.1} s \
+             ({:.0} rows/s)",
+            self.target,
+            self.source,
+            self.ranges,
+            self.rows,
+            self.ranges_copied,
+            self.elapsed.as_secs_f64(),
+            self.rows as f64 / self.elapsed.as_secs_f64().max(1e-3)
+        )?;
+        if self.failed_rows > 0 {
+            write!(f, "\n{} row(s) not copied:", self.failed_rows)?;
+            for fail in &self.failures {
+                write!(f, "\n  ({}): {}", fail.key, fail.reason)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Copies every row of `T`'s source into `T`'s table, and returns once every range of the
+/// copy is done (by this process or another). Safe to run again after an interruption, from
+/// several processes at once, and beside an application writing to both tables: each copied
+/// cell keeps its source's write time and TTL, so a newer write or delete always wins.
+///
+/// A row whose conversion fails is not copied; it is reported with its key, and the others
+/// are. Ranges that fail on a timeout or an unavailable node are tried again, up to
+/// [`CopyOptions::attempts`] times each.
+pub async fn backfill<T: CopyFrom>(
+    db: &Db,
+    options: &CopyOptions,
+) -> Result<CopyReport, MigrationError> {
+    let started = Instant::now();
+    let copy = copy_of::<T>(db, options.page_size).await?;
+    let ranges = token_ranges(options.ranges);
+    let record = Record::open(
+        db,
+        &copy.replication,
+        &copy.target,
+        &copy.source.name(),
+        &ranges,
+    )
+    .await?;
+    let owner = format!(
+        "{}-{}-{:x}",
+        std::process::id(),
+        now_millis(),
+        std::ptr::from_ref(&record) as usize
+    );
+    let state = Run {
+        db,
+        copy: &copy,
+        record: &record,
+        owner: &owner,
+        options,
+        started,
+        rows: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+        failures: std::sync::Mutex::new(Vec::new()),
+    };
+    let mut attempts: HashMap<i64, u32> = HashMap::new();
+    let mut copied = 0u32;
+    let total;
+    loop {
+        let states = record.ranges().await?;
+        let done = states.iter().filter(|r| r.done).count();
+        if done == states.len() {
+            total = states.len();
+            break;
+        }
+        let now = now_millis();
+        let mut free: Vec<(i64, i64)> = states
+            .iter()
+            .filter(|r| !r.done && r.lease_until < now)
+            .map(|r| (r.start, r.end))
+            .collect();
+        if free.is_empty() {
+            state.report(done, states.len(), true);
+            tokio::time::sleep((options.lease / 4).min(Duration::from_secs(1))).await;
+            continue;
+        }
+        // Spread the processes over the ring (and over the replicas).
+        let turn = usize::try_from(now_millis().rem_euclid(free.len() as i64)).unwrap_or(0);
+        free.rotate_left(turn);
+        let results: Vec<(i64, Result<bool, MigrationError>)> = futures::stream::iter(free)
+            .map(|(lo, hi)| {
+                let state = &state;
+                async move { (lo, state.range::<T>(lo, hi).await) }
+            })
+            .buffer_unordered(options.ranges_in_flight)
+            .collect()
+            .await;
+        for (lo, result) in results {
+            match result {
+                Ok(true) => copied += 1,
+                Ok(false) => {}
+                Err(e) if transient(&e) => {
+                    let n = attempts.entry(lo).or_default();
+                    *n += 1;
+                    if *n >= options.attempts {
+                        return Err(e);
+                    }
+                    record.release(lo, &owner).await?;
+                    tokio::time::sleep(Duration::from_millis(200) * *n).await;
+                }
+                Err(e) => {
+                    let _ = record.release(lo, &owner).await;
+                    return Err(e);
+                }
+            }
+        }
+    }
+    let failures = state.failures.lock().map(|f| f.clone()).unwrap_or_default();
+    Ok(CopyReport {
+        target: copy.target.clone(),
+        source: copy.source.name(),
+        rows: state.rows.load(Ordering::Relaxed),
+        ranges_copied: copied,
+        ranges: u32::try_from(total).unwrap_or(u32::MAX),
+        elapsed: started.elapsed(),
+        failures,
+        failed_rows: state.failed.load(Ordering::Relaxed),
+    })
+}
+
+/// Whether a failure is worth another attempt at the range: a timeout, too few replicas,
+/// an overloaded node or a lost connection.
+fn transient(e: &MigrationError) -> bool {
+    let MigrationError::Db(e) = e else {
+        return false;
+    };
+    matches!(
+        e.kind(),
+        ErrorKind::Timeout | ErrorKind::Unavailable | ErrorKind::Overloaded | ErrorKind::Connection
+    )
+}
+
+/// What the ranges copied by one process share.
+struct Run<'a> {
+    db: &'a Db,
+    copy: &'a Copy,
+    record: &'a Record<'a>,
+    owner: &'a str,
+    options: &'a CopyOptions,
+    started: Instant,
+    rows: AtomicU64,
+    failed: AtomicU64,
+    failures: std::sync::Mutex<Vec<super::backfill::CopyFailure>>,
+}
+
+impl Run<'_> {
+    fn report(&self, done: usize, ranges: usize, waiting: bool) {
+        if let Some(progress) = &self.options.progress {
+            progress(&CopyProgress {
+                rows: self.rows.load(Ordering::Relaxed),
+                ranges_done: u32::try_from(done).unwrap_or(u32::MAX),
+                ranges: u32::try_from(ranges).unwrap_or(u32::MAX),
+                elapsed: self.started.elapsed(),
+                waiting,
+            });
+        }
+    }
+
+    /// Claims range `lo..=hi` and copies it: `false` when another process had it first (or
+    /// took it over while this one was copying).
+    async fn range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<bool, MigrationError> {
+        let lease = i64::try_from(self.options.lease.as_millis()).unwrap_or(i64::MAX);
+        let now = now_millis();
+        if !self.record.claim(lo, self.owner, now + lease, now).await? {
+            return Ok(false);
+        }
+        let copy = self.copy_rows::<T>(lo, hi);
+        let renew = async {
+            loop {
+                tokio::time::sleep(self.options.lease / 3).await;
+                let until = now_millis() + lease;
+                if !self.record.renew(lo, self.owner, until).await? {
+                    return Ok::<(), MigrationError>(());
+                }
+            }
+        };
+        futures::pin_mut!(copy);
+        futures::pin_mut!(renew);
+        let rows = match futures::future::select(copy, renew).await {
+            futures::future::Either::Left((rows, _)) => rows?,
+            // Another process took the range over (this one was too slow to renew): its
+            // copy is as good as this one.
+            futures::future::Either::Right((lost, _)) => {
+                lost?;
+                return Ok(false);
+            }
+        };
+        let rows = i64::try_from(rows).unwrap_or(i64::MAX);
+        let done = self.record.done(lo, self.owner, rows).await?;
+        if done && let Ok(states) = self.record.ranges().await {
+            let n = states.iter().filter(|r| r.done).count();
+            self.report(n, states.len(), false);
+        }
+        Ok(done)
+    }
+
+    /// Copies the rows of range `lo..=hi`: how many.
+    async fn copy_rows<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<u64, MigrationError> {
+        let read_at = now_micros();
+        let scan = &self.copy.scan;
+        let pager = self
+            .db
+            .session()
+            .execute_iter(scan.clone(), (lo, hi))
+            .await
+            .map_err(|e| Error::execute(scan.get_statement(), e))?;
+        let guard = scan.get_current_result_set_col_specs();
+        let specs: Vec<ColumnSpec<'static>> =
+            guard.get().iter().map(|s| s.clone().into_owned()).collect();
+        let source_key: Vec<usize> = <T::Source as Table>::schema()
+            .field_columns()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| self.copy.source.primary_key.iter().any(|k| k == c.name))
+            .map(|(i, _)| i)
+            .collect();
+        let rows = pager
+            .rows_stream::<SourceRow<T::Source>>()
+            .map_err(Error::from)?
+            .map_err(|e| MigrationError::from(Error::from(e)))
+            .map_ok(|row| self.write::<T>(row, read_at, &specs, &source_key))
+            .try_buffer_unordered(self.options.writes_in_flight)
+            .try_fold(0u64, |n, copied| std::future::ready(Ok(n + copied)))
+            .await?;
+        Ok(rows)
+    }
+
+    /// Converts and writes one source row: 1 when copied, 0 when its conversion failed (it is
+    /// then recorded as a failure).
+    async fn write<T: CopyFrom>(
+        &self,
+        source: SourceRow<T::Source>,
+        read_at: i64,
+        specs: &[ColumnSpec<'static>],
+        source_key: &[usize],
+    ) -> Result<u64, MigrationError> {
+        self.pace().await;
+        // The key is described before the conversion consumes the row, only when a function
+        // converts it (copies by name cannot fail to convert).
+        let key = self
+            .copy
+            .source_cell
+            .is_none()
+            .then(|| describe(&source.row, source_key, specs));
+        let row = match T::convert(source.row) {
+            Ok(row) => row,
+            Err(reason) => {
+                self.failed.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut f) = self.failures.lock()
+                    && f.len() < 100
+                {
+                    f.push(CopyFailure {
+                        key: key.unwrap_or_default(),
+                        reason,
+                    });
+                }
+                return Ok(0);
+            }
+        };
+        let groups = cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), read_at);
+        let insert = &*self.copy.insert;
+        for (timestamp, ttl, set) in &groups {
+            let values = TimedWrite {
+                row: &row,
+                set,
+                ttl: *ttl,
+                timestamp: *timestamp,
+            };
+            self.db
+                .session()
+                .execute_unpaged(insert, values)
+                .await
+                .map_err(|e| Error::execute(insert.get_statement(), e))?;
+        }
+        self.rows.fetch_add(1, Ordering::Relaxed);
+        Ok(1)
+    }
+
+    /// Waits as long as the rate limit asks, if there is one.
+    async fn pace(&self) {
+        let Some(rate) = self.options.rows_per_second else {
+            return;
+        };
+        let n = self.rows.load(Ordering::Relaxed) + self.failed.load(Ordering::Relaxed);
+        let due = self.started + Duration::from_secs_f64(n as f64 / f64::from(rate));
+        let now = Instant::now();
+        if due > now {
+            tokio::time::sleep(due - now).await;
+        }
+    }
+}
+
+/// Microseconds since the epoch, now: the write time of copied rows that have no cell to take
+/// it from.
+fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

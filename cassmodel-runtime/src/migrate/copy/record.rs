@@ -1,0 +1,423 @@
+//! The record of a copy, kept in the cluster itself (keyspace `cassmodel_migrations`), so that
+//! a copy killed at any point continues where it was, from any machine, and several
+//! processes share one copy: the token ring is cut into ranges, and each range is claimed
+//! with a lightweight transaction and a lease before it is copied, then marked done. A range
+//! whose worker died is taken again when its lease ends; copying it twice is harmless, since
+//! every copied cell keeps its source's write time.
+
+use std::collections::BTreeMap;
+
+use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::{Consistency, SerialConsistency};
+
+use crate::error::Error;
+use crate::migrate::error::MigrationError;
+use crate::schema::ddl::{qualified, string_literal};
+use crate::session::db::Db;
+
+/// The keyspace of the records of every copy.
+pub const RECORD_KEYSPACE: &str = "cassmodel_migrations";
+
+/// One range of the source's token ring, as the record has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct RangeState {
+    pub start: i64,
+    pub end: i64,
+    pub done: bool,
+    pub owner: Option<String>,
+    /// Milliseconds since the epoch until which the owner holds the range.
+    pub lease_until: i64,
+    pub rows: i64,
+}
+
+/// Where a copy stands: from [`status`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CopyStatus {
+    /// `keyspace.table` copied into.
+    pub target: String,
+    /// `keyspace.table` copied from.
+    pub source: String,
+    /// Token ranges done, and in all.
+    pub ranges_done: u32,
+    /// Token ranges in all.
+    pub ranges: u32,
+    /// Ranges held by a worker now (their lease has not ended).
+    pub ranges_held: u32,
+    /// Rows copied by the ranges done.
+    pub rows: i64,
+    /// Whether every range is done.
+    pub finished: bool,
+    /// The outcome of the last verify: `Some(true)` when it found no difference.
+    pub verified_clean: Option<bool>,
+}
+
+impl std::fmt::Display for CopyStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} <- {}: {} of {} ranges copied ({} rows)",
+            self.target, self.source, self.ranges_done, self.ranges, self.rows
+        )?;
+        if self.ranges_held > 0 {
+            write!(f, ", {} being copied now", self.ranges_held)?;
+        }
+        match (self.finished, self.verified_clean) {
+            (false, _) => write!(f, "; next: `backfill` (again, to continue)"),
+            (true, None) => write!(f, "; copied; next: `verify`"),
+            (true, Some(false)) => write!(f, "; the last verify found differences"),
+            (true, Some(true)) => write!(f, "; copied and verified"),
+        }
+    }
+}
+
+/// The record of one copy (`migration` = the target's `keyspace.table`).
+pub(super) struct Record<'d> {
+    db: &'d Db,
+    migration: String,
+    claim: PreparedStatement,
+    renew: PreparedStatement,
+    done: PreparedStatement,
+    release: PreparedStatement,
+    list: PreparedStatement,
+}
+
+/// The prepared statement of `cql`, lightweight transactions at SERIAL consistency.
+async fn prepare(db: &Db, cql: String) -> Result<PreparedStatement, MigrationError> {
+    let mut ps = db
+        .session()
+        .prepare(cql.as_str())
+        .await
+        .map_err(|e| MigrationError::from(Error::execute(&cql, e)))?;
+    ps.set_serial_consistency(Some(SerialConsistency::Serial));
+    ps.set_consistency(Consistency::Quorum);
+    Ok(ps)
+}
+
+/// Runs `ps` with `values`: whether its condition applied.
+async fn applied(
+    db: &Db,
+    ps: &PreparedStatement,
+    values: impl scylla::serialize::row::SerializeRow,
+) -> Result<bool, MigrationError> {
+    let res = db
+        .session()
+        .execute_unpaged(ps, values)
+        .await
+        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+    Ok(crate::exec::write::applied(res)?)
+}
+
+/// The tables of the record, created if missing, in a keyspace replicated as `replication`
+/// (the target keyspace's map, as `system_schema` has it).
+async fn ensure_tables(
+    db: &Db,
+    replication: &BTreeMap<String, String>,
+) -> Result<(), MigrationError> {
+    let map: Vec<String> = replication
+        .iter()
+        .map(|(k, v)| format!("{}: {}", string_literal(k), string_literal(v)))
+        .collect();
+    let ddl = [
+        format!(
+            "CREATE KEYSPACE IF NOT EXISTS {RECORD_KEYSPACE} WITH replication = {{{}}}",
+            map.join(", ")
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copies (migration text PRIMARY KEY, \
+             source text, ranges int, verified_clean boolean)"
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copy_ranges (migration text, \
+             range_start bigint, range_end bigint, done boolean, owner text, lease_until bigint, \
+             rows bigint, PRIMARY KEY (migration, range_start))"
+        ),
+    ];
+    for cql in ddl {
+        db.execute_ddl(&cql).await?;
+    }
+    Ok(())
+}
+
+impl<'d> Record<'d> {
+    /// The record of the copy into `target` (`keyspace.table`) from `source`, with `ranges`
+    /// ranges: created by the first process to start it; the others find it. A record of
+    /// another source under the same target is an error.
+    pub(super) async fn open(
+        db: &'d Db,
+        replication: &BTreeMap<String, String>,
+        target: &str,
+        source: &str,
+        ranges: &[(i64, i64)],
+    ) -> Result<Record<'d>, MigrationError> {
+        ensure_tables(db, replication).await?;
+        let t = qualified(RECORD_KEYSPACE, "copy_ranges");
+        let record = Record {
+            db,
+            migration: target.to_owned(),
+            claim: prepare(
+                db,
+                format!(
+                    "UPDATE {t} SET owner = ?, lease_until = ? WHERE migration = ? AND \
+                     range_start = ? IF done = false AND lease_until < ?"
+                ),
+            )
+            .await?,
+            renew: prepare(
+                db,
+                format!(
+                    "UPDATE {t} SET lease_until = ? WHERE migration = ? AND range_start = ? \
+                     IF owner = ?"
+                ),
+            )
+            .await?,
+            done: prepare(
+                db,
+                format!(
+                    "UPDATE {t} SET done = true, rows = ?, lease_until = 0 WHERE migration = ? \
+                     AND range_start = ? IF owner = ?"
+                ),
+            )
+            .await?,
+            release: prepare(
+                db,
+                format!(
+                    "UPDATE {t} SET lease_until = 0 WHERE migration = ? AND range_start = ? \
+                     IF owner = ?"
+                ),
+            )
+            .await?,
+            list: prepare(
+                db,
+                format!(
+                    "SELECT range_start, range_end, done, owner, lease_until, rows FROM {t} \
+                     WHERE migration = ?"
+                ),
+            )
+            .await?,
+        };
+        let start = prepare(
+            db,
+            format!(
+                "INSERT INTO {} (migration, source, ranges) VALUES (?, ?, ?) IF NOT EXISTS",
+                qualified(RECORD_KEYSPACE, "copies")
+            ),
+        )
+        .await?;
+        let count = i32::try_from(ranges.len()).unwrap_or(i32::MAX);
+        if !applied(db, &start, (target, source, count)).await? {
+            let (known, known_ranges) = record.copy_row().await?;
+            if known != source {
+                return Err(MigrationError::Copy(format!(
+                    "{target} is recorded as a copy of {known}, not of {source}: its record is \
+                     in {RECORD_KEYSPACE}.copies; delete it there to start a copy from {source}"
+                )));
+            }
+            if known_ranges != count {
+                return Err(MigrationError::Copy(format!(
+                    "the copy into {target} was started with {known_ranges} ranges, not \
+                     {count}: continue it with {known_ranges}"
+                )));
+            }
+        }
+        // Every range row, created once: a process killed while creating them left some.
+        let known: Vec<i64> = record.ranges().await?.iter().map(|r| r.start).collect();
+        let create = prepare(
+            db,
+            format!(
+                "INSERT INTO {t} (migration, range_start, range_end, done, lease_until, rows) \
+                 VALUES (?, ?, ?, false, 0, 0) IF NOT EXISTS"
+            ),
+        )
+        .await?;
+        for &(lo, hi) in ranges {
+            if !known.contains(&lo) {
+                applied(db, &create, (target, lo, hi)).await?;
+            }
+        }
+        Ok(record)
+    }
+
+    /// The source and the number of ranges the record has for this copy.
+    async fn copy_row(&self) -> Result<(String, i32), MigrationError> {
+        let cql = format!(
+            "SELECT source, ranges FROM {} WHERE migration = ?",
+            qualified(RECORD_KEYSPACE, "copies")
+        );
+        let (source, ranges): (Option<String>, Option<i32>) = self
+            .db
+            .session()
+            .query_unpaged(cql.as_str(), (&self.migration,))
+            .await
+            .map_err(|e| Error::execute(&cql, e))?
+            .into_rows_result()
+            .map_err(Error::from)?
+            .first_row()
+            .map_err(|e| Error::Driver(Box::new(e)))?;
+        Ok((source.unwrap_or_default(), ranges.unwrap_or(0)))
+    }
+
+    /// Every range of the copy.
+    pub(super) async fn ranges(&self) -> Result<Vec<RangeState>, MigrationError> {
+        list_ranges(self.db, &self.list, &self.migration).await
+    }
+
+    /// Claims range `start` for `owner` until `lease_until` if it is not done and nobody
+    /// holds it at `now` (milliseconds).
+    pub(super) async fn claim(
+        &self,
+        start: i64,
+        owner: &str,
+        lease_until: i64,
+        now: i64,
+    ) -> Result<bool, MigrationError> {
+        let values = (owner, lease_until, &self.migration, start, now);
+        applied(self.db, &self.claim, values).await
+    }
+
+    /// Extends `owner`'s lease of range `start`; false when someone else took it.
+    pub(super) async fn renew(
+        &self,
+        start: i64,
+        owner: &str,
+        lease_until: i64,
+    ) -> Result<bool, MigrationError> {
+        let values = (lease_until, &self.migration, start, owner);
+        applied(self.db, &self.renew, values).await
+    }
+
+    /// Marks range `start` done with `rows` copied, if `owner` still holds it.
+    pub(super) async fn done(
+        &self,
+        start: i64,
+        owner: &str,
+        rows: i64,
+    ) -> Result<bool, MigrationError> {
+        applied(self.db, &self.done, (rows, &self.migration, start, owner)).await
+    }
+
+    /// Gives range `start` up (after a failure): another attempt may take it at once.
+    pub(super) async fn release(&self, start: i64, owner: &str) -> Result<bool, MigrationError> {
+        applied(self.db, &self.release, (&self.migration, start, owner)).await
+    }
+}
+
+async fn list_ranges(
+    db: &Db,
+    list: &PreparedStatement,
+    migration: &str,
+) -> Result<Vec<RangeState>, MigrationError> {
+    type Row = (
+        i64,
+        Option<i64>,
+        Option<bool>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+    );
+    let rows: Vec<Row> = db
+        .session()
+        .execute_unpaged(list, (migration,))
+        .await
+        .map_err(|e| Error::execute(list.get_statement(), e))?
+        .into_rows_result()
+        .map_err(Error::from)?
+        .rows::<Row>()
+        .map_err(Error::from)?
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)?;
+    Ok(rows
+        .into_iter()
+        .map(|(start, end, done, owner, lease, rows)| RangeState {
+            start,
+            end: end.unwrap_or(start),
+            done: done.unwrap_or(false),
+            owner,
+            lease_until: lease.unwrap_or(0),
+            rows: rows.unwrap_or(0),
+        })
+        .collect())
+}
+
+/// Records the outcome of a verify of the copy into `migration`.
+pub(super) async fn record_verified(
+    db: &Db,
+    migration: &str,
+    clean: bool,
+) -> Result<(), MigrationError> {
+    let cql = format!(
+        "UPDATE {} SET verified_clean = ? WHERE migration = ?",
+        qualified(RECORD_KEYSPACE, "copies")
+    );
+    db.session()
+        .query_unpaged(cql.as_str(), (clean, migration))
+        .await
+        .map_err(|e| Error::execute(&cql, e))?;
+    Ok(())
+}
+
+/// Milliseconds since the epoch, now.
+pub(super) fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Where every copy recorded on the cluster of `db` stands: one line each, by target.
+pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
+    let copies_cql = format!(
+        "SELECT migration, source, ranges, verified_clean FROM {}",
+        qualified(RECORD_KEYSPACE, "copies")
+    );
+    let answer = db
+        .session()
+        .query_unpaged(copies_cql.as_str(), &[])
+        .await
+        .map_err(|e| Error::execute(&copies_cql, e));
+    type CopyRow = (String, Option<String>, Option<i32>, Option<bool>);
+    let copies: Vec<CopyRow> = match answer {
+        Ok(res) => res
+            .into_rows_result()
+            .map_err(Error::from)?
+            .rows()
+            .map_err(Error::from)?
+            .collect::<Result<_, _>>()
+            .map_err(Error::from)?,
+        // No copy was ever started on this cluster.
+        Err(e) if e.is_schema_mismatch() => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    let list = prepare(
+        db,
+        format!(
+            "SELECT range_start, range_end, done, owner, lease_until, rows FROM {} \
+             WHERE migration = ?",
+            qualified(RECORD_KEYSPACE, "copy_ranges")
+        ),
+    )
+    .await?;
+    let now = now_millis();
+    let mut out = Vec::new();
+    for (migration, source, ranges, verified) in copies {
+        let states = list_ranges(db, &list, &migration).await?;
+        let done = states.iter().filter(|r| r.done).count();
+        let held = states
+            .iter()
+            .filter(|r| !r.done && r.lease_until > now)
+            .count();
+        let ranges = u32::try_from(ranges.unwrap_or(0)).unwrap_or(0);
+        out.push(CopyStatus {
+            target: migration,
+            source: source.unwrap_or_default(),
+            ranges_done: u32::try_from(done).unwrap_or(u32::MAX),
+            ranges,
+            ranges_held: u32::try_from(held).unwrap_or(u32::MAX),
+            rows: states.iter().filter(|r| r.done).map(|r| r.rows).sum(),
+            finished: ranges > 0 && done == ranges as usize,
+            verified_clean: verified,
+        });
+    }
+    out.sort_by(|a, b| a.target.cmp(&b.target));
+    Ok(out)
+}

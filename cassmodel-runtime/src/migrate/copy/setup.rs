@@ -1,0 +1,158 @@
+//! What a backfill and a verify of one copy both start from: the source and target tables
+//! on the cluster, checked, with their statements prepared.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use scylla::frame::response::result::ColumnSpec;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::value::CqlValue;
+
+use super::convert::CopyFrom;
+use super::problem::copy_problem;
+use super::source::SourceColumns;
+use crate::error::Error;
+use crate::exec::insert::insert_statement;
+use crate::mapping::table::{Table, write_column};
+use crate::migrate::error::MigrationError;
+use crate::migrate::live::LiveSchema;
+use crate::session::db::Db;
+
+/// One copy, ready to run.
+pub(super) struct Copy {
+    /// `keyspace.table` of the target.
+    pub target: String,
+    pub target_keyspace: String,
+    /// The target keyspace's replication (the record's keyspace is created with it).
+    pub replication: BTreeMap<String, String>,
+    pub source: SourceColumns,
+    /// For each column of the target copied by name, the index of the same cell among the
+    /// source's timed cells; `None` for a copy converted by a function.
+    pub source_cell: Option<Vec<Option<usize>>>,
+    /// The INSERT of a whole target row with TTL and write time.
+    pub insert: Arc<PreparedStatement>,
+    /// The scan of one token range of the source.
+    pub scan: PreparedStatement,
+}
+
+/// The copy into `T`'s table: both tables found on the cluster and checked.
+pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy, MigrationError> {
+    let schema = T::schema();
+    let Some(declared) = schema.source else {
+        return Err(MigrationError::Copy(format!(
+            "table `{}` declares no source: add #[cass(from = \"old_table\")] to `{}`",
+            schema.name, schema.rust_name
+        )));
+    };
+    let target_keyspace = db.keyspace_of::<T>()?.to_owned();
+    let source_keyspace = match declared.keyspace {
+        Some(k) => db.resolve_keyspace(Some(k)).unwrap_or(k).to_owned(),
+        None => target_keyspace.clone(),
+    };
+    let live = LiveSchema::read(db.session(), &[&target_keyspace, &source_keyspace]).await?;
+    let target = format!("{target_keyspace}.{}", schema.name);
+    let Some(source_live) = live.table(&source_keyspace, declared.table) else {
+        return Err(MigrationError::Copy(format!(
+            "the source table {source_keyspace}.{} of {target} does not exist: check \
+             #[cass(from = ..)] on `{}`",
+            declared.table, schema.rust_name
+        )));
+    };
+    if live.table(&target_keyspace, schema.name).is_none() {
+        return Err(MigrationError::Copy(format!(
+            "{target} does not exist yet: create it first (`migrate apply`)"
+        )));
+    }
+    if let Some(problem) = copy_problem(schema, source_live, declared.converted) {
+        return Err(MigrationError::Copy(format!(
+            "{target} cannot be copied from {source_keyspace}.{}: {problem}",
+            declared.table
+        )));
+    }
+    let source = SourceColumns::new::<T::Source>(&source_keyspace, source_live)
+        .map_err(MigrationError::Copy)?;
+    let source_cell = (!declared.converted).then(|| {
+        schema
+            .columns
+            .iter()
+            .map(|c| {
+                let i = source.columns.iter().position(|s| s == c.name)?;
+                source.timed.iter().position(|&t| t == i)
+            })
+            .collect()
+    });
+    let insert = insert_statement::<T>(db, true, true, false).await?;
+    let cql = source.range_scan();
+    let mut scan = db
+        .session()
+        .prepare(cql.as_str())
+        .await
+        .map_err(|e| Error::Prepare {
+            cql: cql.clone(),
+            source: Box::new(e),
+        })?;
+    scan.set_page_size(page_size);
+    scan.set_is_idempotent(true);
+    let replication = live
+        .keyspaces
+        .get(&target_keyspace)
+        .map(|k| k.replication.clone())
+        .unwrap_or_default();
+    Ok(Copy {
+        target,
+        target_keyspace,
+        replication,
+        source,
+        source_cell,
+        insert,
+        scan,
+    })
+}
+
+/// `name = value, ..` of columns `columns` of `row`, for messages; `specs` are the bind
+/// markers or result columns of `R`'s columns, in order.
+pub(super) fn describe<R: Table>(row: &R, columns: &[usize], specs: &[ColumnSpec<'_>]) -> String {
+    let schema = R::schema();
+    columns
+        .iter()
+        .filter_map(|&i| {
+            let spec = specs.get(i)?;
+            let name = schema.columns.get(i)?.name;
+            Some(format!("{name} = {}", value_text(row, i, spec)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Column `index` of `row` as CQL writes it (`'text'`, `123`, a uuid...).
+fn value_text<R: Table>(row: &R, index: usize, spec: &ColumnSpec<'_>) -> String {
+    let mut buf = Vec::new();
+    let mut writer = scylla::serialize::writers::RowWriter::new(&mut buf);
+    if write_column(row, index, spec, false, &mut writer).is_err() || buf.len() < 4 {
+        return "?".to_owned();
+    }
+    let (len, value) = buf.split_at(4);
+    if i32::from_be_bytes([len[0], len[1], len[2], len[3]]) < 0 {
+        return "null".to_owned();
+    }
+    let slice = scylla::deserialize::FrameSlice::new_borrowed(value);
+    <CqlValue as scylla::deserialize::value::DeserializeValue<'_, '_>>::deserialize(
+        spec.typ(),
+        Some(slice),
+    )
+    .map_or_else(|_| "?".to_owned(), |v| v.to_string())
+}
+
+/// The bytes of every column of `row`, as the INSERT of `T` writes them: two rows with the
+/// same bytes hold the same values.
+pub(super) fn encoded<T: Table>(row: &T, specs: &[ColumnSpec<'_>]) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut writer = scylla::serialize::writers::RowWriter::new(&mut buf);
+    for (i, spec) in specs.iter().take(T::schema().columns.len()).enumerate() {
+        if write_column(row, i, spec, false, &mut writer).is_err() {
+            buf.clear();
+            break;
+        }
+    }
+    buf
+}
