@@ -124,6 +124,8 @@ pub struct ContainerAttrs {
     pub from: Option<FromAttr>,
     /// The conversion of a source model's rows (`with = path::to::fn`).
     pub with: Option<syn::Path>,
+    /// `dual_writes`: every write also reaches the table of `from` (where it stands).
+    pub dual_writes: Option<Span>,
 }
 
 /// `from = "table"` (the rows of that table, columns matched by name) or `from = OldModel`
@@ -279,7 +281,8 @@ const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
     `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")`, \
-    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn` or `crate = \"path\"`";
+    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn`, `dual_writes` or \
+    `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
@@ -820,6 +823,12 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                 Kind::Table if is("with") => {
                     let path = path_value(&meta, "#[cass(with = convert_fn)]")?;
                     set_once(cx, &mut out.with, path, at, "`with`");
+                }
+                Kind::Table if is("dual_writes") => {
+                    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                        return Err(meta.error("write `dual_writes` alone, without a value"));
+                    }
+                    set_once(cx, &mut out.dual_writes, at, at, "`dual_writes`");
                 }
                 Kind::Table if is("expect") => {
                     if let Some(e) = expect_option(cx, &meta)? {

@@ -46,6 +46,22 @@ fn source(cx: &mut Ctxt, t: &Table<'_>) {
              `#[cass(from = OldModel, with = convert_fn)]`",
         );
     }
+    if let Some(at) = a.dual_writes {
+        if a.from.is_none() {
+            cx.error_at(
+                at,
+                "`dual_writes` writes every change to the table the rows come from too: name \
+                 it, `#[cass(from = \"old_table\", dual_writes)]`",
+            );
+        } else if a.with.is_some() {
+            cx.error_at(
+                at,
+                "`dual_writes` maps columns by name, and rows converted by a function (`with`) \
+                 cannot be written back: remove `dual_writes` and write both tables in the \
+                 application while the copy runs",
+            );
+        }
+    }
     let Some(from) = &a.from else { return };
     let span = match from {
         FromAttr::Table(name) => {

@@ -245,6 +245,25 @@ pub enum Error {
     /// An invalid argument (e.g. a keyspace name Cassandra cannot accept).
     #[error("{0}")]
     Invalid(String),
+    /// A write of a table with dual writes (`#[cass(from = .., dual_writes)]`) reached one of
+    /// the two tables and not the other (or it is not known whether it did).
+    #[error(
+        "dual writes: the write to {not_written} failed ({source}); {written}: {written_state}. \
+         Run the write again (a plain write is idempotent); a row left different is reported \
+         by `migrate verify` and fixed by running `migrate backfill` again",
+        written_state = if *applied { "written" } else { "not known whether written" }
+    )]
+    DualWrite {
+        /// `keyspace.table` the write failed on.
+        not_written: String,
+        /// `keyspace.table` of the other half of the write.
+        written: String,
+        /// Whether the other half is known to have been written.
+        applied: bool,
+        /// The failure.
+        #[source]
+        source: Box<Error>,
+    },
     /// New storage-attached indexes exist but some nodes had not built them when the wait
     /// ended: reads that use them fail with `INDEX_NOT_AVAILABLE` on those nodes until they
     /// have.
@@ -566,6 +585,7 @@ impl Error {
             }
             // The wait for the index ran out; the index itself was created.
             Error::IndexNotReady { .. } => return ErrorKind::Timeout,
+            Error::DualWrite { source, .. } => return source.kind(),
             Error::Prepare { source, .. } => source.as_ref(),
             Error::Execute { source, .. } | Error::Driver(source) => source.as_ref(),
         };

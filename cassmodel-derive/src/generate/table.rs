@@ -108,14 +108,15 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         let (name, source) = (&b.column, b.source);
         Some(quote!(.with_bucket(#name, #source, #rule)))
     });
+    let dual = a.dual_writes.map(|_| quote!(.with_dual_writes()));
     let source = a.from.as_ref().map(|from| match from {
         crate::attr::FromAttr::Table(name) => {
             let name = &name.value;
-            quote!(.with_source(#krate::SourceDef::table(#name)))
+            quote!(.with_source(#krate::SourceDef::table(#name) #dual))
         }
         crate::attr::FromAttr::Model(model) => {
             let converted = a.with.is_some();
-            quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted)))
+            quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #dual))
         }
     });
     quote! {

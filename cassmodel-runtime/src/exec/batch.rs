@@ -23,17 +23,22 @@ use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 
 use super::insert::{InsertValues, Insertable, insert_statement};
+use super::mirror;
 use super::result::QueryFuture;
 use super::statement::prepare;
 use super::write::{applied, check_request_size, refuse_bad_lwt, serialize_for};
 use crate::error::{Error, Result};
 use crate::mapping::table::{Columns, Table};
 use crate::session::db::Db;
+use crate::session::mirror::MirrorTable;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
 use crate::statement::state::QueryState;
+use crate::statement::values::QueryValues;
 
 type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
+type MirrorFuture<'s> =
+    Pin<Box<dyn Future<Output = Result<Option<Box<dyn BatchEntry + 's>>>> + Send + 's>>;
 
 /// One statement of a batch: how to prepare it, and its values.
 #[doc(hidden)]
@@ -49,6 +54,10 @@ pub trait BatchEntry: SerializeRow + Send + Sync {
     /// Whether it may be retried (a plain write may).
     fn is_idempotent(&self) -> bool {
         true
+    }
+    /// The same write to the old table of a key change, when this table has dual writes.
+    fn mirror<'s>(&'s self, _db: &'s Db) -> MirrorFuture<'s> {
+        Box::pin(std::future::ready(Ok(None)))
     }
 }
 
@@ -204,85 +213,157 @@ impl<'a, C> Batch<'a, C> {
         if self.entries.is_empty() {
             return Ok(true);
         }
-        let mut driver = DriverBatch::new(self.kind);
-        let mut prepared = Vec::with_capacity(self.entries.len());
+        // The same writes to the old tables of key changes (dual writes).
+        let mut mirrors = Vec::new();
         for e in &self.entries {
-            prepared.push(e.prepare(db).await?);
-        }
-        let lwt = self.entries.iter().any(|e| e.is_lwt());
-        if lwt {
-            self.check_one_partition(&prepared)?;
-        }
-        for p in &prepared {
-            driver.append_statement(BatchStatement::PreparedStatement(PreparedStatement::clone(
-                p,
-            )));
-        }
-        let idempotent = !lwt
-            && !matches!(self.kind, BatchType::Counter)
-            && self.entries.iter().all(|e| e.is_idempotent());
-        driver.set_is_idempotent(idempotent);
-        if let Some(c) = self.options.consistency {
-            driver.set_consistency(c);
-        }
-        if let Some(sc) = self.options.serial_consistency {
-            driver.set_serial_consistency(sc);
-        }
-        if let Some(t) = self.options.timeout {
-            driver.set_request_timeout(Some(t));
-        }
-        // Serialized before sending, so that a batch over the request limit is refused here.
-        let mut values = Vec::with_capacity(self.entries.len());
-        let mut bytes = 0;
-        for (e, p) in self.entries.iter().zip(&prepared) {
-            let v = serialize_for(p, &e.as_ref())?;
-            bytes += v.len();
-            values.push(v);
-        }
-        if let Some(p) = prepared.first() {
-            check_request_size(db, p, bytes)?;
-        }
-        let res = db
-            .session()
-            .batch(&driver, values)
-            .await
-            .map_err(|e| Error::execute("BATCH", e))?;
-        if !lwt {
-            return Ok(true);
-        }
-        applied(res)
-    }
-
-    /// A batch with a lightweight transaction must stay in one partition of one table.
-    fn check_one_partition(&self, prepared: &[Arc<PreparedStatement>]) -> Result<()> {
-        let mut first: Option<((TypeId, &'static str), Vec<u8>)> = None;
-        for (e, p) in self.entries.iter().zip(prepared) {
-            let key = p
-                .compute_partition_key(&e.as_ref())
-                .map_err(|err| Error::Invalid(format!("cannot compute the partition key: {err}")))?
-                .to_vec();
-            let table = e.table();
-            match &first {
-                None => first = Some((table, key)),
-                Some((t, k)) if t.0 != table.0 => {
-                    return Err(Error::Invalid(format!(
-                        "a batch with a lightweight transaction must stay in one table, but it \
-                         writes `{}` and `{}`: send the conditional statement on its own",
-                        t.1, table.1
-                    )));
-                }
-                Some((t, k)) if *k != key => {
-                    return Err(Error::Invalid(format!(
-                        "a batch with a lightweight transaction must stay in one partition, but \
-                         it writes two partitions of `{}`: send the conditional statement on its own",
-                        t.1
-                    )));
-                }
-                Some(_) => {}
+            if let Some(m) = e.mirror(db).await? {
+                mirrors.push(m);
             }
         }
-        Ok(())
+        let lwt = self.entries.iter().any(|e| e.is_lwt());
+        if mirrors.is_empty() {
+            return send(db, self.kind, &self.entries, &self.options, None).await;
+        }
+        if lwt {
+            // Decided on the tables written; when it applied, the old tables are written.
+            if !send(db, self.kind, &self.entries, &self.options, None).await? {
+                return Ok(false);
+            }
+            let at = Some(super::mirror::write_time());
+            return send(db, self.kind, &mirrors, &self.options, at)
+                .await
+                .map_err(|e| Error::DualWrite {
+                    not_written: "the old table(s) of a key change".into(),
+                    written: "the batch's tables".into(),
+                    applied: true,
+                    source: Box::new(e),
+                });
+        }
+        // One batch: a logged batch writes both tables or neither.
+        let all: Vec<&(dyn BatchEntry + '_)> = self
+            .entries
+            .iter()
+            .map(|e| &**e as &(dyn BatchEntry + '_))
+            .chain(mirrors.iter().map(|e| &**e as &(dyn BatchEntry + '_)))
+            .collect();
+        send(
+            db,
+            self.kind,
+            &all,
+            &self.options,
+            Some(super::mirror::write_time()),
+        )
+        .await
     }
+}
+
+/// Sends `entries` as one batch of `kind` (at write time `at`, if given). Returns whether
+/// it applied: always `true` without a lightweight transaction.
+async fn send<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
+    db: &Db,
+    kind: BatchType,
+    entries: &[E],
+    options: &QueryOptions,
+    at: Option<i64>,
+) -> Result<bool> {
+    let mut driver = DriverBatch::new(kind);
+    let mut prepared = Vec::with_capacity(entries.len());
+    for e in entries {
+        prepared.push(e.prepare(db).await?);
+    }
+    let lwt = entries.iter().any(|e| e.is_lwt());
+    if lwt {
+        check_one_partition(entries, &prepared)?;
+    }
+    driver.set_timestamp(at);
+    for p in &prepared {
+        driver.append_statement(BatchStatement::PreparedStatement(PreparedStatement::clone(
+            p,
+        )));
+    }
+    let idempotent =
+        !lwt && !matches!(kind, BatchType::Counter) && entries.iter().all(|e| e.is_idempotent());
+    driver.set_is_idempotent(idempotent);
+    if let Some(c) = options.consistency {
+        driver.set_consistency(c);
+    }
+    if let Some(sc) = options.serial_consistency {
+        driver.set_serial_consistency(sc);
+    }
+    if let Some(t) = options.timeout {
+        driver.set_request_timeout(Some(t));
+    }
+    // Serialized before sending, so that a batch over the request limit is refused here.
+    let mut values = Vec::with_capacity(entries.len());
+    let mut bytes = 0;
+    for (e, p) in entries.iter().zip(&prepared) {
+        let v = serialize_for(p, &AsRow(&**e))?;
+        bytes += v.len();
+        values.push(v);
+    }
+    if let Some(p) = prepared.first() {
+        check_request_size(db, p, bytes)?;
+    }
+    let res = db
+        .session()
+        .batch(&driver, values)
+        .await
+        .map_err(|e| Error::execute("BATCH", e))?;
+    if !lwt {
+        return Ok(true);
+    }
+    applied(res)
+}
+
+/// A batch entry as the values of its statement.
+struct AsRow<'e, X: ?Sized>(&'e X);
+
+impl<X: BatchEntry + ?Sized> SerializeRow for AsRow<'_, X> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        self.0.serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A batch with a lightweight transaction must stay in one partition of one table.
+fn check_one_partition<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
+    entries: &[E],
+    prepared: &[Arc<PreparedStatement>],
+) -> Result<()> {
+    let mut first: Option<((TypeId, &'static str), Vec<u8>)> = None;
+    for (e, p) in entries.iter().zip(prepared) {
+        let key = p
+            .compute_partition_key(&AsRow(&**e))
+            .map_err(|err| Error::Invalid(format!("cannot compute the partition key: {err}")))?
+            .to_vec();
+        let table = e.table();
+        match &first {
+            None => first = Some((table, key)),
+            Some((t, k)) if t.0 != table.0 => {
+                return Err(Error::Invalid(format!(
+                    "a batch with a lightweight transaction must stay in one table, but it \
+                     writes `{}` and `{}`: send the conditional statement on its own",
+                    t.1, table.1
+                )));
+            }
+            Some((t, k)) if *k != key => {
+                return Err(Error::Invalid(format!(
+                    "a batch with a lightweight transaction must stay in one partition, but \
+                     it writes two partitions of `{}`: send the conditional statement on its own",
+                    t.1
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 enum RowSource<'a, T> {
@@ -325,6 +406,55 @@ impl<T: Insertable> BatchEntry for InsertEntry<'_, T> {
     fn table(&self) -> (TypeId, &'static str) {
         (TypeId::of::<T>(), T::schema().name)
     }
+
+    fn mirror<'s>(&'s self, db: &'s Db) -> MirrorFuture<'s> {
+        Box::pin(async move {
+            let Some(m) = mirror::mirror_table::<T>(db).await? else {
+                return Ok(None);
+            };
+            let entry: Box<dyn BatchEntry + 's> = Box::new(MirrorInsert {
+                row: self.row.get(),
+                m,
+            });
+            Ok(Some(entry))
+        })
+    }
+}
+
+/// An insert's half on the old table of a key change: the columns it has.
+struct MirrorInsert<'s, T> {
+    row: &'s T,
+    m: Arc<MirrorTable>,
+}
+
+impl<T: Table> SerializeRow for MirrorInsert<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        mirror::InsertValues {
+            row: self.row,
+            present: &self.m.present,
+            unset_nulls: true,
+            ttl: None,
+        }
+        .serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Table> BatchEntry for MirrorInsert<'_, T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        Box::pin(mirror::prepare_insert::<T>(db, &self.m, Spec::default()))
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<MirrorTable>(), "the old table of a key change")
+    }
 }
 
 /// A delete by the whole primary key of `row`.
@@ -346,21 +476,80 @@ impl<T: Table> SerializeRow for DeleteRowEntry<T> {
     }
 }
 
+/// `column = ?` for each of `columns`.
+fn by_key(columns: &[usize]) -> Spec {
+    Spec {
+        restrictions: columns.iter().map(|&i| (i as u16, Op::Eq)).collect(),
+        ..Spec::default()
+    }
+}
+
 impl<T: Table> BatchEntry for DeleteRowEntry<T> {
     fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
-        let spec = Spec {
-            restrictions: T::schema()
-                .primary_key()
-                .iter()
-                .map(|&i| (i as u16, Op::Eq))
-                .collect(),
-            ..Spec::default()
-        };
+        let spec = by_key(T::schema().primary_key());
         Box::pin(prepare::<T, T>(db, spec, Statement::Delete))
     }
 
     fn table(&self) -> (TypeId, &'static str) {
         (TypeId::of::<T>(), T::schema().name)
+    }
+
+    fn mirror<'s>(&'s self, db: &'s Db) -> MirrorFuture<'s> {
+        Box::pin(async move {
+            let Some(m) = mirror::mirror_table::<T>(db).await? else {
+                return Ok(None);
+            };
+            let key: Vec<usize> = m
+                .partition_key
+                .iter()
+                .chain(&m.clustering)
+                .copied()
+                .collect();
+            let entry: Box<dyn BatchEntry + 's> = Box::new(MirrorDeleteRow {
+                row: &self.row,
+                key,
+                m,
+            });
+            Ok(Some(entry))
+        })
+    }
+}
+
+/// A row delete's half on the old table of a key change: by the old table's key.
+struct MirrorDeleteRow<'s, T> {
+    row: &'s T,
+    /// The columns of `T` that are the old table's primary key.
+    key: Vec<usize>,
+    m: Arc<MirrorTable>,
+}
+
+impl<T: Table> SerializeRow for MirrorDeleteRow<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        Columns::new(self.row, &self.key).serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.key.is_empty()
+    }
+}
+
+impl<T: Table> BatchEntry for MirrorDeleteRow<'_, T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        let spec = by_key(&self.key);
+        Box::pin(mirror::prepare_query::<T>(
+            db,
+            &self.m,
+            spec,
+            Statement::Delete,
+        ))
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<MirrorTable>(), "the old table of a key change")
     }
 }
 
@@ -420,6 +609,68 @@ impl<T: Table> BatchEntry for QueryEntry<'_, T> {
 
     fn is_idempotent(&self) -> bool {
         self.state.spec.is_idempotent()
+    }
+
+    fn mirror<'s>(&'s self, db: &'s Db) -> MirrorFuture<'s> {
+        Box::pin(async move {
+            let Some(m) = mirror::mirror_table::<T>(db).await? else {
+                return Ok(None);
+            };
+            let Some(mapped) = mirror::map_spec::<T>(&m, &self.state.spec, self.what)? else {
+                return Ok(None);
+            };
+            let values = mapped.values(&self.state.spec, &self.state.values);
+            let entry: Box<dyn BatchEntry + 's> = Box::new(MirrorQuery::<T> {
+                spec: mapped.spec,
+                values,
+                what: self.what,
+                m,
+                _table: PhantomData,
+            });
+            Ok(Some(entry))
+        })
+    }
+}
+
+/// An update's or delete's half on the old table of a key change.
+struct MirrorQuery<'s, T> {
+    spec: Spec,
+    values: QueryValues<'s>,
+    what: Statement,
+    m: Arc<MirrorTable>,
+    _table: PhantomData<fn() -> T>,
+}
+
+impl<T: Table> SerializeRow for MirrorQuery<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        self.values.serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl<T: Table> BatchEntry for MirrorQuery<'_, T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        Box::pin(mirror::prepare_query::<T>(
+            db,
+            &self.m,
+            self.spec.clone(),
+            self.what,
+        ))
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<MirrorTable>(), "the old table of a key change")
+    }
+
+    fn is_idempotent(&self) -> bool {
+        self.spec.is_idempotent()
     }
 }
 

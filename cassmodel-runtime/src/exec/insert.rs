@@ -12,6 +12,7 @@ use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::RowWriter;
 use scylla::statement::prepared::PreparedStatement;
 
+use super::mirror;
 use super::result::{Outcome, QueryFuture};
 use super::statement::{Stmt, cached, unpaged};
 use super::write::{lwt_outcome, write_values};
@@ -195,11 +196,16 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     where
         'r: 'd,
     {
+        // A table with dual writes (a key change) never takes the kept statement.
+        let dual = T::schema().source.is_some_and(|s| s.dual_writes);
         let kept = db
             .statements()
             .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some())
-            .filter(|_| self.options.is_default());
+            .filter(|_| self.options.is_default() && !dual);
         async move {
+            if dual {
+                return Box::pin(self.dual(db)).await;
+            }
             // Through the statement cache only for the first insert of its shape on `db`
             // (which prepares it) and for inserts with options; boxed, so that the statement
             // held during the request (with its options, about 150 bytes) does not enlarge
@@ -222,6 +228,23 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     }
 }
 
+impl<'r, T: Insertable> Insert<'r, T, Plain> {
+    /// The insert into both tables of a key change, at one write time.
+    async fn dual(mut self, db: &Db) -> Result<()> {
+        let Some(m) = mirror::mirror_table::<T>(db).await? else {
+            return Err(Error::Invalid("dual writes without an old table".into()));
+        };
+        let time = self.timestamp.unwrap_or_else(mirror::write_time);
+        self.options = mirror::at(&self.options, time);
+        let st = self.statement(db).await?;
+        let values = write_values(db, st.get(), self.values())?;
+        let new = async { unpaged!(db, st, values).map(drop) };
+        let old = mirror::insert(db, &m, self.row, self.ttl, self.write_nulls, &self.options);
+        let (new, old) = futures::join!(new, old);
+        mirror::both::<T>(db, &m, new, old)
+    }
+}
+
 impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
     /// Runs the lightweight transaction: the outcome says whether it applied and carries the
     /// existing row when it did not.
@@ -235,14 +258,24 @@ impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
             let key = T::schema().primary_key();
             // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its
             // state would sit in the future of every conditional insert.
-            Box::pin(lwt_outcome::<T>(
+            let outcome = Box::pin(lwt_outcome::<T>(
                 db,
                 res,
                 key.len(),
                 Columns::new(self.row, key),
                 &self.options,
             ))
-            .await
+            .await?;
+            // Decided on this table; its outcome also goes to the old one (dual writes).
+            if outcome.applied
+                && let Some(m) = mirror::mirror_table::<T>(db).await?
+            {
+                let options = mirror::at(&self.options, mirror::write_time());
+                mirror::insert(db, &m, self.row, self.ttl, self.write_nulls, &options)
+                    .await
+                    .map_err(|e| mirror::old_failed::<T>(db, &m, e))?;
+            }
+            Ok(outcome)
         })
     }
 }

@@ -13,6 +13,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::Consistency;
 use scylla::statement::prepared::PreparedStatement;
 
+use super::mirror;
 use super::read::first_by_key_prefix;
 use super::result::Outcome;
 use super::statement::{Stmt, unpaged};
@@ -20,10 +21,11 @@ use crate::error::{Error, Result, RowError, table_of_specs};
 use crate::mapping::erased::SizeBound;
 use crate::mapping::table::Table;
 use crate::session::db::Db;
+use crate::session::mirror::MirrorTable;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
 use crate::statement::state::QueryState;
-use crate::statement::values::BoundRow;
+use crate::statement::values::{BoundRow, QueryValues};
 
 /// The values of a write, serialized once before sending so that their size is known; the
 /// driver takes the cells as they are.
@@ -185,6 +187,9 @@ pub(crate) async fn execute<T: Table>(
             )));
         }
     }
+    if let Some(m) = mirror::mirror_table::<T>(db).await? {
+        return Box::pin(dual::<T>(db, &m, spec, values, options, what)).await;
+    }
     let key_len = spec.restrictions.len();
     let st = Stmt::prepare::<T, T>(db, spec, what, &options).await?;
     let serialized = write_values(db, st.get(), &values)?;
@@ -193,6 +198,63 @@ pub(crate) async fn execute<T: Table>(
         return Ok(Outcome::done());
     }
     lwt_outcome::<T>(db, res, key_len, BoundRow(&values.where_[..]), &options).await
+}
+
+/// An UPDATE or DELETE of a table with dual writes: refused before anything is sent when the
+/// old table has no equivalent; else written to both at one write time, or, for a
+/// lightweight transaction, decided here and, when it applied, written to the old table.
+async fn dual<T: Table>(
+    db: &Db,
+    m: &MirrorTable,
+    spec: Spec,
+    values: QueryValues<'_>,
+    options: QueryOptions,
+    what: Statement,
+) -> Result<Outcome<T>> {
+    let Some(mapped) = mirror::map_spec::<T>(m, &spec, what)? else {
+        // Nothing of it reaches the old table (only columns it lacks).
+        let st = Stmt::prepare::<T, T>(db, spec.clone(), what, &options).await?;
+        let res = unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+        return finish::<T>(db, res, &spec, &values, &options).await;
+    };
+    if spec.is_lwt() {
+        let st = Stmt::prepare::<T, T>(db, spec.clone(), what, &options).await?;
+        let res = unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+        let outcome = finish::<T>(db, res, &spec, &values, &options).await?;
+        if outcome.applied {
+            let at = mirror::at(&options, mirror::write_time());
+            mirror::query::<T>(db, m, &mapped, &spec, &values, what, &at)
+                .await
+                .map_err(|e| mirror::old_failed::<T>(db, m, e))?;
+        }
+        return Ok(outcome);
+    }
+    let options = mirror::at(
+        &options,
+        values.timestamp.unwrap_or_else(mirror::write_time),
+    );
+    let st = Stmt::prepare::<T, T>(db, spec.clone(), what, &options).await?;
+    let serialized = write_values(db, st.get(), &values)?;
+    let new = async { unpaged!(db, st, serialized).map(drop) };
+    let old = mirror::query::<T>(db, m, &mapped, &spec, &values, what, &options);
+    let (new, old) = futures::join!(new, old);
+    mirror::both::<T>(db, m, new, old)?;
+    Ok(Outcome::done())
+}
+
+/// The outcome of a write of `spec` that returned `res`.
+async fn finish<T: Table>(
+    db: &Db,
+    res: QueryResult,
+    spec: &Spec,
+    values: &QueryValues<'_>,
+    options: &QueryOptions,
+) -> Result<Outcome<T>> {
+    if !spec.is_lwt() {
+        return Ok(Outcome::done());
+    }
+    let key_len = spec.restrictions.len();
+    lwt_outcome::<T>(db, res, key_len, BoundRow(&values.where_[..]), options).await
 }
 
 /// A lightweight transaction's `[applied]`, and the current row when it did not apply.

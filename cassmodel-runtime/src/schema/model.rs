@@ -547,6 +547,9 @@ pub struct SourceDef {
     /// Whether rows are converted by a function of the user's (`with = ..`) rather than copied
     /// column by column, by name.
     pub converted: bool,
+    /// Whether every write of the new table also reaches this one (`dual_writes`), for the
+    /// release that writes both while the copy runs.
+    pub dual_writes: bool,
 }
 
 impl SourceDef {
@@ -556,7 +559,14 @@ impl SourceDef {
             table,
             keyspace: None,
             converted: false,
+            dual_writes: false,
         }
+    }
+
+    /// The same source, with every write of the new table also written to it.
+    pub const fn with_dual_writes(mut self) -> Self {
+        self.dual_writes = true;
+        self
     }
 
     /// The table of a model, copied by name or (`converted`) through a function.
@@ -565,6 +575,7 @@ impl SourceDef {
             table: schema.name,
             keyspace: schema.keyspace,
             converted,
+            dual_writes: false,
         }
     }
 }

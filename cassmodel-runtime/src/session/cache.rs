@@ -14,6 +14,7 @@ use scylla::statement::prepared::PreparedStatement;
 use crate::error::{Error, Result};
 use crate::mapping::table::Table;
 use crate::schema::registry::TableEntry;
+use crate::session::mirror::MirrorTable;
 use crate::statement::spec::{Spec, Statement};
 
 /// Identifies one prepared statement in a [`StatementCache`].
@@ -37,6 +38,14 @@ pub(crate) enum CacheKey {
     KeyPrefix { table: TypeId, n: usize },
     /// The token-range scan of a table.
     Scan { table: TypeId, row: TypeId },
+    /// A write of `table` as its dual writes send it to the old table of a key change: an
+    /// INSERT of the columns both have (`what`: `None`) or an UPDATE or DELETE of `spec`
+    /// (already in the old table's terms).
+    Mirror {
+        table: TypeId,
+        what: Option<Statement>,
+        spec: Spec,
+    },
 }
 
 /// The prepared statements of one `Db`.
@@ -49,6 +58,8 @@ pub(crate) struct StatementCache {
     /// future holds the driver's request future and a reference, no `Arc` of ours. The
     /// `TypeId` guards against two descriptions sharing a number.
     inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
+    /// The old table of each table with dual writes, once resolved.
+    mirrors: RwLock<HashMap<TypeId, Arc<MirrorTable>>>,
 }
 
 /// The INSERT shapes without a condition kept per table: with or without TTL, with or
@@ -74,6 +85,7 @@ impl StatementCache {
             inserts: (0..tables * INSERT_SHAPES)
                 .map(|_| OnceLock::new())
                 .collect(),
+            mirrors: RwLock::new(HashMap::new()),
         }
     }
 
@@ -110,6 +122,24 @@ impl StatementCache {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(Arc::clone(cache.entry(key).or_insert(prepared)))
+    }
+
+    /// The old table that the dual writes of table `table` reach, if resolved.
+    pub(crate) fn mirror(&self, table: TypeId) -> Option<Arc<MirrorTable>> {
+        self.mirrors
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&table)
+            .cloned()
+    }
+
+    /// Keeps `mirror` for [`mirror`](Self::mirror) (one kept first by another task wins).
+    pub(crate) fn keep_mirror(&self, table: TypeId, mirror: MirrorTable) -> Arc<MirrorTable> {
+        let mut mirrors = self
+            .mirrors
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(mirrors.entry(table).or_insert_with(|| Arc::new(mirror)))
     }
 
     /// The INSERT of table `T` without a condition (every column, then TTL and write time

@@ -51,6 +51,23 @@ pub(crate) fn insert_with(
     s
 }
 
+/// `INSERT INTO target (a, c) VALUES (?, ?) [USING TTL ?]`: columns `columns` of `schema`
+/// into table `target` (`ks.t`, quoted), which names them the same.
+pub(crate) fn insert_columns(
+    schema: &TableSchema,
+    target: &str,
+    columns: &[usize],
+    ttl: bool,
+) -> String {
+    let marks = vec!["?"; columns.len()].join(", ");
+    let mut s = format!(
+        "INSERT INTO {target} ({}) VALUES ({marks})",
+        column_list(schema, columns)
+    );
+    using(&mut s, ttl, false);
+    s
+}
+
 /// ` USING TTL ? AND TIMESTAMP ?` (either, both, or nothing).
 fn using(out: &mut String, ttl: bool, timestamp: bool) {
     match (ttl, timestamp) {
@@ -137,7 +154,12 @@ pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Sp
 
 /// `DELETE FROM ks.t [USING TIMESTAMP ?] WHERE ... [IF ...]`
 pub fn delete(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
-    let mut s = format!("DELETE FROM {}", qualified(keyspace, schema.name));
+    delete_from(schema, &qualified(keyspace, schema.name), spec)
+}
+
+/// [`delete`] of table `target` (`ks.t`, quoted), whose columns are named as `schema`'s.
+pub(crate) fn delete_from(schema: &TableSchema, target: &str, spec: &Spec) -> String {
+    let mut s = format!("DELETE FROM {target}");
     using(&mut s, false, spec.timestamp);
     where_clause(schema, spec, &mut s);
     conditions(schema, spec, &mut s);
@@ -146,6 +168,11 @@ pub fn delete(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
 
 /// `UPDATE ks.t [USING TTL ? [AND TIMESTAMP ?]] SET a = ?, l = l + ?, m[?] = ? WHERE ... [IF ...]`
 pub fn update(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
+    update_of(schema, &qualified(keyspace, schema.name), spec)
+}
+
+/// [`update`] of table `target` (`ks.t`, quoted), whose columns are named as `schema`'s.
+pub(crate) fn update_of(schema: &TableSchema, target: &str, spec: &Spec) -> String {
     let sets: Vec<String> = spec
         .sets
         .iter()
@@ -160,7 +187,7 @@ pub fn update(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
             }
         })
         .collect();
-    let mut s = format!("UPDATE {}", qualified(keyspace, schema.name));
+    let mut s = format!("UPDATE {target}");
     using(&mut s, spec.ttl, spec.timestamp);
     let _ = write!(s, " SET {}", sets.join(", "));
     where_clause(schema, spec, &mut s);

@@ -23,6 +23,9 @@ pub struct QueryOptions {
     pub tracing: bool,
     /// Overrides whether the statement may be retried.
     pub idempotent: Option<bool>,
+    /// The write time given to the request (the protocol's default timestamp): set by dual
+    /// writes, so that both tables hold the same write time.
+    pub(crate) write_time: Option<i64>,
 }
 
 impl QueryOptions {
@@ -33,6 +36,7 @@ impl QueryOptions {
             && self.page_size.is_none()
             && !self.tracing
             && self.idempotent.is_none()
+            && self.write_time.is_none()
     }
 
     /// `None` when the cached statement can run as it is, otherwise a copy with these
@@ -59,6 +63,9 @@ impl QueryOptions {
         }
         if let Some(i) = self.idempotent {
             p.set_is_idempotent(i);
+        }
+        if self.write_time.is_some() {
+            p.set_timestamp(self.write_time);
         }
         Some(p)
     }

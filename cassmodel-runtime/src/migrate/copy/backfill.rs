@@ -10,8 +10,8 @@ use futures::{StreamExt, TryStreamExt};
 use scylla::frame::response::result::ColumnSpec;
 
 use super::convert::CopyFrom;
-use super::record::{Record, now_millis};
-use super::setup::{Copy, copy_of, describe};
+use super::record::{Record, now_millis, ranges_done};
+use super::setup::{Copy, check_target, copy_of, describe};
 use super::source::SourceRow;
 use super::write::{TimedWrite, cell_groups};
 use crate::error::{Error, ErrorKind};
@@ -214,6 +214,10 @@ pub async fn backfill<T: CopyFrom>(
     let started = Instant::now();
     let copy = copy_of::<T>(db, options.page_size).await?;
     let ranges = token_ranges(options.ranges);
+    // Before anything is written, the record included: a new table holding rows of its own.
+    if ranges_done(db, &copy.target).await? == 0 {
+        check_target(db, &copy, T::schema()).await?;
+    }
     let record = Record::open(
         db,
         &copy.replication,
@@ -222,12 +226,7 @@ pub async fn backfill<T: CopyFrom>(
         &ranges,
     )
     .await?;
-    let owner = format!(
-        "{}-{}-{:x}",
-        std::process::id(),
-        now_millis(),
-        std::ptr::from_ref(&record) as usize
-    );
+    let owner = owner_name();
     let state = Run {
         db,
         copy: &copy,
@@ -302,6 +301,17 @@ pub async fn backfill<T: CopyFrom>(
         failures,
         failed_rows: state.failed.load(Ordering::Relaxed),
     })
+}
+
+/// A name for this backfill in the record, unique across processes and machines: the process
+/// id, the time in nanoseconds and a count of the backfills this process started.
+fn owner_name() -> String {
+    static STARTED: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = STARTED.fetch_add(1, Ordering::Relaxed);
+    format!("{}-{nanos:x}-{n}", std::process::id())
 }
 
 /// Whether a failure is worth another attempt at the range: a timeout, too few replicas,

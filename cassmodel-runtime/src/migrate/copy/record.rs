@@ -339,6 +339,33 @@ async fn list_ranges(
         .collect())
 }
 
+/// How many ranges of the copy into `migration` are done (0 when no copy was ever started).
+pub(super) async fn ranges_done(db: &Db, migration: &str) -> Result<usize, MigrationError> {
+    let cql = format!(
+        "SELECT done FROM {} WHERE migration = ?",
+        qualified(RECORD_KEYSPACE, "copy_ranges")
+    );
+    let res = match db.session().query_unpaged(cql.as_str(), (migration,)).await {
+        Ok(res) => res,
+        Err(e) => {
+            let e = Error::execute(&cql, e);
+            return if e.is_schema_mismatch() {
+                Ok(0)
+            } else {
+                Err(e.into())
+            };
+        }
+    };
+    let done: Vec<(Option<bool>,)> = res
+        .into_rows_result()
+        .map_err(Error::from)?
+        .rows()
+        .map_err(Error::from)?
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)?;
+    Ok(done.iter().filter(|(d,)| *d == Some(true)).count())
+}
+
 /// Records the outcome of a verify of the copy into `migration`.
 pub(super) async fn record_verified(
     db: &Db,

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use scylla::frame::response::result::ColumnSpec;
 use scylla::statement::prepared::PreparedStatement;
-use scylla::value::CqlValue;
+use scylla::value::{CqlValue, Row};
+
+use cassmodel_schema::quote_ident;
 
 use super::convert::CopyFrom;
 use super::problem::copy_problem;
@@ -16,6 +18,8 @@ use crate::exec::insert::insert_statement;
 use crate::mapping::table::{Table, write_column};
 use crate::migrate::error::MigrationError;
 use crate::migrate::live::LiveSchema;
+use crate::schema::ddl::qualified;
+use crate::schema::model::TableSchema;
 use crate::session::db::Db;
 
 /// One copy, ready to run.
@@ -107,6 +111,115 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
         insert,
         scan,
     })
+}
+
+/// Refuses a copy into a table that holds rows no source row gives (checked before the first
+/// range of a copy is copied, so nothing has been written yet): the new table of a key
+/// change starts empty, and holds only the source's rows and the application's dual writes,
+/// which reach the source too. For a copy by name, a sample of the new table's rows (100) is
+/// looked up in the source by key; a converted copy (which has no dual writes) needs an empty
+/// table. A dual write in flight can show a row in one table and not yet in the other: a row
+/// is refused only when it is found so three times, a second apart.
+pub(super) async fn check_target(
+    db: &Db,
+    copy: &Copy,
+    schema: &TableSchema,
+) -> Result<(), MigrationError> {
+    let mut last = None;
+    for attempt in 0..3 {
+        if attempt > 0 {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        match foreign_row(db, copy, schema).await? {
+            None => return Ok(()),
+            Some(found) if attempt > 0 && last.as_ref() != Some(&found) => return Ok(()),
+            Some(found) => last = Some(found),
+        }
+    }
+    let Some(what) = last else { return Ok(()) };
+    Err(MigrationError::Copy(format!(
+        "{} already has rows that do not come from {} ({what}): a key change copies into a \
+         new, empty table; give the struct another table name, or empty {} if it holds \
+         nothing to keep",
+        copy.target,
+        copy.source.name(),
+        copy.target
+    )))
+}
+
+/// A row of the new table that the source lacks, described, if the sample has one.
+async fn foreign_row(
+    db: &Db,
+    copy: &Copy,
+    schema: &TableSchema,
+) -> Result<Option<String>, MigrationError> {
+    let target = qualified(&copy.target_keyspace, schema.name);
+    let query = |cql: String| async move {
+        db.session()
+            .query_unpaged(cql.as_str(), &[])
+            .await
+            .map_err(|e| Error::execute(&cql, e))?
+            .into_rows_result()
+            .map_err(|e| MigrationError::from(Error::from(e)))
+    };
+    if copy.source_cell.is_none() {
+        let first = query(format!("SELECT * FROM {target} LIMIT 1")).await?;
+        if first.rows_num() > 0 {
+            return Ok(Some("a copy converted by a function starts empty".into()));
+        }
+        return Ok(None);
+    }
+    let key = &copy.source.primary_key;
+    let columns: Vec<String> = key.iter().map(|c| quote_ident(c).into_owned()).collect();
+    let sample = query(format!(
+        "SELECT {} FROM {target} LIMIT 100",
+        columns.join(", ")
+    ))
+    .await?;
+    let exists = db
+        .session()
+        .prepare(copy.source.row_exists())
+        .await
+        .map_err(|e| Error::Prepare {
+            cql: copy.source.row_exists(),
+            source: Box::new(e),
+        })?;
+    let rows = sample
+        .rows::<Row>()
+        .map_err(|e| MigrationError::from(Error::from(e)))?;
+    for row in rows {
+        let row = row.map_err(|e| MigrationError::from(Error::from(e)))?;
+        let describe = || {
+            key.iter()
+                .zip(&row.columns)
+                .map(|(k, v)| match v {
+                    Some(v) => format!("{k} = {v}"),
+                    None => format!("{k} = null"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let Some(values) = row
+            .columns
+            .iter()
+            .cloned()
+            .collect::<Option<Vec<CqlValue>>>()
+        else {
+            return Ok(Some(format!("a row with {} has no source key", describe())));
+        };
+        let found = db
+            .session()
+            .execute_unpaged(&exists, values)
+            .await
+            .map_err(|e| Error::execute(exists.get_statement(), e))?
+            .into_rows_result()
+            .map_err(|e| MigrationError::from(Error::from(e)))?
+            .rows_num();
+        if found == 0 {
+            return Ok(Some(format!("e.g. the row with {}", describe())));
+        }
+    }
+    Ok(None)
 }
 
 /// `name = value, ..` of columns `columns` of `row`, for messages; `specs` are the bind
