@@ -28,10 +28,10 @@ pub(crate) struct BackfillArgs {
     #[arg(long, default_value_t = 256)]
     ranges: u32,
     /// Ranges this process copies at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 8)]
     ranges_in_flight: usize,
-    /// Writes in flight per range.
-    #[arg(long, default_value_t = 32)]
+    /// Writes (rows, or batches of one target partition's rows) in flight per range.
+    #[arg(long, default_value_t = 16)]
     writes_in_flight: usize,
     /// At most this many rows per second (this process).
     #[arg(long)]

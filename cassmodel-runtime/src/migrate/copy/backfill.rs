@@ -2,21 +2,26 @@
 //! range, with the record in the cluster (`record.rs`) telling which ranges are done.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context as Context_, Poll};
 use std::time::{Duration, Instant};
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{Stream, StreamExt, TryStreamExt};
 use scylla::frame::response::result::ColumnSpec;
+use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 
 use super::convert::CopyFrom;
 use super::record::{Record, now_millis, ranges_done};
 use super::setup::{Copy, check_target, copy_of, describe};
 use super::source::SourceRow;
-use super::write::{TimedWrite, cell_groups};
+use super::write::{CellGroup, TimedWrite, cell_groups};
 use crate::error::{Error, ErrorKind};
+use crate::exec::insert::InsertValues;
 use crate::exec::read::token_ranges;
-use crate::mapping::table::Table;
+use crate::mapping::erased::SizeBound;
+use crate::mapping::table::{Table, write_column};
 use crate::migrate::error::MigrationError;
 use crate::session::db::Db;
 
@@ -31,9 +36,10 @@ pub struct CopyOptions {
     /// Token ranges the source's ring is cut into (default 256): the unit of work, of
     /// progress and of resuming.
     pub ranges: u32,
-    /// Ranges this process copies at once (default 4).
+    /// Ranges this process copies at once (default 8).
     pub ranges_in_flight: usize,
-    /// Writes in flight per range (default 32).
+    /// Writes (single rows, or batches of one target partition's rows) in flight per range
+    /// (default 16).
     pub writes_in_flight: usize,
     /// Rows per page of the source's scan (default 1000).
     pub page_size: i32,
@@ -52,8 +58,8 @@ impl Default for CopyOptions {
     fn default() -> Self {
         CopyOptions {
             ranges: 256,
-            ranges_in_flight: 4,
-            writes_in_flight: 32,
+            ranges_in_flight: 8,
+            writes_in_flight: 16,
             page_size: 1000,
             lease: Duration::from_secs(30),
             attempts: 5,
@@ -237,6 +243,8 @@ pub async fn backfill<T: CopyFrom>(
         rows: AtomicU64::new(0),
         failed: AtomicU64::new(0),
         failures: std::sync::Mutex::new(Vec::new()),
+        ranges_done: AtomicUsize::new(0),
+        ranges: AtomicUsize::new(0),
     };
     let mut attempts: HashMap<i64, u32> = HashMap::new();
     let mut copied = 0u32;
@@ -244,6 +252,8 @@ pub async fn backfill<T: CopyFrom>(
     loop {
         let states = record.ranges().await?;
         let done = states.iter().filter(|r| r.done).count();
+        state.ranges_done.store(done, Ordering::Relaxed);
+        state.ranges.store(states.len(), Ordering::Relaxed);
         if done == states.len() {
             total = states.len();
             break;
@@ -337,6 +347,9 @@ struct Run<'a> {
     rows: AtomicU64,
     failed: AtomicU64,
     failures: std::sync::Mutex<Vec<super::backfill::CopyFailure>>,
+    /// Ranges done by any process (as last read, plus those this one did since), and in all.
+    ranges_done: AtomicUsize,
+    ranges: AtomicUsize,
 }
 
 impl Run<'_> {
@@ -381,16 +394,19 @@ impl Run<'_> {
                 return Ok(false);
             }
         };
-        let rows = i64::try_from(rows).unwrap_or(i64::MAX);
-        let done = self.record.done(lo, self.owner, rows).await?;
-        if done && let Ok(states) = self.record.ranges().await {
-            let n = states.iter().filter(|r| r.done).count();
-            self.report(n, states.len(), false);
-        }
-        Ok(done)
+        // Done, whoever holds the lease now: every row of the range was copied.
+        self.record
+            .done(lo, i64::try_from(rows).unwrap_or(i64::MAX))
+            .await?;
+        let done = self.ranges_done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.report(done, self.ranges.load(Ordering::Relaxed), false);
+        Ok(true)
     }
 
-    /// Copies the rows of range `lo..=hi`: how many.
+    /// Copies the rows of range `lo..=hi`: how many. Consecutive rows of one target
+    /// partition go in one unlogged batch (one mutation on the server, however many rows), up
+    /// to [`BATCH_ROWS`] rows or [`BATCH_BYTES`] of values; `writes_in_flight` batches or
+    /// single writes are sent at once.
     async fn copy_rows<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<u64, MigrationError> {
         let read_at = now_micros();
         let scan = &self.copy.scan;
@@ -410,34 +426,50 @@ impl Run<'_> {
             .filter(|(_, c)| self.copy.source.primary_key.iter().any(|k| k == c.name))
             .map(|(i, _)| i)
             .collect();
+        let context = Context {
+            read_at,
+            specs: &specs,
+            source_key: &source_key,
+            target_specs: self
+                .copy
+                .insert
+                .get_variable_col_specs()
+                .iter()
+                .map(|s| s.clone().into_owned())
+                .collect(),
+        };
         let rows = pager
             .rows_stream::<SourceRow<T::Source>>()
             .map_err(Error::from)?
-            .map_err(|e| MigrationError::from(Error::from(e)))
-            .map_ok(|row| self.write::<T>(row, read_at, &specs, &source_key))
+            .map_err(row_error);
+        let chunks = Chunks {
+            rows: Box::pin(rows),
+            pending: Chunk::<T>::default(),
+            ended: false,
+            run: self,
+            cx: &context,
+        };
+        chunks
+            .map_ok(|chunk| self.write_chunk(chunk))
             .try_buffer_unordered(self.options.writes_in_flight)
             .try_fold(0u64, |n, copied| std::future::ready(Ok(n + copied)))
-            .await?;
-        Ok(rows)
+            .await
     }
 
-    /// Converts and writes one source row: 1 when copied, 0 when its conversion failed (it is
-    /// then recorded as a failure).
-    async fn write<T: CopyFrom>(
+    /// One source row converted, with its target partition and its statements; `None` when
+    /// its conversion failed (it is then recorded as a failure).
+    fn convert<T: CopyFrom>(
         &self,
         source: SourceRow<T::Source>,
-        read_at: i64,
-        specs: &[ColumnSpec<'static>],
-        source_key: &[usize],
-    ) -> Result<u64, MigrationError> {
-        self.pace().await;
+        cx: &Context<'_>,
+    ) -> Option<Ready<T>> {
         // The key is described before the conversion consumes the row, only when a function
         // converts it (copies by name cannot fail to convert).
         let key = self
             .copy
             .source_cell
             .is_none()
-            .then(|| describe(&source.row, source_key, specs));
+            .then(|| describe(&source.row, cx.source_key, cx.specs));
         let row = match T::convert(source.row) {
             Ok(row) => row,
             Err(reason) => {
@@ -450,40 +482,207 @@ impl Run<'_> {
                         reason,
                     });
                 }
-                return Ok(0);
+                return None;
             }
         };
-        let groups = cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), read_at);
+        let groups = cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), cx.read_at);
+        Some(Ready {
+            partition: partition_bytes(&row, &cx.target_specs),
+            bytes: InsertValues::unset_nulls(&row)
+                .size_bound()
+                .unwrap_or(BATCH_BYTES),
+            row,
+            groups,
+        })
+    }
+
+    /// Writes the rows of `chunk` (one target partition): one statement alone, else an
+    /// unlogged batch. Returns how many rows.
+    async fn write_chunk<T: CopyFrom>(&self, chunk: Chunk<T>) -> Result<u64, MigrationError> {
+        self.pace(chunk.rows.len() as u64).await;
         let insert = &*self.copy.insert;
-        for (timestamp, ttl, set) in &groups {
-            let values = TimedWrite {
-                row: &row,
-                set,
-                ttl: *ttl,
-                timestamp: *timestamp,
-            };
-            self.db
-                .session()
-                .execute_unpaged(insert, values)
+        let values: Vec<TimedWrite<'_, T>> = chunk
+            .rows
+            .iter()
+            .flat_map(|r| {
+                r.groups.iter().map(|(timestamp, ttl, set)| TimedWrite {
+                    row: &r.row,
+                    set,
+                    ttl: *ttl,
+                    timestamp: *timestamp,
+                })
+            })
+            .collect();
+        let session = self.db.session();
+        if let [one] = values.as_slice() {
+            session
+                .execute_unpaged(insert, one)
+                .await
+                .map_err(|e| Error::execute(insert.get_statement(), e))?;
+        } else {
+            let mut batch = DriverBatch::new(BatchType::Unlogged);
+            batch.set_is_idempotent(true);
+            for _ in &values {
+                batch.append_statement(BatchStatement::PreparedStatement(insert.clone()));
+            }
+            session
+                .batch(&batch, &values)
                 .await
                 .map_err(|e| Error::execute(insert.get_statement(), e))?;
         }
-        self.rows.fetch_add(1, Ordering::Relaxed);
-        Ok(1)
+        let n = chunk.rows.len() as u64;
+        self.rows.fetch_add(n, Ordering::Relaxed);
+        Ok(n)
     }
 
-    /// Waits as long as the rate limit asks, if there is one.
-    async fn pace(&self) {
+    /// Waits as long as the rate limit asks before `rows` more rows are written, if there is
+    /// a limit.
+    async fn pace(&self, rows: u64) {
         let Some(rate) = self.options.rows_per_second else {
             return;
         };
-        let n = self.rows.load(Ordering::Relaxed) + self.failed.load(Ordering::Relaxed);
+        let n = self.rows.load(Ordering::Relaxed) + self.failed.load(Ordering::Relaxed) + rows;
         let due = self.started + Duration::from_secs_f64(n as f64 / f64::from(rate));
         let now = Instant::now();
         if due > now {
             tokio::time::sleep(due - now).await;
         }
     }
+}
+
+/// A failure reading the next source row.
+fn row_error(e: scylla::errors::NextRowError) -> MigrationError {
+    MigrationError::from(Error::from(e))
+}
+
+/// The most rows in one batch.
+const BATCH_ROWS: usize = 100;
+/// The most bytes of values in one batch (by each row's size bound; a row of unknown size
+/// goes alone).
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// What every row of one range's copy needs.
+struct Context<'a> {
+    /// When the range was read (the write time of rows without a timed cell).
+    read_at: i64,
+    /// The scan's result columns.
+    specs: &'a [ColumnSpec<'static>],
+    /// The source row's key fields.
+    source_key: &'a [usize],
+    /// The bind markers of the target's INSERT.
+    target_specs: Vec<ColumnSpec<'static>>,
+}
+
+/// A converted row, ready to write.
+struct Ready<T> {
+    /// The bytes of its partition-key columns in the target.
+    partition: Vec<u8>,
+    /// An upper bound of the bytes of its values.
+    bytes: usize,
+    row: T,
+    groups: Vec<CellGroup>,
+}
+
+/// Consecutive rows of one target partition.
+struct Chunk<T> {
+    rows: Vec<Ready<T>>,
+    bytes: usize,
+}
+
+impl<T> Default for Chunk<T> {
+    fn default() -> Self {
+        Chunk {
+            rows: Vec::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<T> Chunk<T> {
+    /// Whether `next` joins this chunk: the same partition, and room for it.
+    fn takes(&self, next: &Ready<T>) -> bool {
+        match self.rows.first() {
+            None => true,
+            Some(first) => {
+                first.partition == next.partition
+                    && self.rows.len() < BATCH_ROWS
+                    && self.bytes + next.bytes <= BATCH_BYTES
+            }
+        }
+    }
+
+    fn push(&mut self, row: Ready<T>) {
+        self.bytes += row.bytes;
+        self.rows.push(row);
+    }
+}
+
+/// The source rows of a range, converted, in chunks of one target partition.
+struct Chunks<'a, S, T> {
+    rows: Pin<Box<S>>,
+    /// The rows read since the last chunk was returned.
+    pending: Chunk<T>,
+    ended: bool,
+    run: &'a Run<'a>,
+    cx: &'a Context<'a>,
+}
+
+// No field is ever pinned through the stream (the rows stream is boxed).
+impl<S, T> Unpin for Chunks<'_, S, T> {}
+
+impl<S, T> Stream for Chunks<'_, S, T>
+where
+    S: Stream<Item = Result<SourceRow<T::Source>, MigrationError>>,
+    T: CopyFrom,
+{
+    type Item = Result<Chunk<T>, MigrationError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context_<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        loop {
+            match this.rows.as_mut().poll_next(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Err(e))) => {
+                    this.ended = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+                Poll::Ready(None) => {
+                    this.ended = true;
+                    let last = std::mem::take(&mut this.pending);
+                    return Poll::Ready((!last.rows.is_empty()).then_some(Ok(last)));
+                }
+                Poll::Ready(Some(Ok(source))) => {
+                    let Some(ready) = this.run.convert::<T>(source, this.cx) else {
+                        continue;
+                    };
+                    if this.pending.takes(&ready) {
+                        this.pending.push(ready);
+                        continue;
+                    }
+                    let full = std::mem::take(&mut this.pending);
+                    this.pending.push(ready);
+                    return Poll::Ready(Some(Ok(full)));
+                }
+            }
+        }
+    }
+}
+
+/// The partition-key values of `row` as the target's INSERT writes them.
+fn partition_bytes<T: Table>(row: &T, specs: &[ColumnSpec<'_>]) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(32);
+    let mut writer = scylla::serialize::writers::RowWriter::new(&mut buf);
+    for &i in &T::schema().partition_key {
+        let Some(spec) = specs.get(i) else { continue };
+        if write_column(row, i, spec, false, &mut writer).is_err() {
+            // Unknown: a partition of its own (never batched with another row).
+            return Vec::new();
+        }
+    }
+    buf
 }
 
 /// Microseconds since the epoch, now: the write time of copied rows that have no cell to take

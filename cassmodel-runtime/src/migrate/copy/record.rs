@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use scylla::statement::batch::{Batch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency};
 
@@ -171,14 +172,15 @@ impl<'d> Record<'d> {
                 ),
             )
             .await?,
-            done: prepare(
-                db,
-                format!(
-                    "UPDATE {t} SET done = true, rows = ?, lease_until = 0 WHERE migration = ? \
-                     AND range_start = ? IF owner = ?"
-                ),
-            )
-            .await?,
+            // Not a lightweight transaction: a range is done once all its rows are copied,
+            // by whichever process; no column it writes is written by a transaction.
+            done: db
+                .session()
+                .prepare(format!(
+                    "UPDATE {t} SET done = true, rows = ? WHERE migration = ? AND range_start = ?"
+                ))
+                .await
+                .map_err(|e| MigrationError::from(Error::execute(&t, e)))?,
             release: prepare(
                 db,
                 format!(
@@ -230,9 +232,31 @@ impl<'d> Record<'d> {
             ),
         )
         .await?;
-        for &(lo, hi) in ranges {
-            if !known.contains(&lo) {
-                applied(db, &create, (target, lo, hi)).await?;
+        let missing: Vec<(i64, i64)> = ranges
+            .iter()
+            .filter(|(lo, _)| !known.contains(lo))
+            .copied()
+            .collect();
+        // In conditional batches of one partition (the copy's); a batch that does not apply
+        // met a row another process created meanwhile: its rows are then created one by one.
+        for chunk in missing.chunks(64) {
+            let mut batch = Batch::new(BatchType::Unlogged);
+            batch.set_serial_consistency(Some(SerialConsistency::Serial));
+            batch.set_consistency(Consistency::Quorum);
+            for _ in chunk {
+                batch.append_statement(BatchStatement::PreparedStatement(create.clone()));
+            }
+            let values: Vec<(&str, i64, i64)> =
+                chunk.iter().map(|&(lo, hi)| (target, lo, hi)).collect();
+            let res = db
+                .session()
+                .batch(&batch, &values)
+                .await
+                .map_err(|e| Error::execute(create.get_statement(), e))?;
+            if !crate::exec::write::applied(res)? {
+                for &(lo, hi) in chunk {
+                    applied(db, &create, (target, lo, hi)).await?;
+                }
             }
         }
         Ok(record)
@@ -286,14 +310,14 @@ impl<'d> Record<'d> {
         applied(self.db, &self.renew, values).await
     }
 
-    /// Marks range `start` done with `rows` copied, if `owner` still holds it.
-    pub(super) async fn done(
-        &self,
-        start: i64,
-        owner: &str,
-        rows: i64,
-    ) -> Result<bool, MigrationError> {
-        applied(self.db, &self.done, (rows, &self.migration, start, owner)).await
+    /// Marks range `start` done, with `rows` copied.
+    pub(super) async fn done(&self, start: i64, rows: i64) -> Result<(), MigrationError> {
+        self.db
+            .session()
+            .execute_unpaged(&self.done, (rows, &self.migration, start))
+            .await
+            .map_err(|e| Error::execute(self.done.get_statement(), e))?;
+        Ok(())
     }
 
     /// Gives range `start` up (after a failure): another attempt may take it at once.

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use futures::{StreamExt, TryStreamExt};
+
 use scylla::frame::response::result::ColumnSpec;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, Row};
@@ -184,40 +186,54 @@ async fn foreign_row(
             cql: copy.source.row_exists(),
             source: Box::new(e),
         })?;
-    let rows = sample
+    let rows: Vec<Row> = sample
         .rows::<Row>()
+        .map_err(|e| MigrationError::from(Error::from(e)))?
+        .collect::<Result<_, _>>()
         .map_err(|e| MigrationError::from(Error::from(e)))?;
-    for row in rows {
-        let row = row.map_err(|e| MigrationError::from(Error::from(e)))?;
-        let describe = || {
-            key.iter()
-                .zip(&row.columns)
-                .map(|(k, v)| match v {
-                    Some(v) => format!("{k} = {v}"),
-                    None => format!("{k} = null"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let Some(values) = row
-            .columns
-            .iter()
-            .cloned()
-            .collect::<Option<Vec<CqlValue>>>()
-        else {
-            return Ok(Some(format!("a row with {} has no source key", describe())));
-        };
-        let found = db
-            .session()
-            .execute_unpaged(&exists, values)
-            .await
-            .map_err(|e| Error::execute(exists.get_statement(), e))?
-            .into_rows_result()
-            .map_err(|e| MigrationError::from(Error::from(e)))?
-            .rows_num();
-        if found == 0 {
-            return Ok(Some(format!("e.g. the row with {}", describe())));
-        }
+    let describe = |row: &Row| {
+        key.iter()
+            .zip(&row.columns)
+            .map(|(k, v)| match v {
+                Some(v) => format!("{k} = {v}"),
+                None => format!("{k} = null"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let exists = &exists;
+    // Looked up 16 at a time; the first row the source lacks, in the sample's order.
+    let describe = &describe;
+    let missing: Vec<Option<String>> = futures::stream::iter(rows)
+        .map(|row| async move {
+            let Some(values) = row
+                .columns
+                .iter()
+                .cloned()
+                .collect::<Option<Vec<CqlValue>>>()
+            else {
+                return Ok(Some(format!(
+                    "a row with {} has no source key",
+                    describe(&row)
+                )));
+            };
+            let found = db
+                .session()
+                .execute_unpaged(exists, values)
+                .await
+                .map_err(|e| Error::execute(exists.get_statement(), e))?
+                .into_rows_result()
+                .map_err(|e| MigrationError::from(Error::from(e)))?
+                .rows_num();
+            Ok::<_, MigrationError>(
+                (found == 0).then(|| format!("e.g. the row with {}", describe(&row))),
+            )
+        })
+        .buffered(16)
+        .try_collect()
+        .await?;
+    if let Some(first) = missing.into_iter().flatten().next() {
+        return Ok(Some(first));
     }
     Ok(None)
 }
