@@ -248,6 +248,7 @@ pub async fn backfill<T: CopyFrom>(
     };
     let mut attempts: HashMap<i64, u32> = HashMap::new();
     let mut copied = 0u32;
+    let mut waiting = false;
     let total;
     loop {
         let states = record.ranges().await?;
@@ -258,16 +259,15 @@ pub async fn backfill<T: CopyFrom>(
             total = states.len();
             break;
         }
-        let now = now_millis();
         let mut free: Vec<(i64, i64)> = states
             .iter()
-            .filter(|r| !r.done && r.lease_until < now)
+            .filter(|r| !r.done)
             .map(|r| (r.start, r.end))
             .collect();
-        if free.is_empty() {
+        if waiting {
+            // Every range left was held by other processes: wait for them (or their leases).
             state.report(done, states.len(), true);
             tokio::time::sleep((options.lease / 4).min(Duration::from_secs(1))).await;
-            continue;
         }
         // Spread the processes over the ring (and over the replicas).
         let turn = usize::try_from(now_millis().rem_euclid(free.len() as i64)).unwrap_or(0);
@@ -280,6 +280,7 @@ pub async fn backfill<T: CopyFrom>(
             .buffer_unordered(options.ranges_in_flight)
             .collect()
             .await;
+        waiting = !results.iter().any(|(_, r)| matches!(r, Ok(true)));
         for (lo, result) in results {
             match result {
                 Ok(true) => copied += 1,

@@ -4,8 +4,17 @@
 //! with a lightweight transaction and a lease before it is copied, then marked done. A range
 //! whose worker died is taken again when its lease ends; copying it twice is harmless, since
 //! every copied cell keeps its source's write time.
+//!
+//! Tables: `copies` (one row per copy: its source, its number of ranges, the outcome of its
+//! last verify), `copy_ranges` (one partition per copy, a row per range: its end, whether it
+//! is done and with how many rows; plain writes only) and `copy_leases` (one partition per
+//! range: who holds it, until when; lightweight transactions only, so that claims of
+//! different ranges never contend in one Paxos partition, and no column is written both
+//! ways).
 
 use std::collections::BTreeMap;
+
+use futures::{StreamExt, TryStreamExt};
 
 use scylla::statement::batch::{Batch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
@@ -25,9 +34,6 @@ pub(super) struct RangeState {
     pub start: i64,
     pub end: i64,
     pub done: bool,
-    pub owner: Option<String>,
-    /// Milliseconds since the epoch until which the owner holds the range.
-    pub lease_until: i64,
     pub rows: i64,
 }
 
@@ -76,10 +82,12 @@ impl std::fmt::Display for CopyStatus {
 pub(super) struct Record<'d> {
     db: &'d Db,
     migration: String,
-    claim: PreparedStatement,
+    take: PreparedStatement,
+    lease_of: PreparedStatement,
+    take_over: PreparedStatement,
     renew: PreparedStatement,
-    done: PreparedStatement,
     release: PreparedStatement,
+    done: PreparedStatement,
     list: PreparedStatement,
 }
 
@@ -130,8 +138,13 @@ async fn ensure_tables(
         ),
         format!(
             "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copy_ranges (migration text, \
-             range_start bigint, range_end bigint, done boolean, owner text, lease_until bigint, \
-             rows bigint, PRIMARY KEY (migration, range_start))"
+             range_start bigint, range_end bigint, done boolean, rows bigint, \
+             PRIMARY KEY (migration, range_start))"
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copy_leases (migration text, \
+             range_start bigint, owner text, lease_until bigint, \
+             PRIMARY KEY ((migration, range_start)))"
         ),
     ];
     for cql in ddl {
@@ -152,50 +165,61 @@ impl<'d> Record<'d> {
         ranges: &[(i64, i64)],
     ) -> Result<Record<'d>, MigrationError> {
         ensure_tables(db, replication).await?;
-        let t = qualified(RECORD_KEYSPACE, "copy_ranges");
+        let r = qualified(RECORD_KEYSPACE, "copy_ranges");
+        let l = qualified(RECORD_KEYSPACE, "copy_leases");
+        let plain = |cql: String| async move {
+            db.session()
+                .prepare(cql.as_str())
+                .await
+                .map_err(|e| MigrationError::from(Error::execute(&cql, e)))
+        };
         let record = Record {
             db,
             migration: target.to_owned(),
-            claim: prepare(
+            take: prepare(
                 db,
                 format!(
-                    "UPDATE {t} SET owner = ?, lease_until = ? WHERE migration = ? AND \
-                     range_start = ? IF done = false AND lease_until < ?"
+                    "INSERT INTO {l} (migration, range_start, owner, lease_until) \
+                     VALUES (?, ?, ?, ?) IF NOT EXISTS"
+                ),
+            )
+            .await?,
+            lease_of: prepare(
+                db,
+                format!("SELECT lease_until FROM {l} WHERE migration = ? AND range_start = ?"),
+            )
+            .await?,
+            take_over: prepare(
+                db,
+                format!(
+                    "UPDATE {l} SET owner = ?, lease_until = ? WHERE migration = ? AND \
+                     range_start = ? IF lease_until = ?"
                 ),
             )
             .await?,
             renew: prepare(
                 db,
                 format!(
-                    "UPDATE {t} SET lease_until = ? WHERE migration = ? AND range_start = ? \
+                    "UPDATE {l} SET lease_until = ? WHERE migration = ? AND range_start = ? \
                      IF owner = ?"
                 ),
             )
             .await?,
-            // Not a lightweight transaction: a range is done once all its rows are copied,
-            // by whichever process; no column it writes is written by a transaction.
-            done: db
-                .session()
-                .prepare(format!(
-                    "UPDATE {t} SET done = true, rows = ? WHERE migration = ? AND range_start = ?"
-                ))
-                .await
-                .map_err(|e| MigrationError::from(Error::execute(&t, e)))?,
             release: prepare(
                 db,
                 format!(
-                    "UPDATE {t} SET lease_until = 0 WHERE migration = ? AND range_start = ? \
+                    "UPDATE {l} SET lease_until = 0 WHERE migration = ? AND range_start = ? \
                      IF owner = ?"
                 ),
             )
             .await?,
-            list: prepare(
-                db,
-                format!(
-                    "SELECT range_start, range_end, done, owner, lease_until, rows FROM {t} \
-                     WHERE migration = ?"
-                ),
-            )
+            done: plain(format!(
+                "UPDATE {r} SET done = true, rows = ? WHERE migration = ? AND range_start = ?"
+            ))
+            .await?,
+            list: plain(format!(
+                "SELECT range_start, range_end, done, rows FROM {r} WHERE migration = ?"
+            ))
             .await?,
         };
         let start = prepare(
@@ -222,42 +246,30 @@ impl<'d> Record<'d> {
                 )));
             }
         }
-        // Every range row, created once: a process killed while creating them left some.
+        // Every range row, written once by each process that opens the copy (a process
+        // killed while writing them left some): only the range's end, which never changes,
+        // so that a range done stays done.
         let known: Vec<i64> = record.ranges().await?.iter().map(|r| r.start).collect();
-        let create = prepare(
-            db,
-            format!(
-                "INSERT INTO {t} (migration, range_start, range_end, done, lease_until, rows) \
-                 VALUES (?, ?, ?, false, 0, 0) IF NOT EXISTS"
-            ),
-        )
+        let create = plain(format!(
+            "UPDATE {r} SET range_end = ? WHERE migration = ? AND range_start = ?"
+        ))
         .await?;
         let missing: Vec<(i64, i64)> = ranges
             .iter()
             .filter(|(lo, _)| !known.contains(lo))
             .copied()
             .collect();
-        // In conditional batches of one partition (the copy's); a batch that does not apply
-        // met a row another process created meanwhile: its rows are then created one by one.
         for chunk in missing.chunks(64) {
             let mut batch = Batch::new(BatchType::Unlogged);
-            batch.set_serial_consistency(Some(SerialConsistency::Serial));
-            batch.set_consistency(Consistency::Quorum);
             for _ in chunk {
                 batch.append_statement(BatchStatement::PreparedStatement(create.clone()));
             }
-            let values: Vec<(&str, i64, i64)> =
-                chunk.iter().map(|&(lo, hi)| (target, lo, hi)).collect();
-            let res = db
-                .session()
+            let values: Vec<(i64, &str, i64)> =
+                chunk.iter().map(|&(lo, hi)| (hi, target, lo)).collect();
+            db.session()
                 .batch(&batch, &values)
                 .await
                 .map_err(|e| Error::execute(create.get_statement(), e))?;
-            if !crate::exec::write::applied(res)? {
-                for &(lo, hi) in chunk {
-                    applied(db, &create, (target, lo, hi)).await?;
-                }
-            }
         }
         Ok(record)
     }
@@ -286,8 +298,9 @@ impl<'d> Record<'d> {
         list_ranges(self.db, &self.list, &self.migration).await
     }
 
-    /// Claims range `start` for `owner` until `lease_until` if it is not done and nobody
-    /// holds it at `now` (milliseconds).
+    /// Claims range `start` for `owner` until `lease_until` if nobody holds it at `now`
+    /// (milliseconds): the first claim of a range creates its lease; a later one takes over
+    /// a lease that ended, if no other process took it over first.
     pub(super) async fn claim(
         &self,
         start: i64,
@@ -295,8 +308,30 @@ impl<'d> Record<'d> {
         lease_until: i64,
         now: i64,
     ) -> Result<bool, MigrationError> {
-        let values = (owner, lease_until, &self.migration, start, now);
-        applied(self.db, &self.claim, values).await
+        let m = &self.migration;
+        if applied(self.db, &self.take, (m, start, owner, lease_until)).await? {
+            return Ok(true);
+        }
+        let held: Option<(Option<i64>,)> = self
+            .db
+            .session()
+            .execute_unpaged(&self.lease_of, (m, start))
+            .await
+            .map_err(|e| Error::execute(self.lease_of.get_statement(), e))?
+            .into_rows_result()
+            .map_err(Error::from)?
+            .maybe_first_row()
+            .map_err(Error::from)?;
+        let until = held.and_then(|(u,)| u).unwrap_or(0);
+        if until >= now {
+            return Ok(false);
+        }
+        applied(
+            self.db,
+            &self.take_over,
+            (owner, lease_until, m, start, until),
+        )
+        .await
     }
 
     /// Extends `owner`'s lease of range `start`; false when someone else took it.
@@ -331,14 +366,7 @@ async fn list_ranges(
     list: &PreparedStatement,
     migration: &str,
 ) -> Result<Vec<RangeState>, MigrationError> {
-    type Row = (
-        i64,
-        Option<i64>,
-        Option<bool>,
-        Option<String>,
-        Option<i64>,
-        Option<i64>,
-    );
+    type Row = (i64, Option<i64>, Option<bool>, Option<i64>);
     let rows: Vec<Row> = db
         .session()
         .execute_unpaged(list, (migration,))
@@ -352,12 +380,10 @@ async fn list_ranges(
         .map_err(Error::from)?;
     Ok(rows
         .into_iter()
-        .map(|(start, end, done, owner, lease, rows)| RangeState {
+        .map(|(start, end, done, rows)| RangeState {
             start,
             end: end.unwrap_or(start),
             done: done.unwrap_or(false),
-            owner,
-            lease_until: lease.unwrap_or(0),
             rows: rows.unwrap_or(0),
         })
         .collect())
@@ -439,24 +465,48 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
         Err(e) if e.is_schema_mismatch() => return Ok(Vec::new()),
         Err(e) => return Err(e.into()),
     };
-    let list = prepare(
-        db,
-        format!(
-            "SELECT range_start, range_end, done, owner, lease_until, rows FROM {} \
-             WHERE migration = ?",
+    let list = db
+        .session()
+        .prepare(format!(
+            "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
             qualified(RECORD_KEYSPACE, "copy_ranges")
-        ),
-    )
-    .await?;
+        ))
+        .await
+        .map_err(|e| MigrationError::from(Error::execute("copy_ranges", e)))?;
+    let lease = db
+        .session()
+        .prepare(format!(
+            "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
+            qualified(RECORD_KEYSPACE, "copy_leases")
+        ))
+        .await
+        .map_err(|e| MigrationError::from(Error::execute("copy_leases", e)))?;
     let now = now_millis();
     let mut out = Vec::new();
     for (migration, source, ranges, verified) in copies {
         let states = list_ranges(db, &list, &migration).await?;
         let done = states.iter().filter(|r| r.done).count();
-        let held = states
-            .iter()
-            .filter(|r| !r.done && r.lease_until > now)
-            .count();
+        // The leases of the ranges not done, 16 looked up at a time.
+        let migration_ref = &migration;
+        let lease = &lease;
+        let leases: Vec<i64> =
+            futures::stream::iter(states.iter().filter(|r| !r.done).map(|r| r.start))
+                .map(|start| async move {
+                    let row: Option<(Option<i64>,)> = db
+                        .session()
+                        .execute_unpaged(lease, (migration_ref, start))
+                        .await
+                        .map_err(|e| Error::execute(lease.get_statement(), e))?
+                        .into_rows_result()
+                        .map_err(Error::from)?
+                        .maybe_first_row()
+                        .map_err(Error::from)?;
+                    Ok::<i64, MigrationError>(row.and_then(|(u,)| u).unwrap_or(0))
+                })
+                .buffer_unordered(16)
+                .try_collect()
+                .await?;
+        let held = leases.iter().filter(|&&until| until > now).count();
         let ranges = u32::try_from(ranges.unwrap_or(0)).unwrap_or(0);
         out.push(CopyStatus {
             target: migration,
