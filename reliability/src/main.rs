@@ -14,6 +14,10 @@
 //!   the table and column, no panic), hostile identifiers and values (read back bit-for-bit,
 //!   or refused with typed errors), migrations killed half-way (rerun completes, `validate`
 //!   passes) and run twice at once.
+//! - `copy`: the backfill of a key change by worker processes, killed with SIGKILL at set
+//!   points and replaced, while the application writes through the new model (dual writes);
+//!   on the cluster, node 3 killed (SIGKILL) during the copy too. Every range done, `verify` clean, the
+//!   new table equal to the old one and to the rows written (see `copy.rs`).
 //!
 //! Faults are sent only to the node started from this work dir, by the pid of its pid file
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
@@ -39,6 +43,7 @@
 
 mod checks;
 mod cluster;
+mod copy;
 mod data;
 mod env;
 mod report;
@@ -58,9 +63,11 @@ struct Args {
     write: Option<std::path::PathBuf>,
 }
 
-const CHECKS: [&str; 6] = ["drift", "hostile", "migrate", "load", "pause", "crash"];
-const CLUSTER_CHECKS: [&str; 9] = [
-    "schema", "quorum", "routing", "drift", "hostile", "migrate", "load", "pause", "crash",
+const CHECKS: [&str; 7] = [
+    "drift", "hostile", "migrate", "copy", "load", "pause", "crash",
+];
+const CLUSTER_CHECKS: [&str; 10] = [
+    "schema", "quorum", "routing", "drift", "hostile", "migrate", "copy", "load", "pause", "crash",
 ];
 
 fn parse_args() -> Result<Args, String> {
@@ -112,6 +119,17 @@ fn parse_args() -> Result<Args, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // A backfill worker of the `copy` check, started (and killed) by it.
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().is_some_and(|a| a == "copy-worker") {
+        return match copy::worker(&raw[1..]).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("copy-worker: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -200,6 +218,7 @@ async fn run(args: &Args) -> Result<bool, String> {
             "drift" => data::drift(&env).await,
             "hostile" => data::hostile(&env).await,
             "migrate" => data::migration(&env).await,
+            "copy" => copy::check(&env).await,
             "load" => checks::load(&env).await,
             "pause" => checks::pause(&env).await,
             _ => checks::crash(&env).await,

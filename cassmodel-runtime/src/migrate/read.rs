@@ -9,6 +9,7 @@ use cassmodel_schema::CqlType;
 use futures::TryStreamExt;
 use scylla::client::session::Session;
 use scylla::deserialize::row::DeserializeRow;
+use scylla::statement::Statement;
 
 use super::error::MigrationError;
 use super::live::{
@@ -241,8 +242,11 @@ where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
     let err = |e: &dyn std::fmt::Display| MigrationError::LiveSchema(format!("`{cql}`: {e}"));
+    // A read: the driver may try it on another node when one is overloaded or shutting down.
+    let mut statement = Statement::new(cql);
+    statement.set_is_idempotent(true);
     session
-        .query_iter(cql, (keyspace,))
+        .query_iter(statement, (keyspace,))
         .await
         .map_err(|e| err(&e))?
         .rows_stream::<R>()

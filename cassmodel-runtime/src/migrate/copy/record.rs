@@ -150,6 +150,12 @@ async fn ensure_tables(
     for cql in ddl {
         db.execute_ddl(&cql).await?;
     }
+    // Created by another process a moment ago, perhaps: every node must know the tables
+    // before they are read (else INCOMPATIBLE_SCHEMA).
+    db.session()
+        .await_schema_agreement()
+        .await
+        .map_err(|e| MigrationError::from(Error::Driver(Box::new(e))))?;
     Ok(())
 }
 
@@ -168,10 +174,13 @@ impl<'d> Record<'d> {
         let r = qualified(RECORD_KEYSPACE, "copy_ranges");
         let l = qualified(RECORD_KEYSPACE, "copy_leases");
         let plain = |cql: String| async move {
-            db.session()
+            let mut ps = db
+                .session()
                 .prepare(cql.as_str())
                 .await
-                .map_err(|e| MigrationError::from(Error::execute(&cql, e)))
+                .map_err(|e| MigrationError::from(Error::execute(&cql, e)))?;
+            ps.set_is_idempotent(true);
+            Ok::<_, MigrationError>(ps)
         };
         let record = Record {
             db,
@@ -283,7 +292,7 @@ impl<'d> Record<'d> {
         let (source, ranges): (Option<String>, Option<i32>) = self
             .db
             .session()
-            .query_unpaged(cql.as_str(), (&self.migration,))
+            .query_unpaged(super::repeatable(&cql), (&self.migration,))
             .await
             .map_err(|e| Error::execute(&cql, e))?
             .into_rows_result()
@@ -395,7 +404,11 @@ pub(super) async fn ranges_done(db: &Db, migration: &str) -> Result<usize, Migra
         "SELECT done FROM {} WHERE migration = ?",
         qualified(RECORD_KEYSPACE, "copy_ranges")
     );
-    let res = match db.session().query_unpaged(cql.as_str(), (migration,)).await {
+    let res = match db
+        .session()
+        .query_unpaged(super::repeatable(&cql), (migration,))
+        .await
+    {
         Ok(res) => res,
         Err(e) => {
             let e = Error::execute(&cql, e);
@@ -427,7 +440,7 @@ pub(super) async fn record_verified(
         qualified(RECORD_KEYSPACE, "copies")
     );
     db.session()
-        .query_unpaged(cql.as_str(), (clean, migration))
+        .query_unpaged(super::repeatable(&cql), (clean, migration))
         .await
         .map_err(|e| Error::execute(&cql, e))?;
     Ok(())
@@ -449,7 +462,7 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
     );
     let answer = db
         .session()
-        .query_unpaged(copies_cql.as_str(), &[])
+        .query_unpaged(super::repeatable(&copies_cql), &[])
         .await
         .map_err(|e| Error::execute(&copies_cql, e));
     type CopyRow = (String, Option<String>, Option<i32>, Option<bool>);
@@ -467,18 +480,18 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
     };
     let list = db
         .session()
-        .prepare(format!(
+        .prepare(super::repeatable(&format!(
             "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
             qualified(RECORD_KEYSPACE, "copy_ranges")
-        ))
+        )))
         .await
         .map_err(|e| MigrationError::from(Error::execute("copy_ranges", e)))?;
     let lease = db
         .session()
-        .prepare(format!(
+        .prepare(super::repeatable(&format!(
             "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
             qualified(RECORD_KEYSPACE, "copy_leases")
-        ))
+        )))
         .await
         .map_err(|e| MigrationError::from(Error::execute("copy_leases", e)))?;
     let now = now_millis();

@@ -1,0 +1,371 @@
+//! `copy`: the backfill of a key change under faults. The rows of `copy_readings` (one
+//! partition per sensor) are copied into `copy_readings_by_day` (a day bucket) by backfill
+//! worker processes (this binary, `chaos copy-worker`), while an application writes through
+//! the new model (dual writes): inserts, updates and deletes of the rows being copied. Workers
+//! are killed with SIGKILL (by the pid of the process this check started) at set points of
+//! the copy and new ones started; on the cluster, node 3 is also killed (SIGKILL) at the
+//! first kill of a worker and started again after the copy. At the end: every range done,
+//! `verify` finds nothing missing, different or extra, and the new table read through the new
+//! model equals the old table read with plain CQL and the rows the application wrote.
+
+use std::collections::BTreeMap;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use cassmodel::migrate::copy::{self, CopyOptions, VerifyOptions};
+use cassmodel::{CassTable, Db};
+use chrono::{DateTime, TimeZone, Utc};
+use futures::{StreamExt, TryStreamExt};
+
+use crate::env::{Env, Outcome};
+
+/// The table as the application had it.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "copy_readings")]
+pub struct Reading {
+    #[partition_key]
+    sensor: i32,
+    #[clustering(desc)]
+    ts: DateTime<Utc>,
+    value: f64,
+    note: Option<String>,
+}
+
+/// The same rows, one partition per sensor and day, written by the application during the
+/// copy (dual writes).
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "copy_readings_by_day", from = "copy_readings", dual_writes)]
+pub struct ReadingByDay {
+    #[partition_key]
+    sensor: i32,
+    #[clustering(desc)]
+    #[cass(bucket(day))]
+    ts: DateTime<Utc>,
+    value: f64,
+    note: Option<String>,
+}
+
+const SENSORS: i32 = 60;
+const PER_SENSOR: i64 = 2_000;
+const RANGES: u32 = 64;
+const LEASE: Duration = Duration::from_secs(3);
+/// Rows per second of each worker: the copy lasts long enough to be killed at set points.
+const WORKER_RATE: u32 = 12_000;
+
+fn start() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+
+fn reading(sensor: i32, i: i64) -> Reading {
+    Reading {
+        sensor,
+        ts: start() + chrono::Duration::minutes(11 * i),
+        value: f64::from(sensor) * 1e4 + i as f64,
+        note: (i % 4 == 0).then(|| format!("n{sensor}/{i}")),
+    }
+}
+
+type Rows = BTreeMap<(i32, DateTime<Utc>), (f64, Option<String>)>;
+
+/// `chaos copy-worker KEYSPACE CONTACT_POINTS`: one backfill worker process.
+pub async fn worker(args: &[String]) -> Result<(), String> {
+    let [keyspace, points] = args else {
+        return Err("copy-worker KEYSPACE CONTACT_POINTS".into());
+    };
+    let points: Vec<String> = points.split(',').map(str::to_owned).collect();
+    let db = cassmodel::ConnectOptions::from_env()
+        .map_err(|e| e.to_string())?
+        .contact_points(points)
+        .keyspace(keyspace.clone())
+        .connect()
+        .await
+        .map_err(|e| e.to_string())?;
+    let options = CopyOptions::new()
+        .ranges(RANGES)
+        .lease(LEASE)
+        .rows_per_second(WORKER_RATE);
+    let report = copy::backfill::<ReadingByDay>(&db, &options)
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("{} {}", report.rows, report.ranges_copied);
+    Ok(())
+}
+
+fn spawn_worker(env: &Env) -> Result<Child, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    Command::new(exe)
+        .args([
+            "copy-worker",
+            &env.keyspace,
+            &cassmodel_node::contact_points(&env.nodes).join(","),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("starting a worker: {e}"))
+}
+
+/// The ranges done so far (0 while the record's tables are being created by a worker).
+async fn ranges_done(db: &Db, target: &str) -> u32 {
+    match copy::status(db).await {
+        Ok(status) => status
+            .iter()
+            .find(|s| s.target == target)
+            .map_or(0, |s| s.ranges_done),
+        Err(_) => 0,
+    }
+}
+
+/// One write of the application.
+enum Write {
+    Insert(ReadingByDay),
+    Update(i32, DateTime<Utc>, f64),
+    Delete(i32, DateTime<Utc>),
+}
+
+impl Write {
+    async fn run(&self, db: &Db) -> cassmodel::Result<()> {
+        match self {
+            Write::Insert(r) => db.insert(r).await,
+            Write::Update(sensor, ts, value) => ReadingByDay::update()
+                .set_value(value)
+                .sensor(sensor)
+                .ts(ts)
+                .execute(db)
+                .await
+                .map(drop),
+            Write::Delete(sensor, ts) => ReadingByDay::delete()
+                .sensor(sensor)
+                .ts(ts)
+                .execute(db)
+                .await
+                .map(drop),
+        }
+    }
+
+    /// What the tables hold after it.
+    fn apply(self, rows: &mut Rows) {
+        match self {
+            Write::Insert(r) => {
+                rows.insert((r.sensor, r.ts), (r.value, r.note));
+            }
+            Write::Update(sensor, ts, value) => {
+                rows.entry((sensor, ts)).or_insert((value, None)).0 = value
+            }
+            Write::Delete(sensor, ts) => {
+                rows.remove(&(sensor, ts));
+            }
+        }
+    }
+}
+
+/// The application: writes through the new model until `stop` (at most 3,000 writes, 240 s).
+/// A write that fails (a node stopped, a time-out) may or may not have applied: it is run
+/// again until it succeeds (every write here is idempotent), so the rows expected stay exact.
+async fn application(
+    db: Db,
+    mut rows: Rows,
+    stop: Arc<AtomicBool>,
+) -> Result<(Rows, u32, Vec<String>), String> {
+    let keys: Vec<(i32, DateTime<Utc>)> = rows.keys().copied().collect();
+    let started = Instant::now();
+    let (mut writes, mut errors) = (0u32, Vec::new());
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    while writes < 3_000 && started.elapsed() < Duration::from_secs(240) {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let (sensor, ts) = keys[(seed % keys.len() as u64) as usize];
+        let write = match writes % 3 {
+            0 => Write::Insert(ReadingByDay {
+                sensor,
+                ts: ts + chrono::Duration::seconds(1 + i64::from(writes % 500)),
+                value: -f64::from(writes),
+                note: Some(format!("app {writes}")),
+            }),
+            1 => Write::Update(sensor, ts, f64::from(writes) + 0.5),
+            _ => Write::Delete(sensor, ts),
+        };
+        let mut attempts = 0;
+        while let Err(e) = write.run(&db).await {
+            errors.push(e.to_string());
+            attempts += 1;
+            if attempts == 100 {
+                return Err(format!("a write failed 100 times, last: {e}"));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        write.apply(&mut rows);
+        writes += 1;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    Ok((rows, writes, errors))
+}
+
+/// `(sensor, ts) -> (value, note)` of `table`, with plain CQL.
+async fn plain(db: &Db, keyspace: &str, table: &str) -> Result<Rows, String> {
+    let cql = format!("SELECT sensor, ts, value, note FROM {keyspace}.{table}");
+    let mut rows = db
+        .session()
+        .query_iter(cql.as_str(), &[])
+        .await
+        .map_err(|e| e.to_string())?
+        .rows_stream::<(i32, DateTime<Utc>, f64, Option<String>)>()
+        .map_err(|e| e.to_string())?;
+    let mut out = Rows::new();
+    while let Some((s, ts, v, n)) = rows.try_next().await.map_err(|e| e.to_string())? {
+        out.insert((s, ts), (v, n));
+    }
+    Ok(out)
+}
+
+pub async fn check(env: &Env) -> Result<Outcome, String> {
+    let db = crate::checks::connect(env, Some(Duration::from_secs(20))).await?;
+    let ks = env.keyspace.clone();
+    let target = format!("{ks}.copy_readings_by_day");
+    db.create_table::<Reading>()
+        .await
+        .map_err(|e| e.to_string())?;
+    db.create_table::<ReadingByDay>()
+        .await
+        .map_err(|e| e.to_string())?;
+    let rows: Vec<Reading> = (0..SENSORS)
+        .flat_map(|s| (0..PER_SENSOR).map(move |i| reading(s, i)))
+        .collect();
+    let total = rows.len();
+    futures::stream::iter(rows)
+        .map(|r| {
+            let db = &db;
+            async move { db.insert(&r).await }
+        })
+        .buffer_unordered(64)
+        .try_collect::<()>()
+        .await
+        .map_err(|e| format!("loading: {e}"))?;
+    let before = plain(&db, &ks, "copy_readings").await?;
+
+    let started = Instant::now();
+    let stop = Arc::new(AtomicBool::new(false));
+    let app = tokio::spawn(application(db.clone(), before, Arc::clone(&stop)));
+    let mut workers = vec![spawn_worker(env)?, spawn_worker(env)?];
+    let mut kills = Vec::new();
+    let mut node_stopped = None;
+    // Kill a worker at each of these shares of the ranges, and start another.
+    for at in [RANGES / 8, RANGES / 3, RANGES / 2] {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while ranges_done(&db, &target).await < at {
+            if Instant::now() > deadline {
+                return Err(format!("the copy did not reach {at} ranges in 120 s"));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut victim = workers.remove(0);
+        let pid = victim.id();
+        victim.kill().map_err(|e| format!("kill -9 {pid}: {e}"))?;
+        let _ = victim.wait();
+        kills.push(format!("{pid} at {at}"));
+        workers.push(spawn_worker(env)?);
+        // On the cluster: node 3 killed (SIGKILL, by its pid) at the first kill of a worker,
+        // down until the copy ends.
+        if env.nodes.len() > 2 && kills.len() == 1 {
+            let down = &env.nodes[2];
+            let pid = cassmodel_node::signal(down, cassmodel_node::Signal::Kill)
+                .map_err(|e| format!("kill -9 of {}: {e}", down.host))?;
+            node_stopped = Some((down.clone(), pid, ranges_done(&db, &target).await));
+        }
+    }
+    // The workers left run to the end (at most 240 s).
+    let mut reports = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    for mut w in workers {
+        loop {
+            if let Some(status) = w.try_wait().map_err(|e| e.to_string())? {
+                let out = w.wait_with_output().map_err(|e| e.to_string())?;
+                if !status.success() {
+                    return Err(format!(
+                        "a worker failed: {}",
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
+                reports.push(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = w.kill();
+                return Err("a worker did not finish in 240 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let copy_took = started.elapsed();
+    let restarted = match &node_stopped {
+        Some((down, pid, _)) => {
+            let killed_at = Instant::now();
+            while cassmodel_node::running_pid(down) == Some(*pid)
+                && killed_at.elapsed() < Duration::from_secs(30)
+            {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            cassmodel_node::ensure_running(down)
+                .await
+                .map_err(|e| format!("restarting {}: {e}", down.host))?;
+            cassmodel_node::wait_joined(&env.nodes, Duration::from_secs(120))
+                .await
+                .map_err(|e| e.to_string())?;
+            true
+        }
+        None => false,
+    };
+    stop.store(true, Ordering::Relaxed);
+    let (expected, writes, write_errors) = app.await.map_err(|e| e.to_string())??;
+
+    let verify = copy::verify::<ReadingByDay>(&db, &VerifyOptions::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut new = Rows::new();
+    let mut scan = ReadingByDay::scan_full_table(&db, 8)
+        .await
+        .map_err(|e| e.to_string())?;
+    while let Some(r) = scan.try_next().await.map_err(|e| e.to_string())? {
+        new.insert((r.sensor, r.ts), (r.value, r.note));
+    }
+    let old = plain(&db, &ks, "copy_readings").await?;
+    let status = copy::status(&db).await.map_err(|e| e.to_string())?;
+    let finished = status.iter().any(|s| s.target == target && s.finished);
+    let same = new == old && new == expected;
+    let ok = verify.is_clean() && same && finished;
+    Ok(Outcome {
+        name: "copy",
+        ok,
+        figures: format!(
+            "{total} rows in {RANGES} ranges copied by worker processes while the application \
+             made {writes} writes through the new model ({} failed and retried); workers killed \
+             with SIGKILL (pid at ranges done): {}{}; the workers left reported (rows ranges): \
+             {}; copy {copy_took:.1?}; all ranges done: {finished}; verify: {} missing, {} \
+             different, {} extra of {} source rows; new table = old table = rows written: \
+             {same} ({} rows)",
+            write_errors.len(),
+            kills.join(", "),
+            node_stopped
+                .as_ref()
+                .map_or(String::new(), |(n, pid, at)| format!(
+                    "; {} (pid {pid}) killed with SIGKILL at {at} ranges and started again after \
+                 the copy (rejoined: {restarted})",
+                    n.host
+                )),
+            reports.join(", "),
+            verify.missing,
+            verify.different,
+            verify.extra,
+            verify.source_rows,
+            new.len(),
+        ),
+    })
+}
