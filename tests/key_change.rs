@@ -244,7 +244,7 @@ async fn through_new_model(db: &Db) -> Rows {
 /// new model during the copy and the copy killed half-way and started again.
 #[tokio::test(flavor = "multi_thread")]
 async fn analyze_then_bucket_journey() {
-    let t = support::test_db("keychange_journey").await;
+    let t = support::test_db_replicated("keychange_journey").await;
     let db = &t.db;
     let ks = t.keyspace().to_owned();
 
@@ -484,7 +484,7 @@ mod visits {
 #[tokio::test(flavor = "multi_thread")]
 async fn clustering_order_change() {
     use visits::{Visit, VisitNewestFirst};
-    let t = support::test_db("keychange_order").await;
+    let t = support::test_db_replicated("keychange_order").await;
     let db = &t.db;
     db.create_table::<Visit>().await.expect("create");
     let rows: Vec<Visit> = (0..50)
@@ -583,7 +583,7 @@ mod orders {
 #[tokio::test(flavor = "multi_thread")]
 async fn partition_key_change() {
     use orders::{Order, OrderByStatus};
-    let t = support::test_db("keychange_pk").await;
+    let t = support::test_db_replicated("keychange_pk").await;
     let db = &t.db;
     db.create_table::<Order>().await.expect("create");
     let statuses = ["open", "paid", "shipped"];
@@ -709,7 +709,7 @@ mod stock {
 #[tokio::test(flavor = "multi_thread")]
 async fn type_change_with_a_failing_row() {
     use stock::{Stock, StockV2};
-    let t = support::test_db("keychange_type").await;
+    let t = support::test_db_replicated("keychange_type").await;
     let db = &t.db;
 
     // The source missing: a clear error, nothing created.
@@ -785,7 +785,7 @@ async fn type_change_with_a_failing_row() {
 /// backfills of one copy at once share its ranges and copy every row once.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_foreign_target_and_two_backfills_at_once() {
-    let t = support::test_db("keychange_bad").await;
+    let t = support::test_db_replicated("keychange_bad").await;
     let db = &t.db;
     db.create_table::<v1::Reading>().await.expect("create");
     support::insert_all(
@@ -824,7 +824,7 @@ async fn a_foreign_target_and_two_backfills_at_once() {
         .query_unpaged(format!("TRUNCATE {ks}.readings_v2"), &[])
         .await
         .expect("empty it");
-    let other = support::test_db("keychange_bad2").await;
+    let other = support::test_db_replicated("keychange_bad2").await;
     let second = other.db.with_keyspace(t.keyspace()).expect("keyspace");
     let options = CopyOptions::new().ranges(64).ranges_in_flight(2);
     let (a, b) = tokio::join!(

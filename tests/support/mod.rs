@@ -48,6 +48,11 @@ pub fn unique_name(test: &str) -> String {
 /// `test`. Panics with instructions when no node can be had: a test that needs Cassandra
 /// never passes without one.
 pub async fn test_db(test: &str) -> TestDb {
+    test_db_with(test, 1).await
+}
+
+/// [`test_db`] with `replicas` copies of every row.
+async fn test_db_with(test: &str, replicas: u32) -> TestDb {
     let options = match cassmodel_node::cluster_or_local_node().await {
         Ok(o) => o,
         Err(e) => panic!(
@@ -61,7 +66,7 @@ pub async fn test_db(test: &str) -> TestDb {
         Err(e) => panic!("cannot connect ({options:?}): {e}"),
     };
     let ks = unique_name(test);
-    create(&db, &ks).await;
+    create(&db, &ks, replicas).await;
     let db = db.with_keyspace(&ks).expect("valid keyspace name");
     TestDb {
         db,
@@ -69,8 +74,17 @@ pub async fn test_db(test: &str) -> TestDb {
     }
 }
 
-async fn create(db: &Db, ks: &str) {
-    db.create_keyspace(ks, &Replication::Simple(1))
+/// [`test_db`] with a keyspace of three replicas when `CASSMODEL_CONTACT_POINTS` names three
+/// or more nodes (one on the local node): for the tests that must hold on a cluster as users
+/// run one, with a node's data on the others too.
+pub async fn test_db_replicated(test: &str) -> TestDb {
+    let points = std::env::var("CASSMODEL_CONTACT_POINTS").unwrap_or_default();
+    let nodes = points.split(',').filter(|p| !p.trim().is_empty()).count();
+    test_db_with(test, if nodes >= 3 { 3 } else { 1 }).await
+}
+
+async fn create(db: &Db, ks: &str, replicas: u32) {
+    db.create_keyspace(ks, &Replication::Simple(replicas))
         .await
         .unwrap_or_else(|e| panic!("CREATE KEYSPACE {ks}: {e}"));
 }
@@ -80,7 +94,7 @@ impl TestDb {
     pub async fn map_keyspace(&mut self, declared: &str) {
         let ks = format!("{}_{declared}", self.keyspaces[0]);
         let ks: String = ks.chars().take(48).collect();
-        create(&self.db, &ks).await;
+        create(&self.db, &ks, 1).await;
         self.db = self
             .db
             .map_keyspace(declared, &ks)

@@ -351,7 +351,8 @@ fn install_cli() -> bool {
 /// The three-node cluster on 127.0.0.1-3 (which the single node's address is part of): the
 /// single node is stopped (and started again at the end if it ran before this step), the
 /// cluster checks and the chaos checks run on the cluster (`chaos --cluster`, which starts
-/// it), then tests/writes.rs and tests/migrations.rs with the cluster's three contact points;
+/// it), then tests/writes.rs, tests/migrations.rs and tests/key_change.rs (its keyspaces
+/// replicated three times) with the cluster's three contact points;
 /// the cluster is stopped. A single node that ran before the test run (`started_by_run`
 /// false) is started again. Returns the steps that failed.
 fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str> {
@@ -374,8 +375,16 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
     {
         let points = cassmodel_node::contact_points(&nodes).join(",");
         if !cargo_test(
-            "tests/writes.rs and tests/migrations.rs on the three-node cluster",
-            &["--all-features", "--test", "writes", "--test", "migrations"],
+            "tests/writes.rs, tests/migrations.rs and tests/key_change.rs on the three-node cluster",
+            &[
+                "--all-features",
+                "--test",
+                "writes",
+                "--test",
+                "migrations",
+                "--test",
+                "key_change",
+            ],
             &[("CASSMODEL_CONTACT_POINTS", points.as_str())],
             counts,
         ) {
