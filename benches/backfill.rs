@@ -16,9 +16,9 @@
 //!
 //! Variants, each run as a child process of this binary (its peak resident memory is its
 //! own, read from `/proc/self/status` `VmHWM` at the end):
-//! - `cassmodel`: `cassmodel::migrate::copy::backfill` with its defaults (256 token ranges, 4
-//!   ranges and 32 writes in flight per range, rows of one target partition in one unlogged
-//!   batch), including its record in `cassmodel_migrations`;
+//! - `cassmodel`: `cassmodel::migrate::copy::backfill` with its defaults (256 token ranges, 8
+//!   ranges in flight and 16 writes in flight per range, rows of one target partition in one
+//!   unlogged batch), including its record in `cassmodel_migrations`;
 //! - `raw-rows:C`: by hand, as the driver's documentation shows: the ring in 256 token
 //!   ranges, 4 at a time, each read with `execute_iter` + `rows_stream`, every row written
 //!   with the prepared INSERT, C writes in flight in all;

@@ -327,6 +327,70 @@
 //! The table name defaults to the struct name in snake_case. Without a keyspace, the table
 //! lives in the [`Db`]'s default keyspace.
 //!
+//! ### Key changes: `from`, `with`, `dual_writes`
+//!
+//! Cassandra cannot change a primary key in place: a new key (a bucket, another clustering
+//! column or order, a column moved into the partition key) or an incompatible column type is a
+//! new table, filled from the old one. Declare it on the new struct:
+//!
+//! | attribute | meaning |
+//! |---|---|
+//! | `#[cass(from = "old_table")]`, `#[cass(from = OldModel)]` | the rows come from `old_table` of the same keyspace, or from the table of the struct `OldModel`; columns copied by name; a bucket column is computed from its source |
+//! | `#[cass(from = OldModel, with = convert)]` | the rows are `convert(old_row)`, a `fn(OldModel) -> NewModel` or `-> Result<NewModel, E>` (`E: Display`); a row whose conversion fails is reported with its key, not copied |
+//! | `#[cass(from = .., dual_writes)]` | every insert, update, delete and batch of this table also reaches the old one, at the same write time (not with `with`: a function converts one way only) |
+//!
+//! ```
+//! use cassmodel::{CassTable, Table};
+//! use chrono::{DateTime, Utc};
+//!
+//! #[derive(CassTable)]
+//! #[cass(table = "readings")]
+//! struct Reading {
+//!     #[partition_key]
+//!     sensor: i32,
+//!     #[clustering(desc)]
+//!     ts: DateTime<Utc>,
+//!     value: f64,
+//! }
+//!
+//! /// The same rows, one partition per sensor and day.
+//! #[derive(CassTable)]
+//! #[cass(table = "readings_v2", from = "readings", dual_writes)]
+//! struct ReadingV2 {
+//!     #[partition_key]
+//!     sensor: i32,
+//!     #[clustering(desc)]
+//!     #[cass(bucket(day))]
+//!     ts: DateTime<Utc>,
+//!     value: f64,
+//! }
+//!
+//! let from = ReadingV2::schema().source.as_ref().map(|s| (s.table, s.dual_writes));
+//! assert_eq!(from, Some(("readings", true)));
+//! ```
+//!
+//! The release sequence, which `migrate plan` prints with the table names filled in:
+//!
+//! 1. `migrate apply` creates the new table;
+//! 2. release the application with the new struct (`dual_writes`): it writes both tables,
+//!    so this release and the one before can run side by side, and a rollback loses nothing;
+//! 3. `migrate backfill` copies the old rows (resumable, shared by any number of processes;
+//!    each cell keeps its write time and TTL, so a newer write or delete always wins);
+//! 4. `migrate verify`: rows missing, different, extra;
+//! 5. release the application reading the new table (still writing both);
+//! 6. release it writing the new table alone (remove `dual_writes` and the old struct);
+//! 7. `migrate drop-source ks.new_table` drops the old table, only after a clean verify.
+//!
+//! **Lightweight transactions** hold on one partition of one table, so with `dual_writes` a
+//! condition (`if_not_exists`, `update().if_..`, a conditional batch) is decided on the new
+//! table only; when it applies, its writes reach the old table unconditionally, at the same
+//! write time. During the migration, no release may still run conditions on the old table.
+//! A write that has no row-for-row equivalent in the old table (deleting a whole day bucket
+//! the old table has no column for) is refused with
+//! [`Error::DualWrite`] before anything is sent; so is any write
+//! once the old table has been dropped (remove `dual_writes`). Details and the library calls:
+//! [`migrate::copy`].
+//!
 //! The derive implements [`Table`], scylla's `DeserializeRow` and `SerializeRow` (so the
 //! struct also works with hand-written statements on the raw driver), the query builder
 //! described above, and the shorthands `get` (by full primary key) and `partition` (by

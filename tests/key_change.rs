@@ -346,7 +346,7 @@ async fn analyze_then_bucket_journey() {
     let (exit, out, _) = migrate(db, both(), &["status"]).await;
     assert_eq!(exit, cli::Exit::Ok);
     assert!(
-        out.contains("next: `backfill` (again, to continue)"),
+        out.contains("step 3 of 7, the copy: `backfill` (again, to continue"),
         "{out}"
     );
 

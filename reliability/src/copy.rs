@@ -71,6 +71,28 @@ fn reading(sensor: i32, i: i64) -> Reading {
 
 type Rows = BTreeMap<(i32, DateTime<Utc>), (f64, Option<String>)>;
 
+/// The worker processes still running: killed (SIGKILL, by the pid of each child) and reaped
+/// when the check ends, whichever way.
+struct Workers(Vec<Child>);
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        for w in &mut self.0 {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+    }
+}
+
+/// Stops the application's writes when the check ends, whichever way.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// `chaos copy-worker KEYSPACE CONTACT_POINTS`: one backfill worker process.
 pub async fn worker(args: &[String]) -> Result<(), String> {
     let [keyspace, points] = args else {
@@ -254,7 +276,9 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     let started = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
     let app = tokio::spawn(application(db.clone(), before, Arc::clone(&stop)));
-    let mut workers = vec![spawn_worker(env)?, spawn_worker(env)?];
+    // Whatever way this check ends, the application stops and no worker outlives it.
+    let _stop_app = StopOnDrop(Arc::clone(&stop));
+    let mut workers = Workers(vec![spawn_worker(env)?, spawn_worker(env)?]);
     let mut kills = Vec::new();
     let mut node_stopped = None;
     // Kill a worker at each of these shares of the ranges, and start another.
@@ -266,12 +290,13 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let mut victim = workers.remove(0);
+        let mut victim = workers.0.remove(0);
         let pid = victim.id();
-        victim.kill().map_err(|e| format!("kill -9 {pid}: {e}"))?;
+        let killed = victim.kill();
         let _ = victim.wait();
+        killed.map_err(|e| format!("kill -9 {pid}: {e}"))?;
         kills.push(format!("{pid} at {at}"));
-        workers.push(spawn_worker(env)?);
+        workers.0.push(spawn_worker(env)?);
         // On the cluster: node 3 killed (SIGKILL, by its pid) at the first kill of a worker,
         // down until the copy ends.
         if env.nodes.len() > 2 && kills.len() == 1 {
@@ -284,7 +309,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     // The workers left run to the end (at most 240 s).
     let mut reports = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(240);
-    for mut w in workers {
+    while let Some(mut w) = workers.0.pop() {
         loop {
             if let Some(status) = w.try_wait().map_err(|e| e.to_string())? {
                 let out = w.wait_with_output().map_err(|e| e.to_string())?;
@@ -298,7 +323,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
                 break;
             }
             if Instant::now() > deadline {
-                let _ = w.kill();
+                workers.0.push(w);
                 return Err("a worker did not finish in 240 s".into());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -16,6 +16,15 @@ use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
 
+/// `cql` unprepared (or to prepare), marked as one the driver may run again on another node
+/// when a node times out, is overloaded or shutting down: a read, or a write that changes
+/// nothing when repeated. For the statements of migrations and copies, written once per run.
+pub(crate) fn repeatable(cql: &str) -> scylla::statement::Statement {
+    let mut statement = scylla::statement::Statement::new(cql);
+    statement.set_is_idempotent(true);
+    statement
+}
+
 /// The statement kept under `key` in `db`'s cache, or, on first use, the text `cql` writes,
 /// prepared there and marked idempotent or not. The text is written only on a miss.
 pub(crate) async fn cached(

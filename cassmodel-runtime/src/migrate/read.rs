@@ -9,13 +9,13 @@ use cassmodel_schema::CqlType;
 use futures::TryStreamExt;
 use scylla::client::session::Session;
 use scylla::deserialize::row::DeserializeRow;
-use scylla::statement::Statement;
 
 use super::error::MigrationError;
 use super::live::{
     DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
     LiveType,
 };
+use crate::exec::statement::repeatable;
 use crate::schema::model::{ColumnKind, Order};
 
 type Map = BTreeMap<String, String>;
@@ -243,10 +243,8 @@ where
 {
     let err = |e: &dyn std::fmt::Display| MigrationError::LiveSchema(format!("`{cql}`: {e}"));
     // A read: the driver may try it on another node when one is overloaded or shutting down.
-    let mut statement = Statement::new(cql);
-    statement.set_is_idempotent(true);
     session
-        .query_iter(statement, (keyspace,))
+        .query_iter(repeatable(cql), (keyspace,))
         .await
         .map_err(|e| err(&e))?
         .rows_stream::<R>()

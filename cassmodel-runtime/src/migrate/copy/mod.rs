@@ -30,20 +30,9 @@ pub use record::{CopyStatus, RECORD_KEYSPACE, status};
 pub use registry::{Copier, CopyEntry, copier, registered_copiers};
 pub use verify::{VerifyOptions, VerifyReport, verify};
 
-use scylla::statement::Statement;
-
 use crate::migrate::error::MigrationError;
 use crate::schema::ddl::qualified;
 use crate::session::db::Db;
-
-/// `cql` unprepared, marked as one the driver may run again on another node when a node
-/// times out, is overloaded or shutting down: a read, or a write that changes nothing when
-/// repeated. Every statement of a copy is one, but the claims of a range's lease.
-pub(super) fn repeatable(cql: &str) -> Statement {
-    let mut statement = Statement::new(cql);
-    statement.set_is_idempotent(true);
-    statement
-}
 
 /// Drops the source table of the copy into `target` (`keyspace.table`), once the copy is
 /// finished and its last verify was clean; refuses otherwise, saying what is missing. The

@@ -69,11 +69,24 @@ impl std::fmt::Display for CopyStatus {
         if self.ranges_held > 0 {
             write!(f, ", {} being copied now", self.ranges_held)?;
         }
+        let t = &self.target;
         match (self.finished, self.verified_clean) {
-            (false, _) => write!(f, "; next: `backfill` (again, to continue)"),
-            (true, None) => write!(f, "; copied; next: `verify`"),
-            (true, Some(false)) => write!(f, "; the last verify found differences"),
-            (true, Some(true)) => write!(f, "; copied and verified"),
+            (false, _) => write!(
+                f,
+                "; step 3 of 7, the copy: `backfill` (again, to continue; on more machines, to \
+                 share it)"
+            ),
+            (true, None) => write!(f, "; copied; step 4 of 7: `verify`"),
+            (true, Some(false)) => write!(
+                f,
+                "; step 4 of 7: the last verify found differences: `backfill` again if rows \
+                 are missing, then `verify`"
+            ),
+            (true, Some(true)) => write!(
+                f,
+                "; copied and verified; steps 5 to 7: release the application reading {t}, then \
+                 writing {t} alone, then `drop-source {t}`"
+            ),
         }
     }
 }
@@ -292,7 +305,7 @@ impl<'d> Record<'d> {
         let (source, ranges): (Option<String>, Option<i32>) = self
             .db
             .session()
-            .query_unpaged(super::repeatable(&cql), (&self.migration,))
+            .query_unpaged(crate::exec::statement::repeatable(&cql), (&self.migration,))
             .await
             .map_err(|e| Error::execute(&cql, e))?
             .into_rows_result()
@@ -406,7 +419,7 @@ pub(super) async fn ranges_done(db: &Db, migration: &str) -> Result<usize, Migra
     );
     let res = match db
         .session()
-        .query_unpaged(super::repeatable(&cql), (migration,))
+        .query_unpaged(crate::exec::statement::repeatable(&cql), (migration,))
         .await
     {
         Ok(res) => res,
@@ -440,7 +453,7 @@ pub(super) async fn record_verified(
         qualified(RECORD_KEYSPACE, "copies")
     );
     db.session()
-        .query_unpaged(super::repeatable(&cql), (clean, migration))
+        .query_unpaged(crate::exec::statement::repeatable(&cql), (clean, migration))
         .await
         .map_err(|e| Error::execute(&cql, e))?;
     Ok(())
@@ -462,7 +475,7 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
     );
     let answer = db
         .session()
-        .query_unpaged(super::repeatable(&copies_cql), &[])
+        .query_unpaged(crate::exec::statement::repeatable(&copies_cql), &[])
         .await
         .map_err(|e| Error::execute(&copies_cql, e));
     type CopyRow = (String, Option<String>, Option<i32>, Option<bool>);
@@ -480,7 +493,7 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
     };
     let list = db
         .session()
-        .prepare(super::repeatable(&format!(
+        .prepare(crate::exec::statement::repeatable(&format!(
             "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
             qualified(RECORD_KEYSPACE, "copy_ranges")
         )))
@@ -488,7 +501,7 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
         .map_err(|e| MigrationError::from(Error::execute("copy_ranges", e)))?;
     let lease = db
         .session()
-        .prepare(super::repeatable(&format!(
+        .prepare(crate::exec::statement::repeatable(&format!(
             "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
             qualified(RECORD_KEYSPACE, "copy_leases")
         )))

@@ -158,7 +158,7 @@ async fn foreign_row(
     let target = qualified(&copy.target_keyspace, schema.name);
     let query = |cql: String| async move {
         db.session()
-            .query_unpaged(super::repeatable(&cql), &[])
+            .query_unpaged(crate::exec::statement::repeatable(&cql), &[])
             .await
             .map_err(|e| Error::execute(&cql, e))?
             .into_rows_result()
@@ -180,7 +180,9 @@ async fn foreign_row(
     .await?;
     let exists = db
         .session()
-        .prepare(super::repeatable(&copy.source.row_exists()))
+        .prepare(crate::exec::statement::repeatable(
+            &copy.source.row_exists(),
+        ))
         .await
         .map_err(|e| Error::Prepare {
             cql: copy.source.row_exists(),

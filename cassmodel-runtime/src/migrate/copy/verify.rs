@@ -308,7 +308,7 @@ impl Check<'_> {
         let cql = self.copy.source.row_exists();
         let ps = db
             .session()
-            .prepare(super::repeatable(&cql))
+            .prepare(crate::exec::statement::repeatable(&cql))
             .await
             .map_err(|e| Error::Prepare {
                 cql: cql.clone(),
@@ -338,7 +338,7 @@ impl Check<'_> {
         let pager = self
             .db
             .session()
-            .query_iter(super::repeatable(&cql), (lo, hi))
+            .query_iter(crate::exec::statement::repeatable(&cql), (lo, hi))
             .await
             .map_err(|e| Error::execute(&cql, e))?;
         let ps = exists;
@@ -391,7 +391,7 @@ impl Check<'_> {
             let (n,): (i64,) = self
                 .db
                 .session()
-                .query_unpaged(super::repeatable(&cql), (lo, hi))
+                .query_unpaged(crate::exec::statement::repeatable(&cql), (lo, hi))
                 .await
                 .map_err(|e| Error::execute(&cql, e))?
                 .into_rows_result()
