@@ -280,6 +280,17 @@ async fn lost(
 /// back at QUORUM and, at the end, at ALL; an LWT applies with the node down; ALL is refused
 /// as `Unavailable` while it is down; the restarted node coordinates requests of the same
 /// `Db` again.
+/// Starts `down`, a node of the cluster that was stopped, and waits until every node sees
+/// every other (at most 120 s).
+pub(crate) async fn start_again(env: &Env, down: &NodeConfig) -> Result<(), String> {
+    cassmodel_node::ensure_running(down)
+        .await
+        .map_err(|e| format!("restarting {}: {e}", down.host))?;
+    cassmodel_node::wait_joined(&env.nodes, Duration::from_secs(120))
+        .await
+        .map_err(|e| e.to_string())
+}
+
 pub async fn quorum(env: &Env) -> Result<Outcome, String> {
     const N: i32 = 300;
     let db = crate::checks::connect(env, None).await?;
@@ -327,12 +338,7 @@ pub async fn quorum(env: &Env) -> Result<Outcome, String> {
 
     // Started again: it rejoins, and the same `Db` sends it requests again.
     let restart = Instant::now();
-    cassmodel_node::ensure_running(down)
-        .await
-        .map_err(|e| format!("restarting {}: {e}", down.host))?;
-    cassmodel_node::wait_joined(&env.nodes, Duration::from_secs(120))
-        .await
-        .map_err(|e| e.to_string())?;
+    start_again(env, down).await?;
     let rejoined = restart.elapsed();
     let used_again = coordinates_again(&db, down, Duration::from_secs(60)).await?;
     errors.extend(write_all(&db, 2 * N..3 * N, "after").await);

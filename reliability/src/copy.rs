@@ -284,18 +284,20 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     // Kill a worker at each of these shares of the ranges, and start another.
     for at in [RANGES / 8, RANGES / 3, RANGES / 2] {
         let deadline = Instant::now() + Duration::from_secs(120);
-        while ranges_done(&db, &target).await < at {
+        let mut seen = ranges_done(&db, &target).await;
+        while seen < at {
             if Instant::now() > deadline {
                 return Err(format!("the copy did not reach {at} ranges in 120 s"));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
+            seen = ranges_done(&db, &target).await;
         }
         let mut victim = workers.0.remove(0);
         let pid = victim.id();
         let killed = victim.kill();
         let _ = victim.wait();
         killed.map_err(|e| format!("kill -9 {pid}: {e}"))?;
-        kills.push(format!("{pid} at {at}"));
+        kills.push(format!("{pid} at {seen}"));
         workers.0.push(spawn_worker(env)?);
         // On the cluster: node 3 killed (SIGKILL, by its pid) at the first kill of a worker,
         // down until the copy ends.
@@ -338,12 +340,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
             {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            cassmodel_node::ensure_running(down)
-                .await
-                .map_err(|e| format!("restarting {}: {e}", down.host))?;
-            cassmodel_node::wait_joined(&env.nodes, Duration::from_secs(120))
-                .await
-                .map_err(|e| e.to_string())?;
+            crate::cluster::start_again(env, down).await?;
             true
         }
         None => false,
@@ -372,8 +369,8 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
         figures: format!(
             "{total} rows in {RANGES} ranges copied by worker processes while the application \
              made {writes} writes through the new model ({} failed and retried); workers killed \
-             with SIGKILL (pid at ranges done): {}{}; the workers left reported (rows ranges): \
-             {}; copy {copy_took:.1?}; all ranges done: {finished}; verify: {} missing, {} \
+             with SIGKILL (pid at ranges done, as last read before the kill): {}{}; the \
+             workers left reported (rows ranges): {}; copy {copy_took:.1?}; all ranges done: {finished}; verify: {} missing, {} \
              different, {} extra of {} source rows; new table = old table = rows written: \
              {same} ({} rows)",
             write_errors.len(),

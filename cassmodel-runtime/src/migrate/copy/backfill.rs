@@ -446,6 +446,7 @@ impl Run<'_> {
         let chunks = Chunks {
             rows: Box::pin(rows),
             pending: Chunk::<T>::default(),
+            partition: Vec::with_capacity(64),
             ended: false,
             run: self,
             cx: &context,
@@ -488,7 +489,6 @@ impl Run<'_> {
         };
         let groups = cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), cx.read_at);
         Some(Ready {
-            partition: partition_bytes(&row, &cx.target_specs),
             bytes: InsertValues::unset_nulls(&row)
                 .size_bound()
                 .unwrap_or(BATCH_BYTES),
@@ -576,8 +576,6 @@ struct Context<'a> {
 
 /// A converted row, ready to write.
 struct Ready<T> {
-    /// The bytes of its partition-key columns in the target.
-    partition: Vec<u8>,
     /// An upper bound of the bytes of its values.
     bytes: usize,
     row: T,
@@ -588,6 +586,9 @@ struct Ready<T> {
 struct Chunk<T> {
     rows: Vec<Ready<T>>,
     bytes: usize,
+    /// The bytes of the rows' partition-key columns in the target; `None` when they could not
+    /// be written (the row is then a chunk of its own).
+    partition: Option<Vec<u8>>,
 }
 
 impl<T> Default for Chunk<T> {
@@ -595,24 +596,26 @@ impl<T> Default for Chunk<T> {
         Chunk {
             rows: Vec::new(),
             bytes: 0,
+            partition: None,
         }
     }
 }
 
 impl<T> Chunk<T> {
-    /// Whether `next` joins this chunk: the same partition, and room for it.
-    fn takes(&self, next: &Ready<T>) -> bool {
-        match self.rows.first() {
-            None => true,
-            Some(first) => {
-                first.partition == next.partition
-                    && self.rows.len() < BATCH_ROWS
-                    && self.bytes + next.bytes <= BATCH_BYTES
-            }
-        }
+    /// Whether `next`, of the partition `partition` (`None`: unknown), joins this chunk: the
+    /// same partition, and room for it.
+    fn takes(&self, next: &Ready<T>, partition: Option<&[u8]>) -> bool {
+        self.rows.is_empty()
+            || (partition.is_some()
+                && self.partition.as_deref() == partition
+                && self.rows.len() < BATCH_ROWS
+                && self.bytes + next.bytes <= BATCH_BYTES)
     }
 
-    fn push(&mut self, row: Ready<T>) {
+    fn push(&mut self, row: Ready<T>, partition: Option<&[u8]>) {
+        if self.rows.is_empty() {
+            self.partition = partition.map(<[u8]>::to_vec);
+        }
         self.bytes += row.bytes;
         self.rows.push(row);
     }
@@ -623,6 +626,8 @@ struct Chunks<'a, S, T> {
     rows: Pin<Box<S>>,
     /// The rows read since the last chunk was returned.
     pending: Chunk<T>,
+    /// The partition key of the last row read, written in the target's form (reused).
+    partition: Vec<u8>,
     ended: bool,
     run: &'a Run<'a>,
     cx: &'a Context<'a>,
@@ -659,12 +664,15 @@ where
                     let Some(ready) = this.run.convert::<T>(source, this.cx) else {
                         continue;
                     };
-                    if this.pending.takes(&ready) {
-                        this.pending.push(ready);
+                    let known =
+                        partition_bytes(&ready.row, &this.cx.target_specs, &mut this.partition);
+                    let partition = known.then_some(this.partition.as_slice());
+                    if this.pending.takes(&ready, partition) {
+                        this.pending.push(ready, partition);
                         continue;
                     }
                     let full = std::mem::take(&mut this.pending);
-                    this.pending.push(ready);
+                    this.pending.push(ready, partition);
                     return Poll::Ready(Some(Ok(full)));
                 }
             }
@@ -672,18 +680,21 @@ where
     }
 }
 
-/// The partition-key values of `row` as the target's INSERT writes them.
-fn partition_bytes<T: Table>(row: &T, specs: &[ColumnSpec<'_>]) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(32);
-    let mut writer = scylla::serialize::writers::RowWriter::new(&mut buf);
+/// Writes the partition-key values of `row`, as the target's INSERT writes them, into `buf`
+/// (cleared first): whether they could be written (if not, the row is a partition of its own,
+/// never batched with another).
+fn partition_bytes<T: Table>(row: &T, specs: &[ColumnSpec<'_>], buf: &mut Vec<u8>) -> bool {
+    buf.clear();
+    let mut writer = scylla::serialize::writers::RowWriter::new(buf);
     for &i in &T::schema().partition_key {
-        let Some(spec) = specs.get(i) else { continue };
+        let Some(spec) = specs.get(i) else {
+            return false;
+        };
         if write_column(row, i, spec, false, &mut writer).is_err() {
-            // Unknown: a partition of its own (never batched with another row).
-            return Vec::new();
+            return false;
         }
     }
-    buf
+    true
 }
 
 /// Microseconds since the epoch, now: the write time of copied rows that have no cell to take
