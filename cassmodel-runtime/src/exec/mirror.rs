@@ -63,37 +63,33 @@ pub(crate) fn both<T: Table>(
     new: Result<()>,
     old: Result<()>,
 ) -> Result<()> {
-    let new_name = || {
-        let ks = db.keyspace_of::<T>().unwrap_or("?");
-        format!("{ks}.{}", T::schema().name)
-    };
     match (new, old) {
         (Ok(()), Ok(())) => Ok(()),
         (Err(e), Err(_)) => Err(e),
         (Err(e), Ok(())) => Err(Error::DualWrite {
-            not_written: new_name(),
+            not_written: new_name::<T>(db),
             written: m.name.clone(),
             applied: true,
             source: Box::new(e),
         }),
-        (Ok(()), Err(e)) => Err(Error::DualWrite {
-            not_written: m.name.clone(),
-            written: new_name(),
-            applied: true,
-            source: Box::new(e),
-        }),
+        (Ok(()), Err(e)) => Err(old_failed::<T>(db, m, e)),
     }
 }
 
 /// The half of a dual write that failed on the old table after the new table's applied.
 pub(crate) fn old_failed<T: Table>(db: &Db, m: &MirrorTable, e: Error) -> Error {
-    let ks = db.keyspace_of::<T>().unwrap_or("?");
     Error::DualWrite {
         not_written: m.name.clone(),
-        written: format!("{ks}.{}", T::schema().name),
+        written: new_name::<T>(db),
         applied: true,
         source: Box::new(e),
     }
+}
+
+/// `keyspace.table` of `T`, the new table, for messages.
+fn new_name<T: Table>(db: &Db) -> String {
+    let ks = db.keyspace_of::<T>().unwrap_or("?");
+    format!("{ks}.{}", T::schema().name)
 }
 
 /// The INSERT of `row` into the old table: the columns it has, `None` fields unset unless

@@ -195,9 +195,14 @@ pub(crate) fn update_of(schema: &TableSchema, target: &str, spec: &Spec) -> Stri
     s
 }
 
+/// `token(pk...)`: the token of a row of `schema`'s table.
+pub fn token_of(schema: &TableSchema) -> String {
+    format!("token({})", column_list(schema, &schema.partition_key))
+}
+
 /// `SELECT <columns> FROM ks.t WHERE token(pk...) >= ? AND token(pk...) <= ?`
 pub fn token_range_scan(schema: &TableSchema, keyspace: &str, columns: &[usize]) -> String {
-    let token = format!("token({})", column_list(schema, &schema.partition_key));
+    let token = token_of(schema);
     format!(
         "SELECT {} FROM {} WHERE {token} >= ? AND {token} <= ?",
         column_list(schema, columns),

@@ -170,8 +170,17 @@ pub async fn verify<T: CopyFrom>(
         .await?;
     match check.source_has_row(db).await? {
         Some(exists) => {
+            let scan = prepared(
+                db,
+                cql::token_range_scan(
+                    T::schema(),
+                    &copy.target_keyspace,
+                    T::schema().all_columns(),
+                ),
+            )
+            .await?;
             futures::stream::iter(ranges.iter().copied())
-                .map(|(lo, hi)| check.target_range::<T>(lo, hi, &exists))
+                .map(|(lo, hi)| check.target_range::<T>(lo, hi, &scan, &exists))
                 .buffer_unordered(options.ranges_in_flight)
                 .try_collect::<()>()
                 .await?;
@@ -305,16 +314,7 @@ impl Check<'_> {
         if self.copy.source_cell.is_none() {
             return Ok(None);
         }
-        let cql = self.copy.source.row_exists();
-        let ps = db
-            .session()
-            .prepare(crate::exec::statement::repeatable(&cql))
-            .await
-            .map_err(|e| Error::Prepare {
-                cql: cql.clone(),
-                source: Box::new(e),
-            })?;
-        Ok(Some(ps))
+        Ok(Some(prepared(db, self.copy.source.row_exists()).await?))
     }
 
     /// Every target row of range `lo..=hi` (of the target's ring), looked up in the source by
@@ -323,10 +323,10 @@ impl Check<'_> {
         &self,
         lo: i64,
         hi: i64,
+        scan: &PreparedStatement,
         exists: &PreparedStatement,
     ) -> Result<(), MigrationError> {
         let schema = T::schema();
-        let ks = &self.copy.target_keyspace;
         let key_in_target: Vec<usize> = self
             .copy
             .source
@@ -334,13 +334,12 @@ impl Check<'_> {
             .iter()
             .filter_map(|k| schema.column_index(k))
             .collect();
-        let cql = cql::token_range_scan(schema, ks, schema.all_columns());
         let pager = self
             .db
             .session()
-            .query_iter(crate::exec::statement::repeatable(&cql), (lo, hi))
+            .execute_iter(scan.clone(), (lo, hi))
             .await
-            .map_err(|e| Error::execute(&cql, e))?;
+            .map_err(|e| Error::execute(scan.get_statement(), e))?;
         let ps = exists;
         pager
             .rows_stream::<T>()
@@ -377,23 +376,22 @@ impl Check<'_> {
     /// For a converted copy: the target's rows in `ranges`, counted.
     async fn count_target<T: CopyFrom>(&self, ranges: &[(i64, i64)]) -> Result<(), MigrationError> {
         let schema = T::schema();
-        let pk: Vec<String> = schema
-            .partition_key
-            .iter()
-            .map(|&i| cassmodel_schema::quote_ident(schema.columns[i].name).into_owned())
-            .collect();
-        let token = format!("token({})", pk.join(", "));
-        let cql = format!(
-            "SELECT COUNT(*) FROM {} WHERE {token} >= ? AND {token} <= ?",
-            crate::schema::ddl::qualified(&self.copy.target_keyspace, schema.name)
-        );
+        let token = cql::token_of(schema);
+        let count = prepared(
+            self.db,
+            format!(
+                "SELECT COUNT(*) FROM {} WHERE {token} >= ? AND {token} <= ?",
+                crate::schema::ddl::qualified(&self.copy.target_keyspace, schema.name)
+            ),
+        )
+        .await?;
         for &(lo, hi) in ranges {
             let (n,): (i64,) = self
                 .db
                 .session()
-                .query_unpaged(crate::exec::statement::repeatable(&cql), (lo, hi))
+                .execute_unpaged(&count, (lo, hi))
                 .await
-                .map_err(|e| Error::execute(&cql, e))?
+                .map_err(|e| Error::execute(count.get_statement(), e))?
                 .into_rows_result()
                 .map_err(Error::from)?
                 .first_row()
@@ -403,4 +401,18 @@ impl Check<'_> {
         }
         Ok(())
     }
+}
+
+/// `cql` prepared once for a whole verify, as a statement the driver may run again on another
+/// node.
+async fn prepared(db: &Db, cql: String) -> Result<PreparedStatement, MigrationError> {
+    db.session()
+        .prepare(crate::exec::statement::repeatable(&cql))
+        .await
+        .map_err(|e| {
+            MigrationError::from(Error::Prepare {
+                cql,
+                source: Box::new(e),
+            })
+        })
 }
