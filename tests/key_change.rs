@@ -20,7 +20,7 @@ use cassmodel::migrate::Models;
 use cassmodel::migrate::copy::{self, CopyOptions, VerifyOptions};
 use cassmodel::{Batch, CassTable, Db, Insert, Table};
 use cassmodel_cli as cli;
-use chrono::{DateTime, Duration, TimeZone, Utc};
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use futures::TryStreamExt;
 
 /// The table as it was: one partition per sensor, growing without end.
@@ -841,4 +841,285 @@ async fn a_foreign_target_and_two_backfills_at_once() {
     assert!(verify.is_clean(), "{verify}");
     other.drop_all().await;
     t.drop_all().await;
+}
+
+/// A counter table whose partitions grew too large: views per site and page by day, moved to
+/// a partition per page. Copied offline (`offline`), with its writers stopped.
+mod views {
+    use super::*;
+    use cassmodel::value::Counter;
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "page_views")]
+    pub struct PageViews {
+        #[partition_key]
+        pub site: String,
+        #[clustering]
+        pub page: String,
+        #[clustering(desc)]
+        pub day: NaiveDate,
+        pub views: Counter,
+        pub visitors: Option<Counter>,
+    }
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "page_views_v2", from = PageViews, offline)]
+    pub struct PageViewsV2 {
+        #[partition_key]
+        pub site: String,
+        #[partition_key]
+        pub page: String,
+        #[clustering(desc)]
+        pub day: NaiveDate,
+        pub views: Counter,
+        pub visitors: Option<Counter>,
+    }
+}
+
+/// `(site, page, day) -> (views, visitors)`.
+type Counts = BTreeMap<(String, String, NaiveDate), (i64, Option<i64>)>;
+
+/// The counts of a table of views, read with plain CQL.
+async fn counts(db: &Db, table: &str) -> Counts {
+    use cassmodel::value::Counter;
+    let ks = db.keyspace().expect("a keyspace");
+    let cql = format!("SELECT site, page, day, views, visitors FROM {ks}.{table}");
+    let mut out = BTreeMap::new();
+    let mut rows = db
+        .session()
+        .query_iter(cql.as_str(), &[])
+        .await
+        .expect("plain CQL")
+        .rows_stream::<(String, String, NaiveDate, Counter, Option<Counter>)>()
+        .expect("typed");
+    while let Some((site, page, day, views, visitors)) = rows.try_next().await.expect("row") {
+        out.insert((site, page, day), (views.0, visitors.map(|v| v.0)));
+    }
+    out
+}
+
+/// Adds `views` and `visitors` (when given) to one row of the old table.
+async fn count_view(db: &Db, key: &(String, String, NaiveDate), views: i64, visitors: Option<i64>) {
+    let update = views::PageViews::update().increment_views(views);
+    let update = match visitors {
+        Some(v) => update.increment_visitors(v),
+        None => update,
+    };
+    update
+        .site(&key.0)
+        .page(&key.1)
+        .day(&key.2)
+        .execute(db)
+        .await
+        .expect("an increment");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn counter_table_copied_offline() {
+    use futures::StreamExt;
+    let t = support::test_db_replicated("keychange_counters").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    db.create_table::<views::PageViews>()
+        .await
+        .expect("create v1");
+
+    // Counts made of several increments each, decrements among them (some to zero), and
+    // `visitors` counted on some rows only.
+    let mut rng = Lcg(7);
+    let mut expected = Counts::new();
+    let mut increments = Vec::new();
+    let first_day = NaiveDate::from_ymd_opt(2026, 3, 1).expect("a day");
+    for site in 0..12 {
+        for page in 0..20 {
+            for d in 0..8 {
+                let key = (
+                    format!("site{site}"),
+                    format!("/page/{page}"),
+                    first_day + Duration::days(d),
+                );
+                let (mut views, mut visitors) = (0i64, None::<i64>);
+                for _ in 0..=rng.below(2) {
+                    let n = rng.below(50) as i64 - 10;
+                    let v = (rng.below(3) == 0).then(|| rng.below(7) as i64);
+                    views += n;
+                    if let Some(v) = v {
+                        *visitors.get_or_insert(0) += v;
+                    }
+                    increments.push((key.clone(), n, v));
+                }
+                if rng.below(10) == 0 {
+                    increments.push((key.clone(), -views, None));
+                    views = 0;
+                }
+                expected.insert(key, (views, visitors));
+            }
+        }
+    }
+    futures::stream::iter(&increments)
+        .for_each_concurrent(64, |(key, n, v)| count_view(db, key, *n, *v))
+        .await;
+    assert_eq!(counts(db, "page_views").await, expected);
+    assert!(expected.values().any(|(v, _)| *v == 0));
+    assert!(expected.values().any(|(_, v)| v.is_none()));
+
+    // `plan` prints the steps of an offline copy: the writers stop first, one release at
+    // the end.
+    let both = || {
+        Models::new()
+            .table::<views::PageViews>()
+            .table::<views::PageViewsV2>()
+    };
+    let (exit, out, err) = migrate(db, both(), &["plan"]).await;
+    assert_eq!(exit, cli::Exit::Pending, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "-- KEY CHANGE {ks}.page_views_v2 <- {ks}.page_views (counters copied offline"
+        )),
+        "{out}"
+    );
+    for step in [
+        "2. stop every write to",
+        "3. copy the counts",
+        "5. release the application reading and writing",
+        "6. drop",
+    ] {
+        assert!(out.contains(step), "{step}: {out}");
+    }
+    assert!(!out.contains("7. "), "{out}");
+    let (exit, out, err) = migrate(db, both(), &["apply"]).await;
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+
+    // A new table that already counts something is refused before anything is added.
+    let stray = ("site99".to_owned(), "/".to_owned(), first_day);
+    db.session()
+        .query_unpaged(
+            format!(
+                "UPDATE {ks}.page_views_v2 SET views = views + 1 WHERE site = ? AND page = ? \
+                 AND day = ?"
+            ),
+            (&stray.0, &stray.1, stray.2),
+        )
+        .await
+        .expect("a count of its own");
+    let err = copy::backfill::<views::PageViewsV2>(db, &CopyOptions::new())
+        .await
+        .expect_err("a target that counts something");
+    let text = err.to_string();
+    assert!(
+        text.contains("a copy of counters adds to what is there"),
+        "{text}"
+    );
+    assert_eq!(counts(db, "page_views_v2").await.len(), 1, "nothing added");
+    db.session()
+        .query_unpaged(format!("TRUNCATE {ks}.page_views_v2"), &[])
+        .await
+        .expect("empty it");
+
+    // The first backfill is killed with a quarter of its ranges done, others half added (its
+    // future dropped with increments in flight, its leases held): slowed down so that every
+    // range in flight is half-way.
+    let done = Arc::new(AtomicU32::new(0));
+    let seen = Arc::clone(&done);
+    let lease = std::time::Duration::from_secs(3);
+    let options = CopyOptions::new()
+        .ranges(32)
+        .lease(lease)
+        .rows_per_second(1500)
+        .progress(move |p| seen.store(p.ranges_done, Ordering::Relaxed));
+    let killed = async {
+        while done.load(Ordering::Relaxed) < 8 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::select! {
+        r = copy::backfill::<views::PageViewsV2>(db, &options) => panic!("not killed: {r:?}"),
+        () = killed => {}
+    }
+    let half = counts(db, "page_views_v2").await;
+    assert!(
+        !half.is_empty() && half.len() < expected.len(),
+        "{}",
+        half.len()
+    );
+    let (exit, out, _) = migrate(db, both(), &["status"]).await;
+    assert_eq!(exit, cli::Exit::Ok);
+    assert!(out.contains("step 3 of 6, the copy"), "{out}");
+
+    // Started again (the CLI): the ranges the killed one held are repaired once their leases
+    // end, the others added.
+    let (exit, out, err) = migrate(
+        db,
+        both(),
+        &[
+            "backfill",
+            "--ranges",
+            "32",
+            "--lease-seconds",
+            "3",
+            "--quiet",
+        ],
+    )
+    .await;
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+    assert!(out.contains("all 32 ranges copied"), "{out}");
+    assert!(out.contains("claimed before repaired"), "{out}");
+
+    // Verify: nothing missing, different or extra; the new table counts what the old one does,
+    // through the model and with plain CQL.
+    let (exit, out, err) = migrate(db, both(), &["verify"]).await;
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+    assert!(out.contains("0 missing, 0 different, 0 extra"), "{out}");
+    assert_eq!(counts(db, "page_views_v2").await, expected);
+    let through_model: Vec<views::PageViewsV2> =
+        views::PageViewsV2::partition(db, "site3", "/page/4")
+            .await
+            .expect("a partition of the new table");
+    let days: Vec<(NaiveDate, i64)> = through_model.iter().map(|r| (r.day, r.views.0)).collect();
+    let want: Vec<(NaiveDate, i64)> = expected
+        .iter()
+        .filter(|((s, p, _), _)| s == "site3" && p == "/page/4")
+        .map(|((_, _, day), (v, _))| (*day, *v))
+        .rev()
+        .collect();
+    assert_eq!(days, want, "newest day first");
+
+    // A writer that was not stopped: the old table counts on. Verify finds the rows different
+    // and marks their ranges; `backfill` repairs them (adds only the difference).
+    let late: Vec<_> = expected.keys().step_by(97).cloned().collect();
+    for key in &late {
+        count_view(db, key, 5, Some(1)).await;
+        let e = expected.get_mut(key).expect("a row");
+        e.0 += 5;
+        *e.1.get_or_insert(0) += 1;
+    }
+    let report = copy::verify::<views::PageViewsV2>(db, &VerifyOptions::new())
+        .await
+        .expect("verify");
+    assert_eq!(report.different, late.len() as u64, "{report}");
+    assert!(report.ranges_to_copy > 0, "{report}");
+    let (_, out, _) = migrate(db, both(), &["status"]).await;
+    assert!(out.contains("step 3 of 6"), "{out}");
+    let report = copy::backfill::<views::PageViewsV2>(db, &options_for_repair(lease))
+        .await
+        .expect("repair");
+    assert!(report.ranges_repaired > 0, "{report}");
+    let report = copy::verify::<views::PageViewsV2>(db, &VerifyOptions::new())
+        .await
+        .expect("verify");
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(counts(db, "page_views_v2").await, expected);
+    assert_eq!(counts(db, "page_views").await, expected);
+    let (_, out, _) = migrate(db, both(), &["status"]).await;
+    assert!(out.contains("copied and verified; steps 5 and 6"), "{out}");
+
+    let (exit, out, err) =
+        migrate(db, both(), &["drop-source", &format!("{ks}.page_views_v2")]).await;
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+    t.drop_all().await;
+}
+
+/// The options of a backfill that repairs ranges verify marked.
+fn options_for_repair(lease: std::time::Duration) -> CopyOptions {
+    CopyOptions::new().ranges(32).lease(lease)
 }

@@ -126,6 +126,8 @@ pub struct ContainerAttrs {
     pub with: Option<syn::Path>,
     /// `dual_writes`: every write also reaches the table of `from` (where it stands).
     pub dual_writes: Option<Span>,
+    /// `offline`: the rows of `from` (a counter table) are copied with its writers stopped.
+    pub offline: Option<Span>,
 }
 
 /// `from = "table"` (the rows of that table, columns matched by name) or `from = OldModel`
@@ -281,11 +283,19 @@ const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
     `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")`, \
-    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn`, `dual_writes` or \
+    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn`, `dual_writes`, `offline` or \
     `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
+
+/// An option written alone (`dual_writes`, `offline`), never with a value.
+fn bare(meta: &ParseNestedMeta<'_>, name: &str) -> syn::Result<()> {
+    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        return Err(meta.error(format_args!("write `{name}` alone, without a value")));
+    }
+    Ok(())
+}
 
 /// `X` or `"X"` after `=`.
 fn path_value(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<syn::Path> {
@@ -824,11 +834,15 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                     let path = path_value(&meta, "#[cass(with = convert_fn)]")?;
                     set_once(cx, &mut out.with, path, at, "`with`");
                 }
+                // Taken as meant before a value is refused, so that no other error follows
+                // from its absence.
                 Kind::Table if is("dual_writes") => {
-                    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                        return Err(meta.error("write `dual_writes` alone, without a value"));
-                    }
                     set_once(cx, &mut out.dual_writes, at, at, "`dual_writes`");
+                    bare(&meta, "dual_writes")?;
+                }
+                Kind::Table if is("offline") => {
+                    set_once(cx, &mut out.offline, at, at, "`offline`");
+                    bare(&meta, "offline")?;
                 }
                 Kind::Table if is("expect") => {
                     if let Some(e) = expect_option(cx, &meta)? {

@@ -33,7 +33,8 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
 }
 
 /// `from = ..` names another table (a key change copies into a new one), not on a table
-/// whose rows cannot be copied online; `with = f` converts rows of a source model.
+/// whose rows cannot be copied; `with = f` converts rows of a source model; a counter table
+/// is copied `offline` (its writers stopped), and only a counter table is.
 fn source(cx: &mut Ctxt, t: &Table<'_>) {
     use crate::attr::FromAttr;
     let a = &t.attrs;
@@ -53,6 +54,13 @@ fn source(cx: &mut Ctxt, t: &Table<'_>) {
                 "`dual_writes` writes every change to the table the rows come from too: name \
                  it, `#[cass(from = \"old_table\", dual_writes)]`",
             );
+        } else if a.offline.is_some() {
+            cx.error_at(
+                at,
+                "an `offline` copy runs with every writer of the old table stopped: an \
+                 increment written to both tables would also be copied, and count twice; \
+                 remove `dual_writes`",
+            );
         } else if a.with.is_some() {
             cx.error_at(
                 at,
@@ -62,8 +70,34 @@ fn source(cx: &mut Ctxt, t: &Table<'_>) {
             );
         }
     }
+    let counters = t.counter_column().is_some();
+    if let Some(at) = a.offline {
+        if a.from.is_none() {
+            cx.error_at(
+                at,
+                "`offline` says how the rows of the old table are copied: name it, \
+                 `#[cass(from = \"old_table\", offline)]`",
+            );
+        } else if !counters {
+            cx.error_at(
+                at,
+                format_args!(
+                    "`offline` is for counter tables: the rows of `{}` are copied online, while \
+                     the application writes both tables; remove `offline`",
+                    t.name
+                ),
+            );
+        } else if let Some(with) = &a.with {
+            cx.error(
+                with,
+                "a counter table is copied by name, one old row into one new row: a function \
+                 could add two old rows into one, and an interrupted copy could then not be \
+                 repaired; remove `with` (a bucket column is still computed from its source)",
+            );
+        }
+    }
     let Some(from) = &a.from else { return };
-    let span = match from {
+    let (span, old) = match from {
         FromAttr::Table(name) => {
             if name.value == t.name && a.keyspace.is_none() {
                 cx.error_at(
@@ -76,17 +110,26 @@ fn source(cx: &mut Ctxt, t: &Table<'_>) {
                     ),
                 );
             }
-            name.span
+            (name.span, format!("\"{}\"", name.value))
         }
-        FromAttr::Model(path) => syn::spanned::Spanned::span(path),
+        FromAttr::Model(path) => (
+            syn::spanned::Spanned::span(path),
+            quote::ToTokens::to_token_stream(path).to_string(),
+        ),
     };
-    if t.counter_column().is_some() {
+    if counters && a.offline.is_none() {
         cx.error_at(
             span,
-            "a counter table cannot be copied online: a counter takes no write time, and an \
-             increment applied twice counts twice; copy it offline by hand",
+            format_args!(
+                "a counter table cannot be copied online: a counter takes no write time, and an \
+                 increment applied twice counts twice; copy it offline, with every writer of \
+                 the old table stopped until the copy is verified: \
+                 `#[cass(table = \"{}\", from = {old}, offline)]`",
+                t.name
+            ),
         );
-    } else if t.has_static() {
+    }
+    if t.has_static() {
         cx.error_at(
             span,
             "a table with static columns cannot be copied yet: a partition's static values \

@@ -108,15 +108,18 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         let (name, source) = (&b.column, b.source);
         Some(quote!(.with_bucket(#name, #source, #rule)))
     });
-    let dual = a.dual_writes.map(|_| quote!(.with_dual_writes()));
+    let copy_options = [
+        a.dual_writes.map(|_| quote!(.with_dual_writes())),
+        a.offline.map(|_| quote!(.offline())),
+    ];
     let source = a.from.as_ref().map(|from| match from {
         crate::attr::FromAttr::Table(name) => {
             let name = &name.value;
-            quote!(.with_source(#krate::SourceDef::table(#name) #dual))
+            quote!(.with_source(#krate::SourceDef::table(#name) #(#copy_options)*))
         }
         crate::attr::FromAttr::Model(model) => {
             let converted = a.with.is_some();
-            quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #dual))
+            quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #(#copy_options)*))
         }
     });
     quote! {

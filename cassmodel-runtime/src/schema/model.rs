@@ -550,6 +550,9 @@ pub struct SourceDef {
     /// Whether every write of the new table also reaches this one (`dual_writes`), for the
     /// release that writes both while the copy runs.
     pub dual_writes: bool,
+    /// Whether the rows are copied with every writer of this table stopped (`offline`): the
+    /// copy of a counter table, which cannot be copied beside live writes.
+    pub offline: bool,
 }
 
 impl SourceDef {
@@ -560,12 +563,19 @@ impl SourceDef {
             keyspace: None,
             converted: false,
             dual_writes: false,
+            offline: false,
         }
     }
 
     /// The same source, with every write of the new table also written to it.
     pub const fn with_dual_writes(mut self) -> Self {
         self.dual_writes = true;
+        self
+    }
+
+    /// The same source, copied with its writers stopped (a counter table).
+    pub const fn offline(mut self) -> Self {
+        self.offline = true;
         self
     }
 
@@ -576,6 +586,7 @@ impl SourceDef {
             keyspace: schema.keyspace,
             converted,
             dual_writes: false,
+            offline: false,
         }
     }
 }

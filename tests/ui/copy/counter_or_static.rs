@@ -1,4 +1,5 @@
-// A counter table, or one with static columns, cannot be copied online.
+// A counter table cannot be copied online (the error names `offline`); a table with static
+// columns cannot be copied yet.
 use cassmodel::CassTable;
 use cassmodel::value::Counter;
 

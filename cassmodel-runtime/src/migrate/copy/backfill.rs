@@ -4,16 +4,18 @@
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context as Context_, Poll};
 use std::time::{Duration, Instant};
 
 use futures::{Stream, StreamExt, TryStreamExt};
 use scylla::frame::response::result::ColumnSpec;
+use scylla::serialize::row::SerializeRow;
 use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 
 use super::convert::CopyFrom;
-use super::record::{Record, now_millis, ranges_done};
+use super::counters::{CounterAdd, Counters};
+use super::record::{Claim, Record, now_millis, recorded, started};
 use super::setup::{Copy, check_target, copy_of, describe};
 use super::source::SourceRow;
 use super::write::{CellGroup, TimedWrite, cell_groups};
@@ -179,6 +181,9 @@ pub struct CopyReport {
     pub failures: Vec<CopyFailure>,
     /// How many rows could not be copied.
     pub failed_rows: u64,
+    /// Ranges of a counter table's copy that this process repaired (claimed before, so read
+    /// back at consistency ALL and only the differences added).
+    pub ranges_repaired: u32,
 }
 
 impl std::fmt::Display for CopyReport {
@@ -195,6 +200,14 @@ impl std::fmt::Display for CopyReport {
             self.elapsed.as_secs_f64(),
             self.rows as f64 / self.elapsed.as_secs_f64().max(1e-3)
         )?;
+        if self.ranges_repaired > 0 {
+            write!(
+                f,
+                "; {} range(s) claimed before repaired (read at consistency ALL, the \
+                 differences added)",
+                self.ranges_repaired
+            )?;
+        }
         if self.failed_rows > 0 {
             write!(f, "\n{} row(s) not copied:", self.failed_rows)?;
             for fail in &self.failures {
@@ -213,16 +226,37 @@ impl std::fmt::Display for CopyReport {
 /// A row whose conversion fails is not copied; it is reported with its key, and the others
 /// are. Ranges that fail on a timeout or an unavailable node are tried again, up to
 /// [`CopyOptions::attempts`] times each.
+///
+/// A counter table (`#[cass(from = "old", offline)]`) is copied with every writer of the old
+/// table stopped, into a new table that is empty when the copy starts: each old row's counts
+/// are added to the new row. A range claimed before (its process died, or a write of it
+/// failed, or [`verify`](super::verify) found it different) is repaired instead: each new row
+/// read at consistency ALL (every replica must answer) and only the difference added, so the
+/// copy ends exact however often it was interrupted. No write of a range is sent in the last
+/// third of its lease, and each gives up after a third of the lease: keep the lease well
+/// above the server's `counter_write_request_timeout` (5 s by default).
 pub async fn backfill<T: CopyFrom>(
     db: &Db,
     options: &CopyOptions,
 ) -> Result<CopyReport, MigrationError> {
-    let started = Instant::now();
-    let copy = copy_of::<T>(db, options.page_size).await?;
+    let begun = Instant::now();
+    let mut copy = copy_of::<T>(db, options.page_size).await?;
     let ranges = token_ranges(options.ranges);
     // Before anything is written, the record included: a new table holding rows of its own.
-    if ranges_done(db, &copy.target).await? == 0 {
+    // A copy of counters adds to what the new table holds: it starts only into an empty
+    // table, and continues only what it started.
+    let fresh = match &copy.counters {
+        None => !recorded(db, &copy.target).await?.iter().any(|r| r.done),
+        Some(_) => !started(db, &copy.target).await?,
+    };
+    if fresh {
         check_target(db, &copy, T::schema()).await?;
+    }
+    if copy.counters.is_some() {
+        // Every increment ends (applied or given up) before the lease of its range does.
+        let mut update = (*copy.write).clone();
+        update.set_request_timeout(Some(options.lease / 3));
+        copy.write = Arc::new(update);
     }
     let record = Record::open(
         db,
@@ -239,12 +273,13 @@ pub async fn backfill<T: CopyFrom>(
         record: &record,
         owner: &owner,
         options,
-        started,
+        started: begun,
         rows: AtomicU64::new(0),
         failed: AtomicU64::new(0),
         failures: std::sync::Mutex::new(Vec::new()),
         ranges_done: AtomicUsize::new(0),
         ranges: AtomicUsize::new(0),
+        repaired: AtomicU32::new(0),
     };
     let mut attempts: HashMap<i64, u32> = HashMap::new();
     let mut copied = 0u32;
@@ -291,11 +326,11 @@ pub async fn backfill<T: CopyFrom>(
                     if *n >= options.attempts {
                         return Err(e);
                     }
-                    record.release(lo, &owner).await?;
+                    record.release(lo, &owner, state.released_until()).await?;
                     tokio::time::sleep(Duration::from_millis(200) * *n).await;
                 }
                 Err(e) => {
-                    let _ = record.release(lo, &owner).await;
+                    let _ = record.release(lo, &owner, state.released_until()).await;
                     return Err(e);
                 }
             }
@@ -308,9 +343,10 @@ pub async fn backfill<T: CopyFrom>(
         rows: state.rows.load(Ordering::Relaxed),
         ranges_copied: copied,
         ranges: u32::try_from(total).unwrap_or(u32::MAX),
-        elapsed: started.elapsed(),
+        elapsed: begun.elapsed(),
         failures,
         failed_rows: state.failed.load(Ordering::Relaxed),
+        ranges_repaired: state.repaired.load(Ordering::Relaxed),
     })
 }
 
@@ -351,9 +387,34 @@ struct Run<'a> {
     /// Ranges done by any process (as last read, plus those this one did since), and in all.
     ranges_done: AtomicUsize,
     ranges: AtomicUsize,
+    /// Ranges of counters this process repaired.
+    repaired: AtomicU32,
+}
+
+/// A range this process holds.
+struct Held {
+    /// Whether its rows are repaired rather than added: a range of counters claimed before.
+    repair: bool,
+    /// When its lease ends (milliseconds since the epoch), as last renewed.
+    until: AtomicI64,
 }
 
 impl Run<'_> {
+    /// The lease in milliseconds.
+    fn lease_millis(&self) -> i64 {
+        i64::try_from(self.options.lease.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// When a range this process gives up may be claimed again: at once for a copy whose
+    /// writes can be repeated; for a copy of counters, once its increments still in flight
+    /// have ended (each gives up after a third of the lease).
+    fn released_until(&self) -> i64 {
+        match self.copy.counters {
+            Some(_) => now_millis() + self.lease_millis() / 3,
+            None => 0,
+        }
+    }
+
     fn report(&self, done: usize, ranges: usize, waiting: bool) {
         if let Some(progress) = &self.options.progress {
             progress(&CopyProgress {
@@ -369,12 +430,17 @@ impl Run<'_> {
     /// Claims range `lo..=hi` and copies it: `false` when another process had it first (or
     /// took it over while this one was copying).
     async fn range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<bool, MigrationError> {
-        let lease = i64::try_from(self.options.lease.as_millis()).unwrap_or(i64::MAX);
+        let lease = self.lease_millis();
         let now = now_millis();
-        if !self.record.claim(lo, self.owner, now + lease, now).await? {
+        let claim = self.record.claim(lo, self.owner, now + lease, now).await?;
+        if claim == Claim::Held {
             return Ok(false);
         }
-        let copy = self.copy_rows::<T>(lo, hi);
+        let held = Held {
+            repair: self.copy.counters.is_some() && claim == Claim::Again,
+            until: AtomicI64::new(now + lease),
+        };
+        let copy = self.copy_rows::<T>(lo, hi, &held);
         let renew = async {
             loop {
                 tokio::time::sleep(self.options.lease / 3).await;
@@ -382,11 +448,17 @@ impl Run<'_> {
                 if !self.record.renew(lo, self.owner, until).await? {
                     return Ok::<(), MigrationError>(());
                 }
+                held.until.store(until, Ordering::Relaxed);
             }
         };
         futures::pin_mut!(copy);
         futures::pin_mut!(renew);
         let rows = match futures::future::select(copy, renew).await {
+            // Its lease ran out before the writes ended (the renewals were late): the range
+            // is repaired by whoever claims it next.
+            futures::future::Either::Left((Err(_), _)) if self.ran_out(&held) => {
+                return Ok(false);
+            }
             futures::future::Either::Left((rows, _)) => rows?,
             // Another process took the range over (this one was too slow to renew): its
             // copy is as good as this one.
@@ -399,6 +471,9 @@ impl Run<'_> {
         self.record
             .done(lo, i64::try_from(rows).unwrap_or(i64::MAX))
             .await?;
+        if held.repair {
+            self.repaired.fetch_add(1, Ordering::Relaxed);
+        }
         let done = self.ranges_done.fetch_add(1, Ordering::Relaxed) + 1;
         self.report(done, self.ranges.load(Ordering::Relaxed), false);
         Ok(true)
@@ -408,7 +483,12 @@ impl Run<'_> {
     /// partition go in one unlogged batch (one mutation on the server, however many rows), up
     /// to [`BATCH_ROWS`] rows or [`BATCH_BYTES`] of values; `writes_in_flight` batches or
     /// single writes are sent at once.
-    async fn copy_rows<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<u64, MigrationError> {
+    async fn copy_rows<T: CopyFrom>(
+        &self,
+        lo: i64,
+        hi: i64,
+        held: &Held,
+    ) -> Result<u64, MigrationError> {
         let read_at = now_micros();
         let scan = &self.copy.scan;
         let pager = self
@@ -431,13 +511,6 @@ impl Run<'_> {
             read_at,
             specs: &specs,
             source_key: &source_key,
-            target_specs: self
-                .copy
-                .insert
-                .get_variable_col_specs()
-                .iter()
-                .map(|s| s.clone().into_owned())
-                .collect(),
         };
         let rows = pager
             .rows_stream::<SourceRow<T::Source>>()
@@ -452,7 +525,7 @@ impl Run<'_> {
             cx: &context,
         };
         chunks
-            .map_ok(|chunk| self.write_chunk(chunk))
+            .map_ok(|chunk| self.write_chunk(chunk, held))
             .try_buffer_unordered(self.options.writes_in_flight)
             .try_fold(0u64, |n, copied| std::future::ready(Ok(n + copied)))
             .await
@@ -487,7 +560,11 @@ impl Run<'_> {
                 return None;
             }
         };
-        let groups = cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), cx.read_at);
+        // A counter has no write time: its row is one UPDATE.
+        let groups = match self.copy.counters {
+            Some(_) => Vec::new(),
+            None => cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), cx.read_at),
+        };
         Some(Ready {
             bytes: InsertValues::unset_nulls(&row)
                 .size_bound()
@@ -498,10 +575,16 @@ impl Run<'_> {
     }
 
     /// Writes the rows of `chunk` (one target partition): one statement alone, else an
-    /// unlogged batch. Returns how many rows.
-    async fn write_chunk<T: CopyFrom>(&self, chunk: Chunk<T>) -> Result<u64, MigrationError> {
+    /// unlogged batch (a counter batch for counters). Returns how many rows.
+    async fn write_chunk<T: CopyFrom>(
+        &self,
+        chunk: Chunk<T>,
+        held: &Held,
+    ) -> Result<u64, MigrationError> {
         self.pace(chunk.rows.len() as u64).await;
-        let insert = &*self.copy.insert;
+        if let Some(counters) = &self.copy.counters {
+            return self.add_counts(chunk, counters, held).await;
+        }
         let values: Vec<TimedWrite<'_, T>> = chunk
             .rows
             .iter()
@@ -514,26 +597,110 @@ impl Run<'_> {
                 })
             })
             .collect();
-        let session = self.db.session();
-        if let [one] = values.as_slice() {
-            session
-                .execute_unpaged(insert, one)
-                .await
-                .map_err(|e| Error::execute(insert.get_statement(), e))?;
-        } else {
-            let mut batch = DriverBatch::new(BatchType::Unlogged);
-            batch.set_is_idempotent(true);
-            for _ in &values {
-                batch.append_statement(BatchStatement::PreparedStatement(insert.clone()));
-            }
-            session
-                .batch(&batch, &values)
-                .await
-                .map_err(|e| Error::execute(insert.get_statement(), e))?;
-        }
+        self.send(&values, BatchType::Unlogged).await?;
         let n = chunk.rows.len() as u64;
         self.rows.fetch_add(n, Ordering::Relaxed);
         Ok(n)
+    }
+
+    /// Adds the counts of the rows of `chunk` to the new table: all of them, or, in a range
+    /// repaired, the difference between each old row and the new one read at consistency ALL.
+    async fn add_counts<T: CopyFrom>(
+        &self,
+        chunk: Chunk<T>,
+        counters: &Counters,
+        held: &Held,
+    ) -> Result<u64, MigrationError> {
+        let amounts: Vec<Option<Vec<Option<i64>>>> = if held.repair {
+            // Read 8 at a time. (Not a stream of futures: the compiler cannot prove that one
+            // `Send` for every lifetime its closure is called with.)
+            let mut new: Vec<Option<T>> = Vec::with_capacity(chunk.rows.len());
+            for rows in chunk.rows.chunks(8) {
+                let reads = rows.iter().map(|r| counters.read_all(self.db, &r.row));
+                new.extend(futures::future::try_join_all(reads).await?);
+            }
+            chunk
+                .rows
+                .iter()
+                .zip(&new)
+                .map(|(r, new)| counters.difference(&r.row, new.as_ref(), &self.copy.columns))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if self.ran_out(held) {
+            return Err(MigrationError::Copy(
+                "the lease of the range ran out before its counts were written: the next \
+                 claim repairs it"
+                    .into(),
+            ));
+        }
+        let values: Vec<CounterAdd<'_, T>> = if held.repair {
+            chunk
+                .rows
+                .iter()
+                .zip(&amounts)
+                .filter_map(|(r, a)| {
+                    Some(CounterAdd {
+                        row: &r.row,
+                        amounts: Some(a.as_deref()?),
+                        counters,
+                    })
+                })
+                .collect()
+        } else {
+            chunk
+                .rows
+                .iter()
+                .map(|r| CounterAdd {
+                    row: &r.row,
+                    amounts: None,
+                    counters,
+                })
+                .collect()
+        };
+        self.send(&values, BatchType::Counter).await?;
+        let n = chunk.rows.len() as u64;
+        self.rows.fetch_add(n, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    /// Whether the lease of `held` is in its last third (or over), when a copy of counters
+    /// sends no more writes: each of them ends before the lease does.
+    fn ran_out(&self, held: &Held) -> bool {
+        self.copy.counters.is_some()
+            && now_millis() > held.until.load(Ordering::Relaxed) - self.lease_millis() / 3
+    }
+
+    /// Sends the copy's write with each of `values`: one statement alone, else a batch of
+    /// `kind` (an unlogged batch may be sent again; a counter batch may not).
+    async fn send<V: SerializeRow>(&self, values: &[V], kind: BatchType) -> Result<(), Error> {
+        let write = &*self.copy.write;
+        let session = self.db.session();
+        match values {
+            [] => {}
+            [one] => {
+                session
+                    .execute_unpaged(write, one)
+                    .await
+                    .map_err(|e| Error::execute(write.get_statement(), e))?;
+            }
+            _ => {
+                let mut batch = DriverBatch::new(kind);
+                batch.set_is_idempotent(kind == BatchType::Unlogged);
+                for _ in values {
+                    batch.append_statement(BatchStatement::PreparedStatement(write.clone()));
+                }
+                if let Some(timeout) = write.get_request_timeout() {
+                    batch.set_request_timeout(Some(timeout));
+                }
+                session
+                    .batch(&batch, values)
+                    .await
+                    .map_err(|e| Error::execute(write.get_statement(), e))?;
+            }
+        }
+        Ok(())
     }
 
     /// Waits as long as the rate limit asks before `rows` more rows are written, if there is
@@ -570,8 +737,6 @@ struct Context<'a> {
     specs: &'a [ColumnSpec<'static>],
     /// The source row's key fields.
     source_key: &'a [usize],
-    /// The bind markers of the target's INSERT.
-    target_specs: Vec<ColumnSpec<'static>>,
 }
 
 /// A converted row, ready to write.
@@ -665,7 +830,7 @@ where
                         continue;
                     };
                     let known =
-                        partition_bytes(&ready.row, &this.cx.target_specs, &mut this.partition);
+                        partition_bytes(&ready.row, &this.run.copy.columns, &mut this.partition);
                     let partition = known.then_some(this.partition.as_slice());
                     if this.pending.takes(&ready, partition) {
                         this.pending.push(ready, partition);

@@ -1,7 +1,6 @@
 //! [`CopyFrom`]: a table whose rows are copied from another after a key change, and the
 //! conversion of a source row.
 
-use crate::exec::insert::Insertable;
 use crate::mapping::table::Table;
 
 /// A table whose rows come from another table after a key change: implemented by
@@ -12,7 +11,7 @@ use crate::mapping::table::Table;
     label = "no `#[cass(from = ..)]`",
     note = "add `#[cass(from = \"old_table\")]` (columns copied by name) or `#[cass(from = OldModel, with = convert_fn)]` to the struct `{Self}`"
 )]
-pub trait CopyFrom: Insertable {
+pub trait CopyFrom: Table {
     /// The row read from the source table: this struct itself, read from the source table's
     /// columns of the same names, or the source model.
     type Source: Table;

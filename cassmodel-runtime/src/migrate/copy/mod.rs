@@ -16,6 +16,7 @@
 
 mod backfill;
 mod convert;
+mod counters;
 pub(crate) mod problem;
 mod record;
 mod registry;

@@ -2,23 +2,32 @@
 //! plan` (to refuse early) and by every backfill and verify.
 
 use crate::migrate::live::LiveTable;
-use crate::schema::model::{ColumnKind, TableSchema};
+use crate::schema::model::{ColumnKind, SourceDef, TableSchema};
 
-/// Why the rows of `source` cannot be copied into the table of `schema` (`converted`: through
-/// a function of the user's, not column by column), if they cannot: a counter table; a
-/// static column; for a copy by name, a column of the target that the source lacks or has
-/// with another type, or a key column of the source the target lacks (rows would collapse).
+/// Why the rows of `source` cannot be copied into the table of `schema` as `declared`, if
+/// they cannot: a counter table not copied `offline` (or a table copied `offline` that is not
+/// a counter table); a static column; for a copy by name, a column of the target that the
+/// source lacks or has with another type, or a key column of the source the target lacks
+/// (rows would collapse).
 pub(crate) fn copy_problem(
     schema: &TableSchema,
+    declared: &SourceDef,
     source: &LiveTable,
-    converted: bool,
 ) -> Option<String> {
     let counters =
         schema.is_counter_table() || source.columns.iter().any(|c| c.cql_type.is_counter());
-    if counters {
+    if counters && !declared.offline {
         return Some(
             "a counter table cannot be copied online: a counter takes no write time, and an \
-             increment applied twice counts twice"
+             increment applied twice counts twice; copy it offline (every writer of the old \
+             table stopped until the copy is verified): #[cass(from = .., offline)]"
+                .into(),
+        );
+    }
+    if declared.offline && !(schema.is_counter_table() && counters) {
+        return Some(
+            "`offline` is for counter tables, and this is not one: remove `offline`, and the \
+             rows are copied online"
                 .into(),
         );
     }
@@ -31,7 +40,7 @@ pub(crate) fn copy_problem(
                 .into(),
         );
     }
-    if converted {
+    if declared.converted {
         return None;
     }
     for c in schema.field_columns() {

@@ -22,11 +22,24 @@ use scylla::statement::{Consistency, SerialConsistency};
 
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
+use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
 
 /// The keyspace of the records of every copy.
 pub const RECORD_KEYSPACE: &str = "cassmodel_migrations";
+
+/// What a claim of a range got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Claim {
+    /// Another process holds the range.
+    Held,
+    /// The range, claimed for the first time: nothing of it was written before.
+    First,
+    /// The range, claimed before (by a process that died, an attempt that failed, or before a
+    /// verify marked it to copy again): part of it may be written already.
+    Again,
+}
 
 /// One range of the source's token ring, as the record has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +70,9 @@ pub struct CopyStatus {
     pub finished: bool,
     /// The outcome of the last verify: `Some(true)` when it found no difference.
     pub verified_clean: Option<bool>,
+    /// Whether it is the offline copy of a counter table (its steps differ: no dual writes,
+    /// one release at the end).
+    pub offline: bool,
 }
 
 impl std::fmt::Display for CopyStatus {
@@ -69,18 +85,25 @@ impl std::fmt::Display for CopyStatus {
         if self.ranges_held > 0 {
             write!(f, ", {} being copied now", self.ranges_held)?;
         }
-        let t = &self.target;
+        let (t, s) = (&self.target, &self.source);
+        let of = if self.offline { 6 } else { 7 };
         match (self.finished, self.verified_clean) {
             (false, _) => write!(
                 f,
-                "; step 3 of 7, the copy: `backfill` (again, to continue; on more machines, to \
-                 share it)"
+                "; step 3 of {of}, the copy: `backfill` (again, to continue; on more machines, \
+                 to share it)"
             ),
-            (true, None) => write!(f, "; copied; step 4 of 7: `verify`"),
+            (true, None) => write!(f, "; copied; step 4 of {of}: `verify`"),
             (true, Some(false)) => write!(
                 f,
-                "; step 4 of 7: the last verify found differences: `backfill` again if rows \
-                 are missing, then `verify`"
+                "; step 4 of {of}: the last verify found rows a copy does not mend (rows of \
+                 {t} that {s} lacks, or rows whose conversion failed): `verify` lists them; \
+                 mend them, then `verify` again"
+            ),
+            (true, Some(true)) if self.offline => write!(
+                f,
+                "; copied and verified; steps 5 and 6: release the application reading and \
+                 writing {t} (no more writes to {s}), then `drop-source {t}`"
             ),
             (true, Some(true)) => write!(
                 f,
@@ -230,7 +253,7 @@ impl<'d> Record<'d> {
             release: prepare(
                 db,
                 format!(
-                    "UPDATE {l} SET lease_until = 0 WHERE migration = ? AND range_start = ? \
+                    "UPDATE {l} SET lease_until = ? WHERE migration = ? AND range_start = ? \
                      IF owner = ?"
                 ),
             )
@@ -329,10 +352,10 @@ impl<'d> Record<'d> {
         owner: &str,
         lease_until: i64,
         now: i64,
-    ) -> Result<bool, MigrationError> {
+    ) -> Result<Claim, MigrationError> {
         let m = &self.migration;
         if applied(self.db, &self.take, (m, start, owner, lease_until)).await? {
-            return Ok(true);
+            return Ok(Claim::First);
         }
         let held: Option<(Option<i64>,)> = self
             .db
@@ -346,14 +369,15 @@ impl<'d> Record<'d> {
             .map_err(Error::from)?;
         let until = held.and_then(|(u,)| u).unwrap_or(0);
         if until >= now {
-            return Ok(false);
+            return Ok(Claim::Held);
         }
-        applied(
+        let taken = applied(
             self.db,
             &self.take_over,
             (owner, lease_until, m, start, until),
         )
-        .await
+        .await?;
+        Ok(if taken { Claim::Again } else { Claim::Held })
     }
 
     /// Extends `owner`'s lease of range `start`; false when someone else took it.
@@ -377,9 +401,16 @@ impl<'d> Record<'d> {
         Ok(())
     }
 
-    /// Gives range `start` up (after a failure): another attempt may take it at once.
-    pub(super) async fn release(&self, start: i64, owner: &str) -> Result<bool, MigrationError> {
-        applied(self.db, &self.release, (&self.migration, start, owner)).await
+    /// Gives range `start` up (after a failure): another attempt may take it from `until`
+    /// (milliseconds; 0: at once).
+    pub(super) async fn release(
+        &self,
+        start: i64,
+        owner: &str,
+        until: i64,
+    ) -> Result<bool, MigrationError> {
+        let values = (until, &self.migration, start, owner);
+        applied(self.db, &self.release, values).await
     }
 }
 
@@ -388,12 +419,20 @@ async fn list_ranges(
     list: &PreparedStatement,
     migration: &str,
 ) -> Result<Vec<RangeState>, MigrationError> {
-    type Row = (i64, Option<i64>, Option<bool>, Option<i64>);
-    let rows: Vec<Row> = db
+    let res = db
         .session()
         .execute_unpaged(list, (migration,))
         .await
-        .map_err(|e| Error::execute(list.get_statement(), e))?
+        .map_err(|e| Error::execute(list.get_statement(), e))?;
+    range_states(res)
+}
+
+/// The ranges of a `copy_ranges` query's answer.
+fn range_states(
+    res: scylla::response::query_result::QueryResult,
+) -> Result<Vec<RangeState>, MigrationError> {
+    type Row = (i64, Option<i64>, Option<bool>, Option<i64>);
+    let rows: Vec<Row> = res
         .into_rows_result()
         .map_err(Error::from)?
         .rows::<Row>()
@@ -411,35 +450,113 @@ async fn list_ranges(
         .collect())
 }
 
-/// How many ranges of the copy into `migration` are done (0 when no copy was ever started).
-pub(super) async fn ranges_done(db: &Db, migration: &str) -> Result<usize, MigrationError> {
+/// Every range recorded for the copy into `migration`: none when no copy was ever started
+/// (on this cluster, or into this table).
+pub(super) async fn recorded(db: &Db, migration: &str) -> Result<Vec<RangeState>, MigrationError> {
     let cql = format!(
-        "SELECT done FROM {} WHERE migration = ?",
+        "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
         qualified(RECORD_KEYSPACE, "copy_ranges")
     );
-    let res = match db
+    match db
         .session()
         .query_unpaged(crate::exec::statement::repeatable(&cql), (migration,))
         .await
     {
-        Ok(res) => res,
+        Ok(res) => range_states(res),
         Err(e) => {
             let e = Error::execute(&cql, e);
-            return if e.is_schema_mismatch() {
-                Ok(0)
+            if e.is_schema_mismatch() {
+                Ok(Vec::new())
             } else {
                 Err(e.into())
-            };
+            }
         }
-    };
-    let done: Vec<(Option<bool>,)> = res
-        .into_rows_result()
-        .map_err(Error::from)?
-        .rows()
-        .map_err(Error::from)?
-        .collect::<Result<_, _>>()
-        .map_err(Error::from)?;
-    Ok(done.iter().filter(|(d,)| *d == Some(true)).count())
+    }
+}
+
+/// Whether any range of the copy into `migration` was ever claimed (and so may have been
+/// written in part): a copy of counters starts only into an empty table, and continues
+/// only what it started.
+pub(super) async fn started(db: &Db, migration: &str) -> Result<bool, MigrationError> {
+    let ranges = recorded(db, migration).await?;
+    if ranges.iter().any(|r| r.done) {
+        return Ok(true);
+    }
+    let starts: Vec<i64> = ranges.iter().map(|r| r.start).collect();
+    let leases = leases(db, migration, &starts).await?;
+    Ok(leases.iter().any(Option::is_some))
+}
+
+/// The end of the lease of each range `starts` of the copy into `migration` (milliseconds;
+/// `None`: never claimed), looked up 16 at a time.
+async fn leases(
+    db: &Db,
+    migration: &str,
+    starts: &[i64],
+) -> Result<Vec<Option<i64>>, MigrationError> {
+    if starts.is_empty() {
+        // Nothing recorded (perhaps not even the record's keyspace).
+        return Ok(Vec::new());
+    }
+    let lease = db
+        .session()
+        .prepare(crate::exec::statement::repeatable(&format!(
+            "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
+            qualified(RECORD_KEYSPACE, "copy_leases")
+        )))
+        .await
+        .map_err(|e| MigrationError::from(Error::execute("copy_leases", e)))?;
+    let lease = &lease;
+    // Owned: a `&str` captured by the stream's futures is not `Send` for every lifetime.
+    let migration = &migration.to_owned();
+    futures::stream::iter(starts.iter().copied())
+        .map(|start| async move {
+            let row: Option<(Option<i64>,)> = db
+                .session()
+                .execute_unpaged(lease, (migration, start))
+                .await
+                .map_err(|e| Error::execute(lease.get_statement(), e))?
+                .into_rows_result()
+                .map_err(Error::from)?
+                .maybe_first_row()
+                .map_err(Error::from)?;
+            Ok::<_, MigrationError>(row.map(|(u,)| u.unwrap_or(0)))
+        })
+        .buffered(16)
+        .try_collect()
+        .await
+}
+
+/// Marks the recorded ranges of the copy into `migration` that overlap `ranges` (inclusive
+/// token bounds, which a verify found rows missing or different in) as not done, so that the
+/// next backfill copies them again: how many.
+pub(super) async fn copy_again(
+    db: &Db,
+    migration: &str,
+    ranges: &[(i64, i64)],
+) -> Result<u32, MigrationError> {
+    if ranges.is_empty() {
+        return Ok(0);
+    }
+    let cql = format!(
+        "UPDATE {} SET done = false WHERE migration = ? AND range_start = ?",
+        qualified(RECORD_KEYSPACE, "copy_ranges")
+    );
+    let mut marked = 0;
+    for r in recorded(db, migration).await? {
+        if !ranges.iter().any(|&(lo, hi)| r.start <= hi && lo <= r.end) {
+            continue;
+        }
+        db.session()
+            .query_unpaged(
+                crate::exec::statement::repeatable(&cql),
+                (migration, r.start),
+            )
+            .await
+            .map_err(|e| Error::execute(&cql, e))?;
+        marked += 1;
+    }
+    Ok(marked)
 }
 
 /// Records the outcome of a verify of the copy into `migration`.
@@ -491,50 +608,34 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
         Err(e) if e.is_schema_mismatch() => return Ok(Vec::new()),
         Err(e) => return Err(e.into()),
     };
-    let list = db
-        .session()
-        .prepare(crate::exec::statement::repeatable(&format!(
-            "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
-            qualified(RECORD_KEYSPACE, "copy_ranges")
-        )))
-        .await
-        .map_err(|e| MigrationError::from(Error::execute("copy_ranges", e)))?;
-    let lease = db
-        .session()
-        .prepare(crate::exec::statement::repeatable(&format!(
-            "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
-            qualified(RECORD_KEYSPACE, "copy_leases")
-        )))
-        .await
-        .map_err(|e| MigrationError::from(Error::execute("copy_leases", e)))?;
+    // An offline copy is the copy of a counter table: its steps are told from the target's
+    // columns.
+    let keyspaces: Vec<&str> = copies
+        .iter()
+        .filter_map(|c| c.0.split_once('.').map(|(ks, _)| ks))
+        .collect();
+    let live = LiveSchema::read(db.session(), &keyspaces).await?;
+    let counters = |target: &str| {
+        target
+            .split_once('.')
+            .and_then(|(ks, t)| live.table(ks, t))
+            .is_some_and(|t| t.columns.iter().any(|c| c.cql_type.is_counter()))
+    };
     let now = now_millis();
     let mut out = Vec::new();
     for (migration, source, ranges, verified) in copies {
-        let states = list_ranges(db, &list, &migration).await?;
+        let states = recorded(db, &migration).await?;
         let done = states.iter().filter(|r| r.done).count();
-        // The leases of the ranges not done, 16 looked up at a time.
-        let migration_ref = &migration;
-        let lease = &lease;
-        let leases: Vec<i64> =
-            futures::stream::iter(states.iter().filter(|r| !r.done).map(|r| r.start))
-                .map(|start| async move {
-                    let row: Option<(Option<i64>,)> = db
-                        .session()
-                        .execute_unpaged(lease, (migration_ref, start))
-                        .await
-                        .map_err(|e| Error::execute(lease.get_statement(), e))?
-                        .into_rows_result()
-                        .map_err(Error::from)?
-                        .maybe_first_row()
-                        .map_err(Error::from)?;
-                    Ok::<i64, MigrationError>(row.and_then(|(u,)| u).unwrap_or(0))
-                })
-                .buffer_unordered(16)
-                .try_collect()
-                .await?;
-        let held = leases.iter().filter(|&&until| until > now).count();
+        let not_done: Vec<i64> = states.iter().filter(|r| !r.done).map(|r| r.start).collect();
+        let leases = leases(db, &migration, &not_done).await?;
+        let held = leases
+            .iter()
+            .flatten()
+            .filter(|&&until| until > now)
+            .count();
         let ranges = u32::try_from(ranges.unwrap_or(0)).unwrap_or(0);
         out.push(CopyStatus {
+            offline: counters(&migration),
             target: migration,
             source: source.unwrap_or_default(),
             ranges_done: u32::try_from(done).unwrap_or(u32::MAX),

@@ -13,6 +13,7 @@ use scylla::value::{CqlValue, Row};
 use cassmodel_schema::quote_ident;
 
 use super::convert::CopyFrom;
+use super::counters::Counters;
 use super::problem::copy_problem;
 use super::source::SourceColumns;
 use crate::error::Error;
@@ -35,8 +36,14 @@ pub(super) struct Copy {
     /// For each column of the target copied by name, the index of the same cell among the
     /// source's timed cells; `None` for a copy converted by a function.
     pub source_cell: Option<Vec<Option<usize>>>,
-    /// The INSERT of a whole target row with TTL and write time.
-    pub insert: Arc<PreparedStatement>,
+    /// How a target row is written: the INSERT of a whole row with TTL and write time, or,
+    /// for a counter table, the UPDATE adding its counts.
+    pub write: Arc<PreparedStatement>,
+    /// The bind marker of each column of the target, in column order (to write one column of
+    /// a row, as to describe a row's key or compare two rows).
+    pub columns: Vec<ColumnSpec<'static>>,
+    /// For a counter table (copied offline), its counter and key columns.
+    pub counters: Option<Counters>,
     /// The scan of one token range of the source.
     pub scan: PreparedStatement,
 }
@@ -69,7 +76,7 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
             "{target} does not exist yet: create it first (`migrate apply`)"
         )));
     }
-    if let Some(problem) = copy_problem(schema, source_live, declared.converted) {
+    if let Some(problem) = copy_problem(schema, &declared, source_live) {
         return Err(MigrationError::Copy(format!(
             "{target} cannot be copied from {source_keyspace}.{}: {problem}",
             declared.table
@@ -87,18 +94,25 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
             })
             .collect()
     });
-    let insert = insert_statement::<T>(db, true, true, false).await?;
-    let cql = source.range_scan();
-    let mut scan = db
-        .session()
-        .prepare(cql.as_str())
-        .await
-        .map_err(|e| Error::Prepare {
-            cql: cql.clone(),
-            source: Box::new(e),
-        })?;
+    let (write, counters) = if schema.is_counter_table() {
+        let counters = Counters::of(schema);
+        // Not repeatable: an increment sent twice counts twice.
+        let update = prepare(db, counters.update(schema, &target_keyspace), false).await?;
+        (Arc::new(update), Some(counters))
+    } else {
+        (insert_statement::<T>(db, true, true, false).await?, None)
+    };
+    let markers = write.get_variable_col_specs();
+    let columns = match &counters {
+        Some(c) => c.column_specs(schema.columns.len(), markers.as_slice()),
+        None => markers
+            .iter()
+            .take(schema.columns.len())
+            .map(|s| s.clone().into_owned())
+            .collect(),
+    };
+    let mut scan = prepare(db, source.range_scan(), true).await?;
     scan.set_page_size(page_size);
-    scan.set_is_idempotent(true);
     let replication = live
         .keyspaces
         .get(&target_keyspace)
@@ -110,8 +124,28 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
         replication,
         source,
         source_cell,
-        insert,
+        write,
+        columns,
+        counters,
         scan,
+    })
+}
+
+/// `cql` prepared once for a whole backfill or verify; `repeatable`: marked as a statement the
+/// driver may run again on another node (a read, or a write that changes nothing when
+/// repeated).
+pub(super) async fn prepare(
+    db: &Db,
+    cql: String,
+    repeatable: bool,
+) -> Result<PreparedStatement, MigrationError> {
+    let mut statement = scylla::statement::Statement::new(cql.as_str());
+    statement.set_is_idempotent(repeatable);
+    db.session().prepare(statement).await.map_err(|e| {
+        MigrationError::from(Error::Prepare {
+            cql,
+            source: Box::new(e),
+        })
     })
 }
 
@@ -119,8 +153,8 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
 /// range of a copy is copied, so nothing has been written yet): the new table of a key
 /// change starts empty, and holds only the source's rows and the application's dual writes,
 /// which reach the source too. For a copy by name, a sample of the new table's rows (100) is
-/// looked up in the source by key; a converted copy (which has no dual writes) needs an empty
-/// table. A dual write in flight can show a row in one table and not yet in the other: a row
+/// looked up in the source by key; a converted copy (which has no dual writes) and a copy of
+/// counters (which adds to what is there) need an empty table. A dual write in flight can show a row in one table and not yet in the other: a row
 /// is refused only when it is found so three times, a second apart.
 pub(super) async fn check_target(
     db: &Db,
@@ -164,12 +198,16 @@ async fn foreign_row(
             .into_rows_result()
             .map_err(|e| MigrationError::from(Error::from(e)))
     };
-    if copy.source_cell.is_none() {
+    let empty_first = if copy.counters.is_some() {
+        Some("a copy of counters adds to what is there, so it starts empty")
+    } else if copy.source_cell.is_none() {
+        Some("a copy converted by a function starts empty")
+    } else {
+        None
+    };
+    if let Some(why) = empty_first {
         let first = query(format!("SELECT * FROM {target} LIMIT 1")).await?;
-        if first.rows_num() > 0 {
-            return Ok(Some("a copy converted by a function starts empty".into()));
-        }
-        return Ok(None);
+        return Ok((first.rows_num() > 0).then(|| why.to_owned()));
     }
     let key = &copy.source.primary_key;
     let columns: Vec<String> = key.iter().map(|c| quote_ident(c).into_owned()).collect();
@@ -178,16 +216,7 @@ async fn foreign_row(
         columns.join(", ")
     ))
     .await?;
-    let exists = db
-        .session()
-        .prepare(crate::exec::statement::repeatable(
-            &copy.source.row_exists(),
-        ))
-        .await
-        .map_err(|e| Error::Prepare {
-            cql: copy.source.row_exists(),
-            source: Box::new(e),
-        })?;
+    let exists = prepare(db, copy.source.row_exists(), true).await?;
     let rows: Vec<Row> = sample
         .rows::<Row>()
         .map_err(|e| MigrationError::from(Error::from(e)))?

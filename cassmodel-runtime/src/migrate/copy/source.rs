@@ -27,8 +27,8 @@ pub(super) struct SourceColumns {
     pub primary_key: Vec<String>,
     /// The names of the columns `S` reads, in field order.
     pub columns: Vec<String>,
-    /// Of those, the ones with a write time (regular and static columns of the source), as
-    /// indices into `columns`.
+    /// Of those, the ones with a write time (regular and static columns of the source, but
+    /// counters), as indices into `columns`.
     pub timed: Vec<usize>,
 }
 
@@ -50,7 +50,10 @@ impl SourceColumns {
                     S::schema().rust_name
                 ));
             };
-            if matches!(c.kind, ColumnKind::Regular | ColumnKind::Static) {
+            // A counter has no write time to read (and takes none when written).
+            if matches!(c.kind, ColumnKind::Regular | ColumnKind::Static)
+                && !c.cql_type.is_counter()
+            {
                 timed.push(i);
             }
         }

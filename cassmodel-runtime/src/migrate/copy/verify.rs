@@ -2,15 +2,14 @@
 //! new table, rows that differ, and rows of the new table that no source row gives (extra).
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use futures::{StreamExt, TryStreamExt};
-use scylla::frame::response::result::ColumnSpec;
 use scylla::statement::prepared::PreparedStatement;
 
 use super::convert::CopyFrom;
-use super::record::record_verified;
-use super::setup::{Copy, copy_of, describe, encoded};
+use super::record::{copy_again, record_verified};
+use super::setup::{Copy, copy_of, describe, encoded, prepare};
 use super::source::SourceRow;
 use crate::error::Error;
 use crate::exec::read::{first_by_key_prefix, token_ranges};
@@ -92,6 +91,9 @@ pub struct VerifyReport {
     pub first_extra: Vec<String>,
     /// Whether only some ranges were checked.
     pub sampled: bool,
+    /// Ranges of the copy's record that held a missing or different row, marked not done:
+    /// the next `backfill` copies them again (a counter copy repairs them).
+    pub ranges_to_copy: u32,
 }
 
 impl VerifyReport {
@@ -117,6 +119,14 @@ impl std::fmt::Display for VerifyReport {
             self.extra,
             self.failed
         )?;
+        if self.ranges_to_copy > 0 {
+            write!(
+                f,
+                "; {} range(s) with a row missing or different marked to copy again \
+                 (`backfill`)",
+                self.ranges_to_copy
+            )?;
+        }
         for (what, keys) in [
             ("missing", &self.first_missing),
             ("different", &self.first_different),
@@ -154,29 +164,30 @@ pub async fn verify<T: CopyFrom>(
         copy: &copy,
         options,
         report: &report,
-        specs: copy
-            .insert
-            .get_variable_col_specs()
-            .iter()
-            .map(|s| s.clone().into_owned())
-            .collect(),
         source_rows: AtomicU64::new(0),
         target_rows: AtomicU64::new(0),
     };
-    futures::stream::iter(ranges.iter().copied())
-        .map(|(lo, hi)| check.source_range::<T>(lo, hi))
+    // The source's ranges with a row missing from the new table or different there.
+    let checking = &check;
+    let differing: Vec<(i64, i64)> = futures::stream::iter(ranges.iter().copied())
+        .map(|(lo, hi)| async move {
+            let differs = checking.source_range::<T>(lo, hi).await?;
+            Ok::<_, MigrationError>(differs.then_some((lo, hi)))
+        })
         .buffer_unordered(options.ranges_in_flight)
-        .try_collect::<()>()
+        .try_filter_map(|r| std::future::ready(Ok(r)))
+        .try_collect()
         .await?;
     match check.source_has_row(db).await? {
         Some(exists) => {
-            let scan = prepared(
+            let scan = prepare(
                 db,
                 cql::token_range_scan(
                     T::schema(),
                     &copy.target_keyspace,
                     T::schema().all_columns(),
                 ),
+                true,
             )
             .await?;
             futures::stream::iter(ranges.iter().copied())
@@ -193,7 +204,6 @@ pub async fn verify<T: CopyFrom>(
         check.source_rows.load(Ordering::Relaxed),
         check.target_rows.load(Ordering::Relaxed),
     );
-    drop(check);
     let mut report = report
         .into_inner()
         .map_err(|_| MigrationError::Copy("a verify task panicked".into()))?;
@@ -206,6 +216,7 @@ pub async fn verify<T: CopyFrom>(
     if !report.sampled {
         record_verified(db, &copy.target, report.is_clean()).await?;
     }
+    report.ranges_to_copy = copy_again(db, &copy.target, &differing).await?;
     Ok(report)
 }
 
@@ -226,8 +237,6 @@ struct Check<'a> {
     copy: &'a Copy,
     options: &'a VerifyOptions,
     report: &'a Mutex<VerifyReport>,
-    /// The bind markers of the target's INSERT: its columns, in order.
-    specs: Vec<ColumnSpec<'static>>,
     source_rows: AtomicU64,
     target_rows: AtomicU64,
 }
@@ -265,8 +274,10 @@ impl Check<'_> {
         }
     }
 
-    /// Every source row of range `lo..=hi`, converted and looked up in the target.
-    async fn source_range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<(), MigrationError> {
+    /// Every source row of range `lo..=hi`, converted and looked up in the target: whether
+    /// one was missing or different.
+    async fn source_range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<bool, MigrationError> {
+        let differs = &AtomicBool::new(false);
         let scan = &self.copy.scan;
         let pager = self
             .db
@@ -284,12 +295,16 @@ impl Check<'_> {
                     Err(_) => Found::Failed,
                     Ok(row) => self.lookup(&row).await?,
                 };
+                if matches!(found, Found::Missing(_) | Found::Different(_)) {
+                    differs.store(true, Ordering::Relaxed);
+                }
                 self.list(found);
                 Ok::<(), MigrationError>(())
             })
             .try_buffer_unordered(self.options.lookups_in_flight)
             .try_collect::<()>()
-            .await
+            .await?;
+        Ok(differs.load(Ordering::Relaxed))
     }
 
     /// The target's row with the key of `row`, compared with it.
@@ -298,10 +313,12 @@ impl Check<'_> {
         let options = QueryOptions::default();
         let there =
             first_by_key_prefix::<T>(self.db, key.len(), Columns::new(row, key), &options).await?;
-        let describe_key = || describe(row, key, &self.specs);
+        let describe_key = || describe(row, key, &self.copy.columns);
         Ok(match there {
             None => Found::Missing(describe_key()),
-            Some(there) if encoded(&there, &self.specs) != encoded(row, &self.specs) => {
+            Some(there)
+                if encoded(&there, &self.copy.columns) != encoded(row, &self.copy.columns) =>
+            {
                 Found::Different(describe_key())
             }
             Some(_) => Found::Same,
@@ -314,7 +331,9 @@ impl Check<'_> {
         if self.copy.source_cell.is_none() {
             return Ok(None);
         }
-        Ok(Some(prepared(db, self.copy.source.row_exists()).await?))
+        Ok(Some(
+            prepare(db, self.copy.source.row_exists(), true).await?,
+        ))
     }
 
     /// Every target row of range `lo..=hi` (of the target's ring), looked up in the source by
@@ -361,8 +380,11 @@ impl Check<'_> {
                     {
                         r.extra += 1;
                         if r.first_extra.len() < self.options.listed {
-                            r.first_extra
-                                .push(describe(&row, schema.primary_key(), &self.specs));
+                            r.first_extra.push(describe(
+                                &row,
+                                schema.primary_key(),
+                                &self.copy.columns,
+                            ));
                         }
                     }
                     Ok::<(), MigrationError>(())
@@ -377,12 +399,13 @@ impl Check<'_> {
     async fn count_target<T: CopyFrom>(&self, ranges: &[(i64, i64)]) -> Result<(), MigrationError> {
         let schema = T::schema();
         let token = cql::token_of(schema);
-        let count = prepared(
+        let count = prepare(
             self.db,
             format!(
                 "SELECT COUNT(*) FROM {} WHERE {token} >= ? AND {token} <= ?",
                 crate::schema::ddl::qualified(&self.copy.target_keyspace, schema.name)
             ),
+            true,
         )
         .await?;
         for &(lo, hi) in ranges {
@@ -401,18 +424,4 @@ impl Check<'_> {
         }
         Ok(())
     }
-}
-
-/// `cql` prepared once for a whole verify, as a statement the driver may run again on another
-/// node.
-async fn prepared(db: &Db, cql: String) -> Result<PreparedStatement, MigrationError> {
-    db.session()
-        .prepare(crate::exec::statement::repeatable(&cql))
-        .await
-        .map_err(|e| {
-            MigrationError::from(Error::Prepare {
-                cql,
-                source: Box::new(e),
-            })
-        })
 }

@@ -71,7 +71,7 @@ fn plan_copies(target: &Target, live: &LiveSchema, p: &mut MigrationPlan) {
                  on `{}`",
                 t.rust_name
             )),
-            Some(s) => copy_problem(t, s, source.converted),
+            Some(s) => copy_problem(t, &source, s),
         };
         if let Some(problem) = problem {
             p.refused.push(Refusal {
@@ -90,6 +90,7 @@ fn plan_copies(target: &Target, live: &LiveSchema, p: &mut MigrationPlan) {
             target: object,
             source: from,
             converted: source.converted,
+            offline: source.offline,
             source_exists: source_live.is_some(),
         });
     }

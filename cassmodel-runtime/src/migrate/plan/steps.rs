@@ -293,6 +293,9 @@ pub struct KeyChange {
     pub source: String,
     /// Whether a function converts the rows (else columns are copied by name).
     pub converted: bool,
+    /// Whether the rows are copied with every writer of the source stopped (a counter table,
+    /// `#[cass(from = .., offline)]`): no dual writes, one release at the end.
+    pub offline: bool,
     /// Whether the source table still exists (after `drop-source` it does not, and the
     /// declaration can go).
     pub source_exists: bool,
@@ -300,7 +303,9 @@ pub struct KeyChange {
 
 impl fmt::Display for KeyChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let how = if self.converted {
+        let how = if self.offline {
+            "counters copied offline, by name"
+        } else if self.converted {
             "rows converted by the model's function"
         } else {
             "columns copied by name"
@@ -311,6 +316,20 @@ impl fmt::Display for KeyChange {
                 f,
                 "{t} was copied from {s}, which no longer exists: remove #[cass(from = ..)] from \
                  its struct"
+            );
+        }
+        if self.offline {
+            return write!(
+                f,
+                "{t} <- {s} ({how}); the steps, in order:\n\
+                 1. create {t}: `apply` (above, if it is not there yet)\n\
+                 2. stop every write to {s} (a release of the application, or a maintenance \
+                 window): an increment made during the copy would be lost or counted twice\n\
+                 3. copy the counts of {s}: `backfill` (resumable: a range interrupted half-way \
+                 is repaired from the source, read at consistency ALL)\n\
+                 4. check the copy: `verify` (its differences are copied again by `backfill`)\n\
+                 5. release the application reading and writing {t}\n\
+                 6. drop {s}: `drop-source {t}` (only after a clean verify)"
             );
         }
         write!(
