@@ -327,7 +327,7 @@
 //! The table name defaults to the struct name in snake_case. Without a keyspace, the table
 //! lives in the [`Db`]'s default keyspace.
 //!
-//! ### Key changes: `from`, `with`, `dual_writes`
+//! ### Key changes: `from`, `with`, `dual_writes`, `offline`
 //!
 //! Cassandra cannot change a primary key in place: a new key (a bucket, another clustering
 //! column or order, a column moved into the partition key) or an incompatible column type is a
@@ -338,6 +338,7 @@
 //! | `#[cass(from = "old_table")]`, `#[cass(from = OldModel)]` | the rows come from `old_table` of the same keyspace, or from the table of the struct `OldModel`; columns copied by name; a bucket column is computed from its source |
 //! | `#[cass(from = OldModel, with = convert)]` | the rows are `convert(old_row)`, a `fn(OldModel) -> NewModel` or `-> Result<NewModel, E>` (`E: Display`); a row whose conversion fails is reported with its key, not copied |
 //! | `#[cass(from = .., dual_writes)]` | every insert, update, delete and batch of this table also reaches the old one, at the same write time (not with `with`: a function converts one way only) |
+//! | `#[cass(from = .., offline)]` | a counter table, copied with every writer of the old table stopped: each old row's counts are added to the same row of the new table (copied by name: no `with`, no `dual_writes`); a counter table without `offline` is a compile error that says why |
 //!
 //! ```
 //! use cassmodel::{CassTable, Table};
@@ -390,6 +391,45 @@
 //! [`Error::DualWrite`] before anything is sent; so is any write
 //! once the old table has been dropped (remove `dual_writes`). Details and the library calls:
 //! [`migrate::copy`].
+//!
+//! **Counter tables** cannot be copied beside live writes: a counter takes no write time (a
+//! copied count cannot lose to a newer one), and an increment applied twice counts twice.
+//! Declared `offline`, they are copied with the application's writes to the old table
+//! stopped, in six steps: 1. `apply`; 2. stop every write to the old table; 3. `backfill`
+//! into the new table, which must be empty when the copy starts; 4. `verify`; 5. release
+//! the application reading and writing the new table; 6. `drop-source`. The copy resumes as
+//! the online one does: a range claimed before (its process died, a write failed) is
+//! repaired, each new row read at consistency ALL and only the difference from the old row
+//! added, so it ends exact however often it was interrupted; rows `verify` finds different
+//! (the old table was written after all) mark their ranges for the next `backfill` to repair.
+//!
+//! ```
+//! use cassmodel::value::Counter;
+//! use cassmodel::{CassTable, Table};
+//!
+//! #[derive(CassTable)]
+//! #[cass(table = "page_views")]
+//! struct PageViews {
+//!     #[partition_key]
+//!     site: String,
+//!     #[clustering]
+//!     page: String,
+//!     views: Counter,
+//! }
+//!
+//! /// One partition per page.
+//! #[derive(CassTable)]
+//! #[cass(table = "page_views_v2", from = PageViews, offline)]
+//! struct PageViewsV2 {
+//!     #[partition_key]
+//!     site: String,
+//!     #[partition_key]
+//!     page: String,
+//!     views: Counter,
+//! }
+//!
+//! assert!(PageViewsV2::schema().source.is_some_and(|s| s.offline));
+//! ```
 //!
 //! The derive implements [`Table`], scylla's `DeserializeRow` and `SerializeRow` (so the
 //! struct also works with hand-written statements on the raw driver), the query builder

@@ -548,6 +548,49 @@ async fn clustering_order_change() {
         .await
         .expect("verify");
     assert!(verify.is_clean() && verify.source_rows == 2940, "{verify}");
+
+    // An old release, without dual writes, still writes the old table after the copy: verify
+    // finds its rows missing and marks their ranges, and `backfill` copies those again.
+    let late: Vec<Visit> = (0..3)
+        .map(|i| Visit {
+            page: format!("/late/{i}"),
+            at: start(),
+            user_id: 1000 + i,
+        })
+        .collect();
+    support::insert_all(db, late.iter().cloned()).await;
+    let verify = copy::verify::<VisitNewestFirst>(db, &VerifyOptions::new())
+        .await
+        .expect("verify");
+    assert_eq!(verify.missing, 3, "{verify}");
+    assert!(
+        (1..=3).contains(&verify.ranges_to_copy),
+        "ranges of the three rows: {verify}"
+    );
+    let status = copy::status(db).await.expect("status");
+    let target = format!("{}.visits_newest_first", t.keyspace());
+    let s = status
+        .iter()
+        .find(|s| s.target == target)
+        .expect("recorded");
+    assert!(
+        !s.finished && s.ranges_done == 16 - verify.ranges_to_copy,
+        "{s}"
+    );
+    let report = copy::backfill::<VisitNewestFirst>(db, &CopyOptions::new().ranges(16))
+        .await
+        .expect("backfill again");
+    assert_eq!(report.ranges_copied, verify.ranges_to_copy, "{report}");
+    let verify = copy::verify::<VisitNewestFirst>(db, &VerifyOptions::new())
+        .await
+        .expect("verify");
+    assert!(verify.is_clean() && verify.source_rows == 2943, "{verify}");
+    for v in &late {
+        let copied = VisitNewestFirst::get(db, &v.page, &v.at)
+            .await
+            .expect("read");
+        assert_eq!(copied.map(|c| c.user_id), Some(v.user_id));
+    }
     t.drop_all().await;
 }
 
@@ -1070,6 +1113,10 @@ async fn counter_table_copied_offline() {
     let (exit, out, err) = migrate(db, both(), &["verify"]).await;
     assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
     assert!(out.contains("0 missing, 0 different, 0 extra"), "{out}");
+    assert!(
+        out.contains("clean. next: release the application reading and writing"),
+        "{out}"
+    );
     assert_eq!(counts(db, "page_views_v2").await, expected);
     let through_model: Vec<views::PageViewsV2> =
         views::PageViewsV2::partition(db, "site3", "/page/4")
@@ -1093,11 +1140,18 @@ async fn counter_table_copied_offline() {
         e.0 += 5;
         *e.1.get_or_insert(0) += 1;
     }
-    let report = copy::verify::<views::PageViewsV2>(db, &VerifyOptions::new())
-        .await
-        .expect("verify");
-    assert_eq!(report.different, late.len() as u64, "{report}");
-    assert!(report.ranges_to_copy > 0, "{report}");
+    let (exit, out, err) = migrate(db, both(), &["verify"]).await;
+    assert_eq!(exit, cli::Exit::Incomplete, "{out}{err}");
+    assert!(
+        out.contains(&format!("0 missing, {} different, 0 extra", late.len())),
+        "{out}"
+    );
+    assert!(out.contains("marked to copy again"), "{out}");
+    assert!(
+        out.contains("not clean: check that nothing writes")
+            && out.contains("run `backfill` again"),
+        "{out}"
+    );
     let (_, out, _) = migrate(db, both(), &["status"]).await;
     assert!(out.contains("step 3 of 6"), "{out}");
     let report = copy::backfill::<views::PageViewsV2>(db, &options_for_repair(lease))

@@ -167,22 +167,35 @@ pub(crate) async fn verify(
         }
         let report = c.verify(db, &options).await?;
         writeln!(out, "{report}").map_err(io)?;
+        let offline = c.target().source.is_some_and(|s| s.offline);
+        let (t, s) = (&report.target, &report.source);
         if !report.is_clean() {
             exit = Exit::Incomplete;
-            writeln!(
-                out,
-                "not clean: keep the application writing to both tables, run `backfill` \
-                 again if rows are missing, and verify again"
-            )
-            .map_err(io)?;
+            let writers = if offline {
+                format!("check that nothing writes {s} or {t} any more")
+            } else {
+                "keep the application writing to both tables".to_owned()
+            };
+            let again = if report.ranges_to_copy > 0 {
+                "run `backfill` again (it copies the ranges marked), then `verify`"
+            } else {
+                "mend the rows listed, then `verify`"
+            };
+            writeln!(out, "not clean: {writers}; {again}").map_err(io)?;
         } else if report.sampled {
             writeln!(
                 out,
                 "clean in the sample; `drop-source` asks for a full verify (without --sample)"
             )
             .map_err(io)?;
+        } else if offline {
+            writeln!(
+                out,
+                "clean. next: release the application reading and writing {t}; then \
+                 `drop-source {t}` drops {s}"
+            )
+            .map_err(io)?;
         } else {
-            let (t, s) = (&report.target, &report.source);
             writeln!(
                 out,
                 "clean. next: release the application reading {t} (writes still to both), \

@@ -467,10 +467,13 @@ impl Run<'_> {
                 return Ok(false);
             }
         };
-        // Done, whoever holds the lease now: every row of the range was copied.
+        // Done, whoever holds the lease now: every row of the range was copied. Its lease is
+        // given up (every write of it has ended), so that a range a verify marks to copy again
+        // is taken at once.
         self.record
             .done(lo, i64::try_from(rows).unwrap_or(i64::MAX))
             .await?;
+        self.record.release(lo, self.owner, 0).await?;
         if held.repair {
             self.repaired.fetch_add(1, Ordering::Relaxed);
         }

@@ -13,6 +13,12 @@
 //! 7. drop the old table: [`drop_source`] (`migrate drop-source`), only after a clean verify.
 //!
 //! [`status`] (`migrate status`) tells where each copy stands.
+//!
+//! A counter table is copied offline (`#[cass(from = .., offline)]`), in six steps: 1. create
+//! the new table; 2. stop every write to the old one; 3. [`backfill`], which adds each old
+//! row's counts to the new table (empty when the copy starts) and repairs a range claimed
+//! before from a read at consistency ALL; 4. [`verify`]; 5. release the application reading and
+//! writing the new table; 6. [`drop_source`].
 
 mod backfill;
 mod convert;

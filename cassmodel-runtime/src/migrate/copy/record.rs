@@ -124,6 +124,7 @@ pub(super) struct Record<'d> {
     renew: PreparedStatement,
     release: PreparedStatement,
     done: PreparedStatement,
+    is_done: PreparedStatement,
     list: PreparedStatement,
 }
 
@@ -262,6 +263,10 @@ impl<'d> Record<'d> {
                 "UPDATE {r} SET done = true, rows = ? WHERE migration = ? AND range_start = ?"
             ))
             .await?,
+            is_done: plain(format!(
+                "SELECT done FROM {r} WHERE migration = ? AND range_start = ?"
+            ))
+            .await?,
             list: plain(format!(
                 "SELECT range_start, range_end, done, rows FROM {r} WHERE migration = ?"
             ))
@@ -344,8 +349,9 @@ impl<'d> Record<'d> {
     }
 
     /// Claims range `start` for `owner` until `lease_until` if nobody holds it at `now`
-    /// (milliseconds): the first claim of a range creates its lease; a later one takes over
-    /// a lease that ended, if no other process took it over first.
+    /// (milliseconds) and it is not done: the first claim of a range creates its lease; a
+    /// later one takes over a lease that ended (or was given up), if no other process took it
+    /// over first.
     pub(super) async fn claim(
         &self,
         start: i64,
@@ -377,7 +383,26 @@ impl<'d> Record<'d> {
             (owner, lease_until, m, start, until),
         )
         .await?;
-        Ok(if taken { Claim::Again } else { Claim::Held })
+        if !taken {
+            return Ok(Claim::Held);
+        }
+        // A lease ends early when its range is done: taken over from a list of the ranges read
+        // before that, the range may be done already.
+        let done: Option<(Option<bool>,)> = self
+            .db
+            .session()
+            .execute_unpaged(&self.is_done, (m, start))
+            .await
+            .map_err(|e| Error::execute(self.is_done.get_statement(), e))?
+            .into_rows_result()
+            .map_err(Error::from)?
+            .maybe_first_row()
+            .map_err(Error::from)?;
+        if done.and_then(|(d,)| d) == Some(true) {
+            self.release(start, owner, 0).await?;
+            return Ok(Claim::Held);
+        }
+        Ok(Claim::Again)
     }
 
     /// Extends `owner`'s lease of range `start`; false when someone else took it.
