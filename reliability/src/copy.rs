@@ -93,19 +93,24 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// `chaos copy-worker KEYSPACE CONTACT_POINTS`: one backfill worker process.
-pub async fn worker(args: &[String]) -> Result<(), String> {
+/// The connection of a worker process started with `KEYSPACE CONTACT_POINTS`.
+pub async fn worker_db(args: &[String]) -> Result<Db, String> {
     let [keyspace, points] = args else {
-        return Err("copy-worker KEYSPACE CONTACT_POINTS".into());
+        return Err("expected KEYSPACE CONTACT_POINTS".into());
     };
     let points: Vec<String> = points.split(',').map(str::to_owned).collect();
-    let db = cassmodel::ConnectOptions::from_env()
+    cassmodel::ConnectOptions::from_env()
         .map_err(|e| e.to_string())?
         .contact_points(points)
         .keyspace(keyspace.clone())
         .connect()
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())
+}
+
+/// `chaos copy-worker KEYSPACE CONTACT_POINTS`: one backfill worker process.
+pub async fn worker(args: &[String]) -> Result<(), String> {
+    let db = worker_db(args).await?;
     let options = CopyOptions::new()
         .ranges(RANGES)
         .lease(LEASE)
@@ -117,11 +122,12 @@ pub async fn worker(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn spawn_worker(env: &Env) -> Result<Child, String> {
+/// Starts `chaos <command> KEYSPACE CONTACT_POINTS`: a backfill worker process.
+fn spawn_worker(env: &Env, command: &str) -> Result<Child, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     Command::new(exe)
         .args([
-            "copy-worker",
+            command,
             &env.keyspace,
             &cassmodel_node::contact_points(&env.nodes).join(","),
         ])
@@ -131,15 +137,27 @@ fn spawn_worker(env: &Env) -> Result<Child, String> {
         .map_err(|e| format!("starting a worker: {e}"))
 }
 
-/// The ranges done so far (0 while the record's tables are being created by a worker).
-async fn ranges_done(db: &Db, target: &str) -> u32 {
-    match copy::status(db).await {
-        Ok(status) => status
-            .iter()
-            .find(|s| s.target == target)
-            .map_or(0, |s| s.ranges_done),
-        Err(_) => 0,
-    }
+/// The ranges of the copy into `target` done so far (0 while a worker creates the record's
+/// tables), or why the record could not tell: one query of the record (`copy::status` looks
+/// up every copy the cluster ever recorded, too much to poll several times a second).
+pub async fn ranges_done(db: &Db, target: &str) -> Result<u32, String> {
+    let cql = format!(
+        "SELECT done FROM {}.copy_ranges WHERE migration = ?",
+        copy::RECORD_KEYSPACE
+    );
+    let rows = match db.session().query_unpaged(cql.as_str(), (target,)).await {
+        Ok(rows) => rows,
+        Err(e) if e.to_string().contains("does not exist") => return Ok(0),
+        Err(e) => return Err(e.to_string()),
+    };
+    let done: Vec<(Option<bool>,)> = rows
+        .into_rows_result()
+        .map_err(|e| e.to_string())?
+        .rows()
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok(done.iter().filter(|(d,)| *d == Some(true)).count() as u32)
 }
 
 /// One write of the application.
@@ -278,73 +296,12 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     let app = tokio::spawn(application(db.clone(), before, Arc::clone(&stop)));
     // Whatever way this check ends, the application stops and no worker outlives it.
     let _stop_app = StopOnDrop(Arc::clone(&stop));
-    let mut workers = Workers(vec![spawn_worker(env)?, spawn_worker(env)?]);
-    let mut kills = Vec::new();
-    let mut node_stopped = None;
-    // Kill a worker at each of these shares of the ranges, and start another.
-    for at in [RANGES / 8, RANGES / 3, RANGES / 2] {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let mut seen = ranges_done(&db, &target).await;
-        while seen < at {
-            if Instant::now() > deadline {
-                return Err(format!("the copy did not reach {at} ranges in 120 s"));
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            seen = ranges_done(&db, &target).await;
-        }
-        let mut victim = workers.0.remove(0);
-        let pid = victim.id();
-        let killed = victim.kill();
-        let _ = victim.wait();
-        killed.map_err(|e| format!("kill -9 {pid}: {e}"))?;
-        kills.push(format!("{pid} at {seen}"));
-        workers.0.push(spawn_worker(env)?);
-        // On the cluster: node 3 killed (SIGKILL, by its pid) at the first kill of a worker,
-        // down until the copy ends.
-        if env.nodes.len() > 2 && kills.len() == 1 {
-            let down = &env.nodes[2];
-            let pid = cassmodel_node::signal(down, cassmodel_node::Signal::Kill)
-                .map_err(|e| format!("kill -9 of {}: {e}", down.host))?;
-            node_stopped = Some((down.clone(), pid, ranges_done(&db, &target).await));
-        }
-    }
-    // The workers left run to the end (at most 240 s).
-    let mut reports = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(240);
-    while let Some(mut w) = workers.0.pop() {
-        loop {
-            if let Some(status) = w.try_wait().map_err(|e| e.to_string())? {
-                let out = w.wait_with_output().map_err(|e| e.to_string())?;
-                if !status.success() {
-                    return Err(format!(
-                        "a worker failed: {}",
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ));
-                }
-                reports.push(String::from_utf8_lossy(&out.stdout).trim().to_owned());
-                break;
-            }
-            if Instant::now() > deadline {
-                workers.0.push(w);
-                return Err("a worker did not finish in 240 s".into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+    let run = copy_with_kills(env, &db, &target, "copy-worker", RANGES, 1).await?;
+    if let Some(Err(e)) = run.ended.iter().find(|e| e.is_err()) {
+        return Err(format!("a worker failed: {e}"));
     }
     let copy_took = started.elapsed();
-    let restarted = match &node_stopped {
-        Some((down, pid, _)) => {
-            let killed_at = Instant::now();
-            while cassmodel_node::running_pid(down) == Some(*pid)
-                && killed_at.elapsed() < Duration::from_secs(30)
-            {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            crate::cluster::start_again(env, down).await?;
-            true
-        }
-        None => false,
-    };
+    let restarted = node_back(env, &run.node_stopped).await?;
     stop.store(true, Ordering::Relaxed);
     let (expected, writes, write_errors) = app.await.map_err(|e| e.to_string())??;
 
@@ -374,15 +331,20 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
              different, {} extra of {} source rows; new table = old table = rows written: \
              {same} ({} rows)",
             write_errors.len(),
-            kills.join(", "),
-            node_stopped
+            run.kills.join(", "),
+            run.node_stopped
                 .as_ref()
                 .map_or(String::new(), |(n, pid, at)| format!(
                     "; {} (pid {pid}) killed with SIGKILL at {at} ranges and started again after \
                  the copy (rejoined: {restarted})",
                     n.host
                 )),
-            reports.join(", "),
+            run.ended
+                .iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
             verify.missing,
             verify.different,
             verify.extra,
@@ -390,4 +352,125 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
             new.len(),
         ),
     })
+}
+
+/// What became of the workers of a copy killed at set points.
+pub struct KilledCopy {
+    /// `pid at ranges done` of each worker killed.
+    pub kills: Vec<String>,
+    /// On the cluster: node 3, its pid when it was killed, and the ranges done then.
+    pub node_stopped: Option<(cassmodel_node::NodeConfig, u32, u32)>,
+    /// How each worker left running ended: what it printed, or its error.
+    pub ended: Vec<Result<String, String>>,
+}
+
+/// Runs the copy into `target` with worker processes (`chaos <command>`): two at first; one
+/// killed with SIGKILL (by the pid of the process this check started) at each of 1/8, 1/3
+/// and 1/2 of the ranges done, and another started; on the cluster, node 3 killed (SIGKILL)
+/// at kill number `node_at` (1 to 3) of those, left down. Then waits for the workers left
+/// (at most 240 s).
+pub async fn copy_with_kills(
+    env: &Env,
+    db: &Db,
+    target: &str,
+    command: &str,
+    ranges: u32,
+    node_at: usize,
+) -> Result<KilledCopy, String> {
+    let mut workers = Workers(vec![
+        spawn_worker(env, command)?,
+        spawn_worker(env, command)?,
+    ]);
+    let mut kills = Vec::new();
+    let mut node_stopped = None;
+    // Kill a worker at each of these shares of the ranges, and start another.
+    for at in [ranges / 8, ranges / 3, ranges / 2] {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut last = ranges_done(db, target).await;
+        let mut seen = *last.as_ref().unwrap_or(&0);
+        while seen < at {
+            if Instant::now() > deadline {
+                let workers: Vec<String> = workers
+                    .0
+                    .iter_mut()
+                    .map(|w| match w.try_wait() {
+                        Ok(Some(status)) => {
+                            let mut said = String::new();
+                            if let Some(err) = w.stderr.as_mut() {
+                                let _ = std::io::Read::read_to_string(err, &mut said);
+                            }
+                            format!("{} ended ({status}): {}", w.id(), said.trim())
+                        }
+                        _ => format!("{} running", w.id()),
+                    })
+                    .collect();
+                return Err(format!(
+                    "the copy did not reach {at} ranges in 120 s (status: {last:?}; workers: {})",
+                    workers.join(", ")
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            last = ranges_done(db, target).await;
+            seen = seen.max(*last.as_ref().unwrap_or(&0));
+        }
+        let mut victim = workers.0.remove(0);
+        let pid = victim.id();
+        let killed = victim.kill();
+        let _ = victim.wait();
+        killed.map_err(|e| format!("kill -9 {pid}: {e}"))?;
+        kills.push(format!("{pid} at {seen}"));
+        workers.0.push(spawn_worker(env, command)?);
+        // On the cluster: node 3 killed (SIGKILL, by its pid) at kill `node_at` of a worker,
+        // down until the copy ends.
+        if env.nodes.len() > 2 && kills.len() == node_at {
+            let down = &env.nodes[2];
+            let pid = cassmodel_node::signal(down, cassmodel_node::Signal::Kill)
+                .map_err(|e| format!("kill -9 of {}: {e}", down.host))?;
+            node_stopped = Some((down.clone(), pid, seen));
+        }
+    }
+    // The workers left run to their end (at most 240 s).
+    let mut ended = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while let Some(mut w) = workers.0.pop() {
+        loop {
+            if let Some(status) = w.try_wait().map_err(|e| e.to_string())? {
+                let out = w.wait_with_output().map_err(|e| e.to_string())?;
+                ended.push(if status.success() {
+                    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+                } else {
+                    Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+                });
+                break;
+            }
+            if Instant::now() > deadline {
+                workers.0.push(w);
+                return Err("a worker did not finish in 240 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    Ok(KilledCopy {
+        kills,
+        node_stopped,
+        ended,
+    })
+}
+
+/// Node 3, if a copy killed it, started again once its process is gone: whether it was.
+pub async fn node_back(
+    env: &Env,
+    stopped: &Option<(cassmodel_node::NodeConfig, u32, u32)>,
+) -> Result<bool, String> {
+    let Some((down, pid, _)) = stopped else {
+        return Ok(false);
+    };
+    let killed_at = Instant::now();
+    while cassmodel_node::running_pid(down) == Some(*pid)
+        && killed_at.elapsed() < Duration::from_secs(30)
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    crate::cluster::start_again(env, down).await?;
+    Ok(true)
 }

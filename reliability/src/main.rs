@@ -18,6 +18,10 @@
 //!   points and replaced, while the application writes through the new model (dual writes);
 //!   on the cluster, node 3 killed (SIGKILL) during the copy too. Every range done, `verify` clean, the
 //!   new table equal to the old one and to the rows written (see `copy.rs`).
+//! - `counters`: the offline copy of a counter table by worker processes, killed with SIGKILL
+//!   at set points (increments in flight); on the cluster, node 3 killed during it (a repair,
+//!   read at ALL, is refused until it is back). Every range done, some repaired, `verify`
+//!   clean, every count equal: nothing lost or counted twice (see `counters.rs`).
 //!
 //! Faults are sent only to the node started from this work dir, by the pid of its pid file
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
@@ -44,6 +48,7 @@
 mod checks;
 mod cluster;
 mod copy;
+mod counters;
 mod data;
 mod env;
 mod report;
@@ -63,11 +68,12 @@ struct Args {
     write: Option<std::path::PathBuf>,
 }
 
-const CHECKS: [&str; 7] = [
-    "drift", "hostile", "migrate", "copy", "load", "pause", "crash",
+const CHECKS: [&str; 8] = [
+    "drift", "hostile", "migrate", "copy", "counters", "load", "pause", "crash",
 ];
-const CLUSTER_CHECKS: [&str; 10] = [
-    "schema", "quorum", "routing", "drift", "hostile", "migrate", "copy", "load", "pause", "crash",
+const CLUSTER_CHECKS: [&str; 11] = [
+    "schema", "quorum", "routing", "drift", "hostile", "migrate", "copy", "counters", "load",
+    "pause", "crash",
 ];
 
 fn parse_args() -> Result<Args, String> {
@@ -119,13 +125,18 @@ fn parse_args() -> Result<Args, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // A backfill worker of the `copy` check, started (and killed) by it.
+    // A backfill worker of the `copy` or `counters` check, started (and killed) by it.
     let raw: Vec<String> = std::env::args().skip(1).collect();
-    if raw.first().is_some_and(|a| a == "copy-worker") {
-        return match copy::worker(&raw[1..]).await {
+    let worker = match raw.first().map(String::as_str) {
+        Some("copy-worker") => Some(copy::worker(&raw[1..]).await),
+        Some("counter-worker") => Some(counters::worker(&raw[1..]).await),
+        _ => None,
+    };
+    if let Some(result) = worker {
+        return match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("copy-worker: {e}");
+                eprintln!("{}: {e}", raw[0]);
                 ExitCode::FAILURE
             }
         };
@@ -219,6 +230,7 @@ async fn run(args: &Args) -> Result<bool, String> {
             "hostile" => data::hostile(&env).await,
             "migrate" => data::migration(&env).await,
             "copy" => copy::check(&env).await,
+            "counters" => counters::check(&env).await,
             "load" => checks::load(&env).await,
             "pause" => checks::pause(&env).await,
             _ => checks::crash(&env).await,

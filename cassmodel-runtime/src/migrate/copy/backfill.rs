@@ -225,7 +225,9 @@ impl std::fmt::Display for CopyReport {
 ///
 /// A row whose conversion fails is not copied; it is reported with its key, and the others
 /// are. Ranges that fail on a timeout or an unavailable node are tried again, up to
-/// [`CopyOptions::attempts`] times each.
+/// [`CopyOptions::attempts`] times each; a range that fails every attempt is set aside, the
+/// others are copied, and the backfill then fails naming how many are left (run it again to
+/// copy them).
 ///
 /// A counter table (`#[cass(from = "old", offline)]`) is copied with every writer of the old
 /// table stopped, into a new table that is empty when the copy starts: each old row's counts
@@ -282,6 +284,8 @@ pub async fn backfill<T: CopyFrom>(
         repaired: AtomicU32::new(0),
     };
     let mut attempts: HashMap<i64, u32> = HashMap::new();
+    // Ranges that failed every attempt: left for another run, with their last error.
+    let mut set_aside: Vec<(i64, MigrationError)> = Vec::new();
     let mut copied = 0u32;
     let mut waiting = false;
     let total;
@@ -296,9 +300,13 @@ pub async fn backfill<T: CopyFrom>(
         }
         let mut free: Vec<(i64, i64)> = states
             .iter()
-            .filter(|r| !r.done)
+            .filter(|r| !r.done && !set_aside.iter().any(|(lo, _)| *lo == r.start))
             .map(|r| (r.start, r.end))
             .collect();
+        if free.is_empty() {
+            // Every range left failed every attempt here; all the others are done.
+            return Err(state.gave_up(set_aside));
+        }
         if waiting {
             // Every range left was held by other processes: wait for them (or their leases).
             state.report(done, states.len(), true);
@@ -316,6 +324,8 @@ pub async fn backfill<T: CopyFrom>(
             .collect()
             .await;
         waiting = !results.iter().any(|(_, r)| matches!(r, Ok(true)));
+        // One pause before the next round, as long as the longest backoff of its failures.
+        let mut backoff = Duration::ZERO;
         for (lo, result) in results {
             match result {
                 Ok(true) => copied += 1,
@@ -323,11 +333,12 @@ pub async fn backfill<T: CopyFrom>(
                 Err(e) if transient(&e) => {
                     let n = attempts.entry(lo).or_default();
                     *n += 1;
-                    if *n >= options.attempts {
-                        return Err(e);
-                    }
                     record.release(lo, &owner, state.released_until()).await?;
-                    tokio::time::sleep(Duration::from_millis(200) * *n).await;
+                    if *n >= options.attempts {
+                        set_aside.push((lo, e));
+                    } else {
+                        backoff = backoff.max(Duration::from_millis(200) * *n);
+                    }
                 }
                 Err(e) => {
                     let _ = record.release(lo, &owner, state.released_until()).await;
@@ -335,6 +346,7 @@ pub async fn backfill<T: CopyFrom>(
                 }
             }
         }
+        tokio::time::sleep(backoff).await;
     }
     let failures = state.failures.lock().map(|f| f.clone()).unwrap_or_default();
     Ok(CopyReport {
@@ -361,16 +373,23 @@ fn owner_name() -> String {
     format!("{}-{nanos:x}-{n}", std::process::id())
 }
 
+/// Why a range of counters stopped before its writes: its lease ended too soon.
+const LEASE_RAN_OUT: &str = "the lease of a range ran out before its counts were written";
+
 /// Whether a failure is worth another attempt at the range: a timeout, too few replicas,
-/// an overloaded node or a lost connection.
+/// an overloaded node, a lost connection, or (counters) a lease that ran out.
 fn transient(e: &MigrationError) -> bool {
-    let MigrationError::Db(e) = e else {
-        return false;
-    };
-    matches!(
-        e.kind(),
-        ErrorKind::Timeout | ErrorKind::Unavailable | ErrorKind::Overloaded | ErrorKind::Connection
-    )
+    match e {
+        MigrationError::Db(e) => matches!(
+            e.kind(),
+            ErrorKind::Timeout
+                | ErrorKind::Unavailable
+                | ErrorKind::Overloaded
+                | ErrorKind::Connection
+        ),
+        MigrationError::Copy(why) => why.starts_with(LEASE_RAN_OUT),
+        _ => false,
+    }
 }
 
 /// What the ranges copied by one process share.
@@ -415,6 +434,29 @@ impl Run<'_> {
         }
     }
 
+    /// The error of a backfill that copied every range but `left`, which failed every
+    /// attempt (with their last errors): for a copy of counters, a replica down says that a
+    /// repair reads every replica.
+    fn gave_up(&self, left: Vec<(i64, MigrationError)>) -> MigrationError {
+        let unavailable = |e: &MigrationError| matches!(e, MigrationError::Db(db) if db.kind() == ErrorKind::Unavailable);
+        let advice = if self.copy.counters.is_some() && left.iter().any(|(_, e)| unavailable(e)) {
+            "a range of counters claimed before is repaired from a read at consistency ALL, \
+             which every replica must answer: bring every node up, then"
+        } else {
+            "when the cluster answers again,"
+        };
+        let last = left
+            .last()
+            .map_or_else(String::new, |(_, e)| format!(" (the last error: {e})"));
+        MigrationError::Copy(format!(
+            "{} range(s) of the copy into {} failed {} times each{last}; every other range is \
+             copied. {advice} run `backfill` again: it copies what is left",
+            left.len(),
+            self.copy.target,
+            self.options.attempts
+        ))
+    }
+
     fn report(&self, done: usize, ranges: usize, waiting: bool) {
         if let Some(progress) = &self.options.progress {
             progress(&CopyProgress {
@@ -454,11 +496,6 @@ impl Run<'_> {
         futures::pin_mut!(copy);
         futures::pin_mut!(renew);
         let rows = match futures::future::select(copy, renew).await {
-            // Its lease ran out before the writes ended (the renewals were late): the range
-            // is repaired by whoever claims it next.
-            futures::future::Either::Left((Err(_), _)) if self.ran_out(&held) => {
-                return Ok(false);
-            }
             futures::future::Either::Left((rows, _)) => rows?,
             // Another process took the range over (this one was too slow to renew): its
             // copy is as good as this one.
@@ -619,7 +656,9 @@ impl Run<'_> {
             // `Send` for every lifetime its closure is called with.)
             let mut new: Vec<Option<T>> = Vec::with_capacity(chunk.rows.len());
             for rows in chunk.rows.chunks(8) {
-                let reads = rows.iter().map(|r| counters.read_all(self.db, &r.row));
+                let reads = rows
+                    .iter()
+                    .map(|r| counters.read_all(self.db, &r.row, self.options.lease / 3));
                 new.extend(futures::future::try_join_all(reads).await?);
             }
             chunk
@@ -632,11 +671,11 @@ impl Run<'_> {
             Vec::new()
         };
         if self.ran_out(held) {
-            return Err(MigrationError::Copy(
-                "the lease of the range ran out before its counts were written: the next \
-                 claim repairs it"
-                    .into(),
-            ));
+            // Its renewals are late: the next claim repairs the range.
+            return Err(MigrationError::Copy(format!(
+                "{LEASE_RAN_OUT} (its renewals were late): give the copy a longer lease than {:?}",
+                self.options.lease
+            )));
         }
         let values: Vec<CounterAdd<'_, T>> = if held.repair {
             chunk

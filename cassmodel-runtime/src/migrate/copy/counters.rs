@@ -104,14 +104,16 @@ impl Counters {
         amounts.iter().any(Option::is_some).then_some(amounts)
     }
 
-    /// The new table's row with the key of `row`, read from every replica.
+    /// The new table's row with the key of `row`, read from every replica within `timeout`.
     pub(super) async fn read_all<T: Table>(
         &self,
         db: &Db,
         row: &T,
+        timeout: std::time::Duration,
     ) -> Result<Option<T>, MigrationError> {
         let options = QueryOptions {
             consistency: Some(Consistency::All),
+            timeout: Some(timeout),
             ..QueryOptions::default()
         };
         let key = Columns::new(row, &self.key);

@@ -22,7 +22,6 @@ use scylla::statement::{Consistency, SerialConsistency};
 
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
-use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
 
@@ -609,6 +608,27 @@ pub(super) fn now_millis() -> i64 {
         .unwrap_or(0)
 }
 
+/// Whether `table` (`keyspace.table`) is a counter table: the copy into it is offline, with
+/// steps of its own. A table that no longer exists is not.
+async fn counters(db: &Db, table: &str) -> Result<bool, MigrationError> {
+    let Some((ks, t)) = table.split_once('.') else {
+        return Ok(false);
+    };
+    let cql = "SELECT type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
+    let types: Vec<(String,)> = db
+        .session()
+        .query_unpaged(crate::exec::statement::repeatable(cql), (ks, t))
+        .await
+        .map_err(|e| Error::execute(cql, e))?
+        .into_rows_result()
+        .map_err(Error::from)?
+        .rows()
+        .map_err(Error::from)?
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)?;
+    Ok(types.iter().any(|(t,)| t == "counter"))
+}
+
 /// Where every copy recorded on the cluster of `db` stands: one line each, by target.
 pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
     let copies_cql = format!(
@@ -633,19 +653,6 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
         Err(e) if e.is_schema_mismatch() => return Ok(Vec::new()),
         Err(e) => return Err(e.into()),
     };
-    // An offline copy is the copy of a counter table: its steps are told from the target's
-    // columns.
-    let keyspaces: Vec<&str> = copies
-        .iter()
-        .filter_map(|c| c.0.split_once('.').map(|(ks, _)| ks))
-        .collect();
-    let live = LiveSchema::read(db.session(), &keyspaces).await?;
-    let counters = |target: &str| {
-        target
-            .split_once('.')
-            .and_then(|(ks, t)| live.table(ks, t))
-            .is_some_and(|t| t.columns.iter().any(|c| c.cql_type.is_counter()))
-    };
     let now = now_millis();
     let mut out = Vec::new();
     for (migration, source, ranges, verified) in copies {
@@ -660,7 +667,7 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
             .count();
         let ranges = u32::try_from(ranges.unwrap_or(0)).unwrap_or(0);
         out.push(CopyStatus {
-            offline: counters(&migration),
+            offline: counters(db, &migration).await?,
             target: migration,
             source: source.unwrap_or_default(),
             ranges_done: u32::try_from(done).unwrap_or(u32::MAX),
