@@ -5,7 +5,11 @@
 //! ```text
 //! benches/backfill.sh [--rows N] [--rounds K]      # installs cqlsh 6.2.2, then runs `all`
 //! cargo bench --bench backfill -- all --rows N --rounds K [--cqlsh PATH]
+//! target/release/deps/backfill-* reset; target/release/deps/backfill-* run cassmodel
 //! ```
+//!
+//! `reset` and `run VARIANT` alone pair two builds of cassmodel on one loaded table (see
+//! BENCHMARKS.md).
 //!
 //! The copy: `events` (one partition per sensor, rows in time order, ~150 bytes each:
 //! `sensor int, ts timestamp, day date, value double, payload text` of 100 characters) into
@@ -100,7 +104,9 @@ fn main() {
             load(&db, flag(&args, "--rows").unwrap_or(1_000_000)).await
         }),
         Some("run") => runtime.block_on(child(&args[1..])),
-        _ => Err("usage: backfill all [--rows N] [--rounds K] [--cqlsh PATH] | load --rows N | run VARIANT".into()),
+        // For paired runs of two builds (BENCHMARKS.md): the target emptied, the record gone.
+        Some("reset") => runtime.block_on(async { reset(&connect().await?).await }),
+        _ => Err("usage: backfill all [--rows N] [--rounds K] [--cqlsh PATH] | load --rows N | run VARIANT | reset".into()),
     };
     if let Err(e) = result {
         eprintln!("backfill bench: {e}");

@@ -282,6 +282,7 @@ pub async fn backfill<T: CopyFrom>(
         ranges_done: AtomicUsize::new(0),
         ranges: AtomicUsize::new(0),
         repaired: AtomicU32::new(0),
+        finished: std::sync::Mutex::new(Vec::new()),
     };
     let mut attempts: HashMap<i64, u32> = HashMap::new();
     // Ranges that failed every attempt: left for another run, with their last error.
@@ -346,6 +347,17 @@ pub async fn backfill<T: CopyFrom>(
                 }
             }
         }
+        // The leases of the ranges finished, given up (off the ranges' own path: one round
+        // trip of a lightweight transaction each).
+        let finished = state
+            .finished
+            .lock()
+            .map(|mut f| std::mem::take(&mut *f))
+            .unwrap_or_default();
+        for starts in finished.chunks(16) {
+            let releases = starts.iter().map(|&lo| record.release(lo, &owner, 0));
+            futures::future::try_join_all(releases).await?;
+        }
         tokio::time::sleep(backoff).await;
     }
     let failures = state.failures.lock().map(|f| f.clone()).unwrap_or_default();
@@ -408,6 +420,8 @@ struct Run<'a> {
     ranges: AtomicUsize,
     /// Ranges of counters this process repaired.
     repaired: AtomicU32,
+    /// Ranges this process finished in this round, whose leases it still holds.
+    finished: std::sync::Mutex<Vec<i64>>,
 }
 
 /// A range this process holds.
@@ -505,12 +519,14 @@ impl Run<'_> {
             }
         };
         // Done, whoever holds the lease now: every row of the range was copied. Its lease is
-        // given up (every write of it has ended), so that a range a verify marks to copy again
-        // is taken at once.
+        // given up after the round (every write of it has ended), so that a range a verify
+        // marks to copy again is taken at once.
         self.record
             .done(lo, i64::try_from(rows).unwrap_or(i64::MAX))
             .await?;
-        self.record.release(lo, self.owner, 0).await?;
+        if let Ok(mut finished) = self.finished.lock() {
+            finished.push(lo);
+        }
         if held.repair {
             self.repaired.fetch_add(1, Ordering::Relaxed);
         }
