@@ -5,6 +5,7 @@
 //! ```text
 //! benches/backfill.sh [--rows N] [--rounds K]      # installs cqlsh 6.2.2, then runs `all`
 //! cargo bench --bench backfill -- all --rows N --rounds K [--cqlsh PATH]
+//! cargo bench --bench backfill -- all --counters --rows N --rounds K   # counter tables
 //! target/release/deps/backfill-* reset; target/release/deps/backfill-* run cassmodel
 //! ```
 //!
@@ -42,6 +43,8 @@
 //! cassmodel record deleted), after it the target's rows are counted by token range: a run
 //! that copied another number of rows fails the bench. Reported per variant: the median
 //! rows/s over rounds and the run-to-run spread, and the peak memory.
+//!
+//! With `--counters`, the offline copy of a counter table instead (`backfill/counters.rs`).
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -54,6 +57,9 @@ use futures::{StreamExt, TryStreamExt};
 use scylla::client::session::Session;
 use scylla::statement::batch::{Batch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
+
+#[path = "backfill/counters.rs"]
+mod counters;
 
 const KEYSPACE: &str = "cassmodel_bench_copy";
 
@@ -101,12 +107,28 @@ fn main() {
         Some("all") => runtime.block_on(all(&args[1..])),
         Some("load") => runtime.block_on(async {
             let db = connect().await?;
-            load(&db, flag(&args, "--rows").unwrap_or(1_000_000)).await
+            let rows = flag(&args, "--rows").unwrap_or(1_000_000);
+            if args.iter().any(|a| a == "--counters") {
+                counters::load(&db, rows).await
+            } else {
+                load(&db, rows).await
+            }
         }),
         Some("run") => runtime.block_on(child(&args[1..])),
         // For paired runs of two builds (BENCHMARKS.md): the target emptied, the record gone.
-        Some("reset") => runtime.block_on(async { reset(&connect().await?).await }),
-        _ => Err("usage: backfill all [--rows N] [--rounds K] [--cqlsh PATH] | load --rows N | run VARIANT | reset".into()),
+        Some("reset") => runtime.block_on(async {
+            let db = connect().await?;
+            if args.iter().any(|a| a == "--counters") {
+                counters::reset(&db).await
+            } else {
+                reset(&db).await
+            }
+        }),
+        _ => Err(
+            "usage: backfill all [--counters] [--rows N] [--rounds K] [--cqlsh PATH] | \
+                  load [--counters] --rows N | run VARIANT | reset [--counters]"
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("backfill bench: {e}");
@@ -154,9 +176,8 @@ impl Lcg {
     }
 }
 
-/// Creates the keyspace and tables, and writes `rows` source rows unless they are there.
-async fn load(db: &Db, rows: u64) -> Res<()> {
-    let s = db.session();
+/// The bench's keyspace, created if missing, with its table of what is loaded.
+async fn create_keyspace(s: &Session) -> Res<()> {
     cql(
         s,
         &format!(
@@ -169,11 +190,15 @@ async fn load(db: &Db, rows: u64) -> Res<()> {
         s,
         &format!("CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (id int PRIMARY KEY, rows bigint)"),
     )
-    .await?;
-    let loaded: Option<(Option<i64>,)> = s
+    .await
+}
+
+/// How many source rows are loaded (`id` 0: `events`, 1: `views`), if any.
+async fn loaded(s: &Session, id: i32) -> Res<Option<i64>> {
+    let row: Option<(Option<i64>,)> = s
         .query_unpaged(
-            format!("SELECT rows FROM {KEYSPACE}.loaded WHERE id = 0"),
-            &[],
+            format!("SELECT rows FROM {KEYSPACE}.loaded WHERE id = ?"),
+            (id,),
         )
         .await
         .map_err(|e| e.to_string())?
@@ -181,10 +206,29 @@ async fn load(db: &Db, rows: u64) -> Res<()> {
         .map_err(|e| e.to_string())?
         .maybe_first_row()
         .map_err(|e| e.to_string())?;
+    Ok(row.and_then(|(n,)| n))
+}
+
+/// Records that `rows` source rows are loaded (`id` as in [`loaded`]).
+async fn mark_loaded(s: &Session, id: i32, rows: u64) -> Res<()> {
+    s.query_unpaged(
+        format!("INSERT INTO {KEYSPACE}.loaded (id, rows) VALUES (?, ?)"),
+        (id, rows as i64),
+    )
+    .await
+    .map(drop)
+    .map_err(|e| e.to_string())
+}
+
+/// Creates the keyspace and tables, and writes `rows` source rows unless they are there.
+async fn load(db: &Db, rows: u64) -> Res<()> {
+    let s = db.session();
+    create_keyspace(s).await?;
+    let loaded = loaded(s, 0).await?;
     db.create_table::<EventByDay>()
         .await
         .map_err(|e| e.to_string())?;
-    if loaded.and_then(|(n,)| n) == Some(rows as i64) {
+    if loaded == Some(rows as i64) {
         eprintln!("{rows} source rows already loaded");
         return Ok(());
     }
@@ -231,19 +275,19 @@ async fn load(db: &Db, rows: u64) -> Res<()> {
         .try_collect::<()>()
         .await
         .map_err(|e| e.to_string())?;
-    cql(
-        s,
-        &format!("INSERT INTO {KEYSPACE}.loaded (id, rows) VALUES (0, {rows})"),
-    )
-    .await?;
+    mark_loaded(s, 0, rows).await?;
     eprintln!("loaded {rows} rows in {:.1} s", t.elapsed().as_secs_f64());
     Ok(())
 }
 
 /// Empties the target and forgets cassmodel's record of the copy.
 async fn reset(db: &Db) -> Res<()> {
-    let s = db.session();
-    cql(s, &format!("TRUNCATE {KEYSPACE}.events_by_day")).await?;
+    empty(db.session(), "events_by_day").await
+}
+
+/// Empties `table` (a target) and forgets cassmodel's record of every copy.
+async fn empty(s: &Session, table: &str) -> Res<()> {
+    cql(s, &format!("TRUNCATE {KEYSPACE}.{table}")).await?;
     for table in ["copies", "copy_ranges", "copy_leases"] {
         // Absent before cassmodel's first run.
         let _ = s
@@ -306,15 +350,9 @@ async fn child(args: &[String]) -> Res<()> {
     let db = connect().await?;
     let t = Instant::now();
     let rows = match variant.split_once(':') {
+        _ if variant.starts_with("counters-") => counters::run(&db, variant).await?,
         None if variant == "cassmodel" => {
-            let mut options = CopyOptions::new();
-            if let Ok(v) = std::env::var("BACKFILL_RANGES_IN_FLIGHT") {
-                options = options.ranges_in_flight(v.parse().map_err(|_| "ranges in flight")?);
-            }
-            if let Ok(v) = std::env::var("BACKFILL_WRITES_IN_FLIGHT") {
-                options = options.writes_in_flight(v.parse().map_err(|_| "writes in flight")?);
-            }
-            let report = copy::backfill::<EventByDay>(&db, &options)
+            let report = copy::backfill::<EventByDay>(&db, &options_from_env()?)
                 .await
                 .map_err(|e| e.to_string())?;
             report.rows
@@ -326,6 +364,19 @@ async fn child(args: &[String]) -> Res<()> {
     let secs = t.elapsed().as_secs_f64();
     println!("{rows} {secs:.3} {}", peak_kib());
     Ok(())
+}
+
+/// cassmodel's backfill options: the defaults, or `BACKFILL_RANGES_IN_FLIGHT` and
+/// `BACKFILL_WRITES_IN_FLIGHT` when set.
+fn options_from_env() -> Res<CopyOptions> {
+    let mut options = CopyOptions::new();
+    if let Ok(v) = std::env::var("BACKFILL_RANGES_IN_FLIGHT") {
+        options = options.ranges_in_flight(v.parse().map_err(|_| "ranges in flight")?);
+    }
+    if let Ok(v) = std::env::var("BACKFILL_WRITES_IN_FLIGHT") {
+        options = options.writes_in_flight(v.parse().map_err(|_| "writes in flight")?);
+    }
+    Ok(options)
 }
 
 /// Peak resident memory of this process, KiB.
@@ -547,6 +598,7 @@ async fn all(args: &[String]) -> Res<()> {
     let rows = flag(args, "--rows").unwrap_or(1_000_000);
     let rounds = flag(args, "--rounds").unwrap_or(3) as usize;
     let cqlsh = text_flag(args, "--cqlsh");
+    let counts = args.iter().any(|a| a == "--counters");
     let db = connect().await?;
     let point = cassmodel_node::cluster_or_local_node()
         .await
@@ -555,7 +607,16 @@ async fn all(args: &[String]) -> Res<()> {
         .first()
         .cloned()
         .unwrap_or_else(|| "127.0.0.1:9042".into());
-    load(&db, rows).await?;
+    if counts {
+        counters::load(&db, rows).await?;
+    } else {
+        load(&db, rows).await?;
+    }
+    let source = if counts {
+        Some(counters::totals(&db, "views", "sensor").await?)
+    } else {
+        None
+    };
     let mut variants: Vec<String> = [
         "cassmodel",
         "raw-rows:128",
@@ -566,13 +627,28 @@ async fn all(args: &[String]) -> Res<()> {
     ]
     .map(str::to_owned)
     .to_vec();
-    if cqlsh.is_some() {
+    if cqlsh.is_some() && !counts {
         variants.extend(["cqlsh-default".to_owned(), "cqlsh-tuned".to_owned()]);
     }
+    let mut warm_up = ["raw-batched:32", "cassmodel"];
+    if counts {
+        variants = counters::VARIANTS.map(str::to_owned).to_vec();
+        warm_up = ["counters-raw:32", "counters-cassmodel"];
+    }
+    let reset_target = |db: &Db| {
+        let db = db.clone();
+        async move {
+            if counts {
+                counters::reset(&db).await
+            } else {
+                reset(&db).await
+            }
+        }
+    };
     // Warm-up: the node's JIT, and cassmodel's record keyspace (created by its first copy on
     // a cluster, once).
-    for v in ["raw-batched:32", "cassmodel"] {
-        reset(&db).await?;
+    for v in warm_up {
+        reset_target(&db).await?;
         let (n, secs, _) = run_child(v)?;
         eprintln!("warm-up {v}: {n} rows in {secs:.1} s");
     }
@@ -581,7 +657,7 @@ async fn all(args: &[String]) -> Res<()> {
         let mut order = variants.clone();
         order.rotate_left(round % variants.len());
         for v in &order {
-            reset(&db).await?;
+            reset_target(&db).await?;
             let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
             let (secs, peak) = match v.strip_prefix("cqlsh-") {
                 Some(kind) => run_cqlsh(cqlsh.unwrap_or("cqlsh"), kind == "tuned", &point)?,
@@ -593,11 +669,24 @@ async fn all(args: &[String]) -> Res<()> {
                     (secs, peak)
                 }
             };
-            let counted = count_target(&db).await?;
-            if counted != rows {
-                return Err(format!(
-                    "after {v}, the target has {counted} rows, not {rows}"
-                ));
+            match source {
+                // Every row, and every count exactly once.
+                Some(source) => {
+                    let target = counters::totals(&db, "views_by_day", "sensor, day").await?;
+                    if target != source {
+                        return Err(format!(
+                            "after {v}, the target has (rows, sum) {target:?}, the source {source:?}"
+                        ));
+                    }
+                }
+                None => {
+                    let counted = count_target(&db).await?;
+                    if counted != rows {
+                        return Err(format!(
+                            "after {v}, the target has {counted} rows, not {rows}"
+                        ));
+                    }
+                }
             }
             let rate = rows as f64 / secs;
             eprintln!(
@@ -623,7 +712,7 @@ async fn all(args: &[String]) -> Res<()> {
     };
     let best_raw = results
         .iter()
-        .filter(|(v, _)| v.starts_with("raw"))
+        .filter(|(v, _)| v.starts_with("raw") || v.starts_with("counters-raw"))
         .map(|(_, runs)| median(runs).0)
         .fold(0.0, f64::max);
     for (v, runs) in &results {
