@@ -478,11 +478,37 @@ async fn copy_range(
             .await;
     }
     // Consecutive rows of one (sensor, day), up to 100, in one unlogged batch.
+    grouped(
+        s,
+        insert,
+        rows,
+        |a, b| a.0 == b.0 && a.1 == b.1,
+        BatchType::Unlogged,
+        in_flight,
+    )
+    .await
+}
+
+/// Writes `rows` with `write`: consecutive rows of one target partition (`same`), up to 100,
+/// in one batch of `kind` (an unlogged batch marked idempotent), `in_flight` batches at a time.
+/// Returns how many rows.
+async fn grouped<V, S>(
+    s: &Session,
+    write: &PreparedStatement,
+    rows: S,
+    same: fn(&V, &V) -> bool,
+    kind: BatchType,
+    in_flight: usize,
+) -> Res<u64>
+where
+    V: scylla::serialize::row::SerializeRow,
+    S: futures::Stream<Item = Res<V>>,
+{
     let chunks = rows.try_chunks(100).map_err(|e| e.1).map_ok(|chunk| {
-        let mut groups: Vec<Vec<Values>> = Vec::new();
+        let mut groups: Vec<Vec<V>> = Vec::new();
         for v in chunk {
             match groups.last_mut() {
-                Some(g) if g[0].0 == v.0 && g[0].1 == v.1 => g.push(v),
+                Some(g) if same(&g[0], &v) => g.push(v),
                 _ => groups.push(vec![v]),
             }
         }
@@ -493,15 +519,15 @@ async fn copy_range(
         .map_ok(|group| async move {
             let n = group.len() as u64;
             if n == 1 {
-                s.execute_unpaged(insert, &group[0])
+                s.execute_unpaged(write, &group[0])
                     .await
                     .map_err(|e| e.to_string())?;
             } else {
-                let mut batch = Batch::new(BatchType::Unlogged);
+                let mut batch = Batch::new(kind);
                 for _ in &group {
-                    batch.append_statement(BatchStatement::PreparedStatement(insert.clone()));
+                    batch.append_statement(BatchStatement::PreparedStatement(write.clone()));
                 }
-                batch.set_is_idempotent(true);
+                batch.set_is_idempotent(kind == BatchType::Unlogged);
                 s.batch(&batch, &group).await.map_err(|e| e.to_string())?;
             }
             Ok::<u64, String>(n)

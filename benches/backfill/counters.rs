@@ -210,35 +210,14 @@ async fn copy_range(
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string());
     // Consecutive rows of one (sensor, day), up to 100, in one counter batch.
-    let chunks = rows.try_chunks(100).map_err(|e| e.1).map_ok(|chunk| {
-        let mut groups: Vec<Vec<(Counter, i32, NaiveDate, i32)>> = Vec::new();
-        for (sensor, day, hour, views) in chunk {
-            let v = (views, sensor, day, hour);
-            match groups.last_mut() {
-                Some(g) if g[0].1 == sensor && g[0].2 == day => g.push(v),
-                _ => groups.push(vec![v]),
-            }
-        }
-        futures::stream::iter(groups.into_iter().map(Ok::<_, String>))
-    });
-    chunks
-        .try_flatten()
-        .map_ok(|group| async move {
-            let n = group.len() as u64;
-            if n == 1 {
-                s.execute_unpaged(add, &group[0])
-                    .await
-                    .map_err(|e| e.to_string())?;
-            } else {
-                let mut batch = Batch::new(BatchType::Counter);
-                for _ in &group {
-                    batch.append_statement(BatchStatement::PreparedStatement(add.clone()));
-                }
-                s.batch(&batch, &group).await.map_err(|e| e.to_string())?;
-            }
-            Ok::<u64, String>(n)
-        })
-        .try_buffer_unordered(in_flight)
-        .try_fold(0, |n, k| async move { Ok(n + k) })
-        .await
+    let adds = rows.map_ok(|(sensor, day, hour, views)| (views, sensor, day, hour));
+    grouped(
+        s,
+        add,
+        adds,
+        |a, b| a.1 == b.1 && a.2 == b.2,
+        BatchType::Counter,
+        in_flight,
+    )
+    .await
 }

@@ -139,6 +139,28 @@ async fn prepare(db: &Db, cql: String) -> Result<PreparedStatement, MigrationErr
     Ok(ps)
 }
 
+/// The one column of the row `ps` reads with `values`; `None` when there is no such row (or
+/// the value is null).
+async fn one_value<V>(
+    db: &Db,
+    ps: &PreparedStatement,
+    values: impl scylla::serialize::row::SerializeRow,
+) -> Result<Option<V>, MigrationError>
+where
+    V: for<'f> scylla::deserialize::value::DeserializeValue<'f, 'f>,
+{
+    let row: Option<(Option<V>,)> = db
+        .session()
+        .execute_unpaged(ps, values)
+        .await
+        .map_err(|e| Error::execute(ps.get_statement(), e))?
+        .into_rows_result()
+        .map_err(Error::from)?
+        .maybe_first_row()
+        .map_err(Error::from)?;
+    Ok(row.and_then(|(v,)| v))
+}
+
 /// Runs `ps` with `values`: whether its condition applied.
 async fn applied(
     db: &Db,
@@ -362,17 +384,8 @@ impl<'d> Record<'d> {
         if applied(self.db, &self.take, (m, start, owner, lease_until)).await? {
             return Ok(Claim::First);
         }
-        let held: Option<(Option<i64>,)> = self
-            .db
-            .session()
-            .execute_unpaged(&self.lease_of, (m, start))
-            .await
-            .map_err(|e| Error::execute(self.lease_of.get_statement(), e))?
-            .into_rows_result()
-            .map_err(Error::from)?
-            .maybe_first_row()
-            .map_err(Error::from)?;
-        let until = held.and_then(|(u,)| u).unwrap_or(0);
+        let held: Option<i64> = one_value(self.db, &self.lease_of, (m, start)).await?;
+        let until = held.unwrap_or(0);
         if until >= now {
             return Ok(Claim::Held);
         }
@@ -387,17 +400,8 @@ impl<'d> Record<'d> {
         }
         // A lease ends early when its range is done: taken over from a list of the ranges read
         // before that, the range may be done already.
-        let done: Option<(Option<bool>,)> = self
-            .db
-            .session()
-            .execute_unpaged(&self.is_done, (m, start))
-            .await
-            .map_err(|e| Error::execute(self.is_done.get_statement(), e))?
-            .into_rows_result()
-            .map_err(Error::from)?
-            .maybe_first_row()
-            .map_err(Error::from)?;
-        if done.and_then(|(d,)| d) == Some(true) {
+        let done: Option<bool> = one_value(self.db, &self.is_done, (m, start)).await?;
+        if done == Some(true) {
             self.release(start, owner, 0).await?;
             return Ok(Claim::Held);
         }
@@ -534,18 +538,7 @@ async fn leases(
     // Owned: a `&str` captured by the stream's futures is not `Send` for every lifetime.
     let migration = &migration.to_owned();
     futures::stream::iter(starts.iter().copied())
-        .map(|start| async move {
-            let row: Option<(Option<i64>,)> = db
-                .session()
-                .execute_unpaged(lease, (migration, start))
-                .await
-                .map_err(|e| Error::execute(lease.get_statement(), e))?
-                .into_rows_result()
-                .map_err(Error::from)?
-                .maybe_first_row()
-                .map_err(Error::from)?;
-            Ok::<_, MigrationError>(row.map(|(u,)| u.unwrap_or(0)))
-        })
+        .map(|start| one_value::<i64>(db, lease, (migration, start)))
         .buffered(16)
         .try_collect()
         .await
