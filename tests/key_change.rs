@@ -114,6 +114,23 @@ async fn migrate(db: &Db, models: Models, args: &[&str]) -> (cli::Exit, String, 
     )
 }
 
+/// `migrate backfill` of `models` in 32 ranges, with leases of `lease_seconds`.
+async fn backfill_32_ranges(
+    db: &Db,
+    models: Models,
+    lease_seconds: &str,
+) -> (cli::Exit, String, String) {
+    let args = [
+        "backfill",
+        "--ranges",
+        "32",
+        "--lease-seconds",
+        lease_seconds,
+        "--quiet",
+    ];
+    migrate(db, models, &args).await
+}
+
 /// A small deterministic generator (the test's writes are the same on every run).
 struct Lcg(u64);
 
@@ -351,19 +368,7 @@ async fn analyze_then_bucket_journey() {
     );
 
     // Started again (the CLI, another connection): it continues and ends.
-    let (exit, out, err) = migrate(
-        db,
-        both(),
-        &[
-            "backfill",
-            "--ranges",
-            "32",
-            "--lease-seconds",
-            "2",
-            "--quiet",
-        ],
-    )
-    .await;
+    let (exit, out, err) = backfill_32_ranges(db, both(), "2").await;
     assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
     assert!(out.contains("all 32 ranges copied"), "{out}");
     stop.store(true, Ordering::Relaxed);
@@ -1091,19 +1096,7 @@ async fn counter_table_copied_offline() {
 
     // Started again (the CLI): the ranges the killed one held are repaired once their leases
     // end, the others added.
-    let (exit, out, err) = migrate(
-        db,
-        both(),
-        &[
-            "backfill",
-            "--ranges",
-            "32",
-            "--lease-seconds",
-            "3",
-            "--quiet",
-        ],
-    )
-    .await;
+    let (exit, out, err) = backfill_32_ranges(db, both(), "3").await;
     assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
     assert!(out.contains("all 32 ranges copied"), "{out}");
     assert!(out.contains("claimed before repaired"), "{out}");

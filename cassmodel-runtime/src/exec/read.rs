@@ -112,6 +112,15 @@ pub(crate) async fn first_by_key_prefix<T: Table>(
     first_of(unpaged!(db, st, values)?)
 }
 
+/// The first row `st` reads with `values` (a static-only row is none): for a statement kept
+/// for many reads, its options applied once (a copy's repair reads).
+pub(crate) async fn first_row<R>(db: &Db, st: &Stmt, values: impl SerializeRow) -> Result<Option<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    first_of(unpaged!(db, st, values)?)
+}
+
 /// Every row with `=` on the first `n` primary-key columns bound from `values` (paged): the
 /// body of `partition`.
 pub(crate) async fn all_by_key_prefix<T: Table>(

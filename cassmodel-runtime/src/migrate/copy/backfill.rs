@@ -22,6 +22,7 @@ use super::write::{CellGroup, TimedWrite, cell_groups};
 use crate::error::{Error, ErrorKind};
 use crate::exec::insert::InsertValues;
 use crate::exec::read::token_ranges;
+use crate::exec::statement::Stmt;
 use crate::mapping::erased::SizeBound;
 use crate::mapping::table::{Table, write_column};
 use crate::migrate::error::MigrationError;
@@ -254,11 +255,14 @@ pub async fn backfill<T: CopyFrom>(
     if fresh {
         check_target(db, &copy, T::schema()).await?;
     }
-    if copy.counters.is_some() {
-        // Every increment ends (applied or given up) before the lease of its range does.
+    // A copy of counters: every increment and every read of a repair ends (done or given up)
+    // before the lease of its range does.
+    let mut repair_read = None;
+    if let Some(counters) = &copy.counters {
         let mut update = (*copy.write).clone();
         update.set_request_timeout(Some(options.lease / 3));
         copy.write = Arc::new(update);
+        repair_read = Some(counters.read_statement::<T>(db, options.lease / 3).await?);
     }
     let record = Record::open(
         db,
@@ -283,6 +287,7 @@ pub async fn backfill<T: CopyFrom>(
         ranges: AtomicUsize::new(0),
         repaired: AtomicU32::new(0),
         finished: std::sync::Mutex::new(Vec::new()),
+        repair_read,
     };
     let mut attempts: HashMap<i64, u32> = HashMap::new();
     // Ranges that failed every attempt: left for another run, with their last error.
@@ -422,6 +427,8 @@ struct Run<'a> {
     repaired: AtomicU32,
     /// Ranges this process finished in this round, whose leases it still holds.
     finished: std::sync::Mutex<Vec<i64>>,
+    /// For a copy of counters, the read of a new row by a repair, made once.
+    repair_read: Option<Stmt>,
 }
 
 /// A range this process holds.
@@ -667,24 +674,44 @@ impl Run<'_> {
         counters: &Counters,
         held: &Held,
     ) -> Result<u64, MigrationError> {
-        let amounts: Vec<Option<Vec<Option<i64>>>> = if held.repair {
-            // Read 8 at a time. (Not a stream of futures: the compiler cannot prove that one
-            // `Send` for every lifetime its closure is called with.)
-            let mut new: Vec<Option<T>> = Vec::with_capacity(chunk.rows.len());
-            for rows in chunk.rows.chunks(8) {
-                let reads = rows
+        let values: Vec<CounterAdd<'_, T>> = match &self.repair_read {
+            Some(read) if held.repair => {
+                // Read 8 at a time. (Not a stream of futures: the compiler cannot prove that
+                // one `Send` for every lifetime its closure is called with.)
+                let mut new: Vec<Option<T>> = Vec::with_capacity(chunk.rows.len());
+                for rows in chunk.rows.chunks(8) {
+                    let reads = rows
+                        .iter()
+                        .map(|r| counters.read_all(self.db, read, &r.row));
+                    new.extend(futures::future::try_join_all(reads).await?);
+                }
+                // Only the rows that differ, by the difference.
+                chunk
+                    .rows
                     .iter()
-                    .map(|r| counters.read_all(self.db, &r.row, self.options.lease / 3));
-                new.extend(futures::future::try_join_all(reads).await?);
+                    .zip(&new)
+                    .filter_map(|(r, new)| {
+                        Some(CounterAdd {
+                            row: &r.row,
+                            amounts: Some(counters.difference(
+                                &r.row,
+                                new.as_ref(),
+                                &self.copy.columns,
+                            )?),
+                            counters,
+                        })
+                    })
+                    .collect()
             }
-            chunk
+            _ => chunk
                 .rows
                 .iter()
-                .zip(&new)
-                .map(|(r, new)| counters.difference(&r.row, new.as_ref(), &self.copy.columns))
-                .collect()
-        } else {
-            Vec::new()
+                .map(|r| CounterAdd {
+                    row: &r.row,
+                    amounts: None,
+                    counters,
+                })
+                .collect(),
         };
         if self.ran_out(held) {
             // Its renewals are late: the next claim repairs the range.
@@ -693,30 +720,6 @@ impl Run<'_> {
                 self.options.lease
             )));
         }
-        let values: Vec<CounterAdd<'_, T>> = if held.repair {
-            chunk
-                .rows
-                .iter()
-                .zip(&amounts)
-                .filter_map(|(r, a)| {
-                    Some(CounterAdd {
-                        row: &r.row,
-                        amounts: Some(a.as_deref()?),
-                        counters,
-                    })
-                })
-                .collect()
-        } else {
-            chunk
-                .rows
-                .iter()
-                .map(|r| CounterAdd {
-                    row: &r.row,
-                    amounts: None,
-                    counters,
-                })
-                .collect()
-        };
         self.send(&values, BatchType::Counter).await?;
         let n = chunk.rows.len() as u64;
         self.rows.fetch_add(n, Ordering::Relaxed);

@@ -18,7 +18,8 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::Consistency;
 
 use crate::error::count_mismatch;
-use crate::exec::read::first_by_key_prefix;
+use crate::exec::read::first_row;
+use crate::exec::statement::{Stmt, key_prefix_statement};
 use crate::mapping::table::{Columns, Table, write_column};
 use crate::migrate::error::MigrationError;
 use crate::schema::model::TableSchema;
@@ -104,20 +105,30 @@ impl Counters {
         amounts.iter().any(Option::is_some).then_some(amounts)
     }
 
-    /// The new table's row with the key of `row`, read from every replica within `timeout`.
-    pub(super) async fn read_all<T: Table>(
+    /// The read of a row of the new table by its key, from every replica, given up after
+    /// `timeout`: made once for all the reads of a repair ([`read_all`](Self::read_all)).
+    pub(super) async fn read_statement<T: Table>(
         &self,
         db: &Db,
-        row: &T,
         timeout: std::time::Duration,
-    ) -> Result<Option<T>, MigrationError> {
+    ) -> Result<Stmt, MigrationError> {
         let options = QueryOptions {
             consistency: Some(Consistency::All),
             timeout: Some(timeout),
             ..QueryOptions::default()
         };
-        let key = Columns::new(row, &self.key);
-        Ok(first_by_key_prefix::<T>(db, self.key.len(), key, &options).await?)
+        Ok(key_prefix_statement::<T>(db, self.key.len(), &options).await?)
+    }
+
+    /// The new table's row with the key of `row`, read with `read` ([`read_statement`](
+    /// Self::read_statement)).
+    pub(super) async fn read_all<T: Table>(
+        &self,
+        db: &Db,
+        read: &Stmt,
+        row: &T,
+    ) -> Result<Option<T>, MigrationError> {
+        Ok(first_row::<T>(db, read, Columns::new(row, &self.key)).await?)
     }
 }
 
@@ -134,10 +145,11 @@ fn count<T: Table>(row: &T, index: usize, spec: &ColumnSpec<'_>) -> Option<i64> 
 }
 
 /// The values of the UPDATE that adds to one row of a counter table: its counts, or
-/// `amounts` (in SET order; `None` leaves a counter unset), then its key.
+/// `amounts` (in SET order; `None` leaves a counter unset; a repair's [`Counters::difference`]),
+/// then its key.
 pub(super) struct CounterAdd<'r, T> {
     pub row: &'r T,
-    pub amounts: Option<&'r [Option<i64>]>,
+    pub amounts: Option<Vec<Option<i64>>>,
     pub counters: &'r Counters,
 }
 
@@ -153,7 +165,7 @@ impl<T: Table> SerializeRow for CounterAdd<'_, T> {
             return Err(count_mismatch(ctx));
         }
         for (j, (&i, spec)) in set.iter().zip(specs).enumerate() {
-            match self.amounts {
+            match &self.amounts {
                 // A first copy: the row's own counts, a null one unset.
                 None => write_column(self.row, i, spec, true, writer)?,
                 Some(amounts) => match amounts.get(j).copied().flatten() {

@@ -24,7 +24,7 @@ pub(crate) fn copy_problem(
                 .into(),
         );
     }
-    if declared.offline && !(schema.is_counter_table() && counters) {
+    if declared.offline && !schema.is_counter_table() {
         return Some(
             "`offline` is for counter tables, and this is not one: remove `offline`, and the \
              rows are copied online"

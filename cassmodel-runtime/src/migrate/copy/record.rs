@@ -20,6 +20,7 @@ use scylla::statement::batch::{Batch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency};
 
+use super::setup;
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
 use crate::schema::ddl::{qualified, string_literal};
@@ -231,15 +232,7 @@ impl<'d> Record<'d> {
         ensure_tables(db, replication).await?;
         let r = qualified(RECORD_KEYSPACE, "copy_ranges");
         let l = qualified(RECORD_KEYSPACE, "copy_leases");
-        let plain = |cql: String| async move {
-            let mut ps = db
-                .session()
-                .prepare(cql.as_str())
-                .await
-                .map_err(|e| MigrationError::from(Error::execute(&cql, e)))?;
-            ps.set_is_idempotent(true);
-            Ok::<_, MigrationError>(ps)
-        };
+        let plain = |cql: String| setup::prepare(db, cql, true);
         let record = Record {
             db,
             migration: target.to_owned(),
@@ -510,31 +503,32 @@ pub(super) async fn started(db: &Db, migration: &str) -> Result<bool, MigrationE
     if ranges.iter().any(|r| r.done) {
         return Ok(true);
     }
+    if ranges.is_empty() {
+        // Nothing recorded (perhaps not even the record's keyspace).
+        return Ok(false);
+    }
     let starts: Vec<i64> = ranges.iter().map(|r| r.start).collect();
-    let leases = leases(db, migration, &starts).await?;
+    let leases = leases(db, &lease_lookup(db).await?, migration, &starts).await?;
     Ok(leases.iter().any(Option::is_some))
 }
 
+/// The read of one range's lease end, prepared once for every lookup of [`leases`].
+async fn lease_lookup(db: &Db) -> Result<PreparedStatement, MigrationError> {
+    let cql = format!(
+        "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
+        qualified(RECORD_KEYSPACE, "copy_leases")
+    );
+    setup::prepare(db, cql, true).await
+}
+
 /// The end of the lease of each range `starts` of the copy into `migration` (milliseconds;
-/// `None`: never claimed), looked up 16 at a time.
+/// `None`: never claimed), looked up 16 at a time with `lease` ([`lease_lookup`]).
 async fn leases(
     db: &Db,
+    lease: &PreparedStatement,
     migration: &str,
     starts: &[i64],
 ) -> Result<Vec<Option<i64>>, MigrationError> {
-    if starts.is_empty() {
-        // Nothing recorded (perhaps not even the record's keyspace).
-        return Ok(Vec::new());
-    }
-    let lease = db
-        .session()
-        .prepare(crate::exec::statement::repeatable(&format!(
-            "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
-            qualified(RECORD_KEYSPACE, "copy_leases")
-        )))
-        .await
-        .map_err(|e| MigrationError::from(Error::execute("copy_leases", e)))?;
-    let lease = &lease;
     // Owned: a `&str` captured by the stream's futures is not `Send` for every lifetime.
     let migration = &migration.to_owned();
     futures::stream::iter(starts.iter().copied())
@@ -646,13 +640,14 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
         Err(e) if e.is_schema_mismatch() => return Ok(Vec::new()),
         Err(e) => return Err(e.into()),
     };
+    let lease = lease_lookup(db).await?;
     let now = now_millis();
     let mut out = Vec::new();
     for (migration, source, ranges, verified) in copies {
         let states = recorded(db, &migration).await?;
         let done = states.iter().filter(|r| r.done).count();
         let not_done: Vec<i64> = states.iter().filter(|r| !r.done).map(|r| r.start).collect();
-        let leases = leases(db, &migration, &not_done).await?;
+        let leases = leases(db, &lease, &migration, &not_done).await?;
         let held = leases
             .iter()
             .flatten()

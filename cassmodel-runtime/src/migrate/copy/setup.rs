@@ -154,8 +154,9 @@ pub(super) async fn prepare(
 /// change starts empty, and holds only the source's rows and the application's dual writes,
 /// which reach the source too. For a copy by name, a sample of the new table's rows (100) is
 /// looked up in the source by key; a converted copy (which has no dual writes) and a copy of
-/// counters (which adds to what is there) need an empty table. A dual write in flight can show a row in one table and not yet in the other: a row
-/// is refused only when it is found so three times, a second apart.
+/// counters (which adds to what is there) need an empty table. A dual write in flight can show
+/// a row in one table and not yet in the other: a row is refused only when it is found so
+/// three times, a second apart.
 pub(super) async fn check_target(
     db: &Db,
     copy: &Copy,
