@@ -422,8 +422,8 @@ impl<'d> Record<'d> {
         Ok(())
     }
 
-    /// Gives range `start` up (after a failure): another attempt may take it from `until`
-    /// (milliseconds; 0: at once).
+    /// Gives range `start` up (after a failure, or once it is done): another attempt may take
+    /// it from `until` (milliseconds; 0: at once).
     pub(super) async fn release(
         &self,
         start: i64,
