@@ -291,6 +291,20 @@ pub(crate) async fn start_again(env: &Env, down: &NodeConfig) -> Result<(), Stri
         .map_err(|e| e.to_string())
 }
 
+/// The nodes of `env` found not running (a check that failed midway may leave the node it
+/// stopped down), each started again: their hosts, or why one did not start. Every check
+/// begins with every node up.
+pub(crate) async fn restart_down(env: &Env) -> Result<Vec<String>, String> {
+    let mut restarted = Vec::new();
+    for node in &env.nodes {
+        if cassmodel_node::running_pid(node).is_none() {
+            start_again(env, node).await?;
+            restarted.push(node.host.to_string());
+        }
+    }
+    Ok(restarted)
+}
+
 pub async fn quorum(env: &Env) -> Result<Outcome, String> {
     const N: i32 = 300;
     let db = crate::checks::connect(env, None).await?;

@@ -297,11 +297,11 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     // Whatever way this check ends, the application stops and no worker outlives it.
     let _stop_app = StopOnDrop(Arc::clone(&stop));
     let run = copy_with_kills(env, &db, &target, "copy-worker", RANGES, 1).await?;
+    let copy_took = started.elapsed();
+    let restarted = node_back(env, &run.node_stopped).await?;
     if let Some(Err(e)) = run.ended.iter().find(|e| e.is_err()) {
         return Err(format!("a worker failed: {e}"));
     }
-    let copy_took = started.elapsed();
-    let restarted = node_back(env, &run.node_stopped).await?;
     stop.store(true, Ordering::Relaxed);
     let (expected, writes, write_errors) = app.await.map_err(|e| e.to_string())??;
 
@@ -369,6 +369,7 @@ pub struct KilledCopy {
 /// and 1/2 of the ranges done, and another started; on the cluster, node 3 killed (SIGKILL)
 /// at kill number `node_at` (1 to 3) of those, left down. Then waits for the workers left
 /// (at most 240 s).
+/// If it fails, node 3 (if it was killed) is started again before the error is returned.
 pub async fn copy_with_kills(
     env: &Env,
     db: &Db,
@@ -377,12 +378,42 @@ pub async fn copy_with_kills(
     ranges: u32,
     node_at: usize,
 ) -> Result<KilledCopy, String> {
+    let mut node_stopped = None;
+    let mut kills = Vec::new();
+    let run = kill_and_wait(
+        env,
+        db,
+        (target, command, ranges, node_at),
+        &mut kills,
+        &mut node_stopped,
+    )
+    .await;
+    match run {
+        Ok(ended) => Ok(KilledCopy {
+            kills,
+            node_stopped,
+            ended,
+        }),
+        Err(e) => Err(match node_back(env, &node_stopped).await {
+            Ok(_) => e,
+            Err(back) => format!("{e}; and node 3 did not start again: {back}"),
+        }),
+    }
+}
+
+/// The body of [`copy_with_kills`]: the workers' ends. The kills and node 3's stop are
+/// recorded as they happen, so that a failure still tells what to start again.
+async fn kill_and_wait(
+    env: &Env,
+    db: &Db,
+    (target, command, ranges, node_at): (&str, &str, u32, usize),
+    kills: &mut Vec<String>,
+    node_stopped: &mut Option<(cassmodel_node::NodeConfig, u32, u32)>,
+) -> Result<Vec<Result<String, String>>, String> {
     let mut workers = Workers(vec![
         spawn_worker(env, command)?,
         spawn_worker(env, command)?,
     ]);
-    let mut kills = Vec::new();
-    let mut node_stopped = None;
     // Kill a worker at each of these shares of the ranges, and start another.
     for at in [ranges / 8, ranges / 3, ranges / 2] {
         let deadline = Instant::now() + Duration::from_secs(120);
@@ -426,7 +457,7 @@ pub async fn copy_with_kills(
             let down = &env.nodes[2];
             let pid = cassmodel_node::signal(down, cassmodel_node::Signal::Kill)
                 .map_err(|e| format!("kill -9 of {}: {e}", down.host))?;
-            node_stopped = Some((down.clone(), pid, seen));
+            *node_stopped = Some((down.clone(), pid, seen));
         }
     }
     // The workers left run to their end (at most 240 s).
@@ -450,11 +481,7 @@ pub async fn copy_with_kills(
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
-    Ok(KilledCopy {
-        kills,
-        node_stopped,
-        ended,
-    })
+    Ok(ended)
 }
 
 /// Node 3, if a copy killed it, started again once its process is gone: whether it was.

@@ -143,6 +143,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     // nodes see it down, counter writes time out (counted or not: every range they touch is
     // to repair), and a repair needs every replica.
     let run = copy_with_kills(env, &db, &target, "counter-worker", RANGES, 3).await?;
+    let restarted = node_back(env, &run.node_stopped).await?;
     // With node 3 down, a repair cannot read every replica: the workers that met one end
     // with the error that says so; any other error fails the check.
     let mut refused = 0;
@@ -153,7 +154,6 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
             return Err(format!("a worker failed: {e}"));
         }
     }
-    let restarted = node_back(env, &run.node_stopped).await?;
     // The copy ends here: the ranges the workers could not repair.
     let last = copy::backfill::<ViewsByPage>(&db, &options())
         .await

@@ -25,7 +25,8 @@
 //!
 //! Faults are sent only to the node started from this work dir, by the pid of its pid file
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
-//! bounded in count and in time.
+//! bounded in count and in time. Every check begins with every node up: a node a check left
+//! down (it failed before starting it again) is started again, and that check fails.
 //!
 //! With `--cluster`, the same checks run on the three-node cluster (127.0.0.1-127.0.0.3,
 //! started if needed; the single node must be stopped), in a keyspace with three replicas,
@@ -152,7 +153,7 @@ async fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("chaos: {e}");
+            eprintln!("chaos FAILED: {e}");
             ExitCode::FAILURE
         }
     }
@@ -235,11 +236,26 @@ async fn run(args: &Args) -> Result<bool, String> {
             "pause" => checks::pause(&env).await,
             _ => checks::crash(&env).await,
         };
-        let outcome = outcome.unwrap_or_else(|e| Outcome {
+        let mut outcome = outcome.unwrap_or_else(|e| Outcome {
             name,
             ok: false,
             figures: format!("error: {e}"),
         });
+        // A node a check left down is started again for the next one, and fails the check.
+        match cluster::restart_down(&env).await {
+            Ok(hosts) if hosts.is_empty() => {}
+            Ok(hosts) => {
+                outcome.ok = false;
+                outcome.figures += &format!(
+                    "; left down after the check, started again: {}",
+                    hosts.join(", ")
+                );
+            }
+            Err(e) => {
+                outcome.ok = false;
+                outcome.figures += &format!("; a node left down did not start again: {e}");
+            }
+        }
         println!(
             "{:<7} {:<4} {} ({:.0?})",
             outcome.name,

@@ -34,16 +34,25 @@ fn run(step: &str, cmd: &mut Command) -> bool {
     ok
 }
 
-/// Test counts summed over `cargo test`'s "test result:" lines.
+/// Test counts summed over `cargo test`'s "test result:" lines, and the lines that said what
+/// failed (a test's `... FAILED`, a check's `FAIL` line, a command's `FAILED: why`), printed
+/// again at the end of the run.
 #[derive(Default)]
 struct Counts {
     passed: u64,
     failed: u64,
     ignored: u64,
+    failures: Vec<String>,
 }
 
 impl Counts {
     fn add_line(&mut self, line: &str) {
+        if line
+            .split_whitespace()
+            .any(|w| matches!(w.trim_end_matches(':'), "FAIL" | "FAILED"))
+        {
+            self.failures.push(line.trim().to_owned());
+        }
         let Some(rest) = line.trim().strip_prefix("test result: ") else {
             return;
         };
@@ -66,6 +75,44 @@ impl Counts {
             }
         }
     }
+}
+
+/// Runs a command, echoing its output (stdout and stderr, each to its own), noting in `counts`
+/// the lines that say what failed, and says whether it succeeded.
+fn run_noted(step: &str, cmd: &mut Command, counts: &mut Counts) -> bool {
+    eprintln!("\n==> {step}");
+    let start = Instant::now();
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+    let Ok(mut child) = child else {
+        eprintln!("cannot run {step}");
+        return false;
+    };
+    let errors = child.stderr.take().map(|err| {
+        std::thread::spawn(move || {
+            let mut noted = Counts::default();
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                noted.add_line(&line);
+            }
+            noted.failures
+        })
+    });
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            counts.add_line(&line);
+        }
+    }
+    if let Some(Ok(lines)) = errors.map(std::thread::JoinHandle::join) {
+        counts.failures.extend(lines);
+    }
+    let ok = child.wait().is_ok_and(|s| s.success());
+    eprintln!(
+        "<== {step}: {} in {:.0?}",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed()
+    );
+    ok
 }
 
 /// `cargo test <args>` with extra environment variables, echoing its output and counting its
@@ -263,7 +310,7 @@ fn test() -> ExitCode {
                  the cluster in CASSMODEL_CONTACT_POINTS"
             );
         } else {
-            if !run("chaos (load, pause, kill -9)", &mut chaos(&[])) {
+            if !run_noted("chaos (load, pause, kill -9)", &mut chaos(&[]), &mut counts) {
                 failed.push("chaos");
             }
             failed.extend(cluster_suite(started, &mut counts));
@@ -291,6 +338,10 @@ fn test() -> ExitCode {
         eprintln!("\nall steps passed");
     } else {
         eprintln!("\nFAILED steps: {}", failed.join(", "));
+        // What said so, again: the output of a long run is often read from its end.
+        for line in &counts.failures {
+            eprintln!("  {line}");
+        }
     }
     // The closing line: test counts over the whole suite.
     println!(
@@ -363,9 +414,10 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
     let single_was_running = cassmodel_node::running_pid(&single).is_some();
     stop("local node (its address is the cluster's first)", &single);
     let nodes = cassmodel_node::cluster_nodes(&single);
-    if !run(
+    if !run_noted(
         "cluster checks and chaos on the three-node cluster",
         &mut chaos(&["--cluster".to_owned()]),
+        counts,
     ) {
         failed.push("cluster");
     }
@@ -470,5 +522,35 @@ fn main() -> ExitCode {
             );
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Counts;
+
+    #[test]
+    fn counts_results_and_notes_what_failed() {
+        let mut c = Counts::default();
+        for line in [
+            "test result: ok. 12 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out",
+            "test copy::resumes ... FAILED",
+            "test copy::fresh ... ok",
+            "counters FAIL error: a worker failed: timed out (93s)",
+            "copy    ok   120000 rows, 0 failed and retried",
+            "chaos FAILED: the cluster did not start: no answer",
+            "Compiling failure-detector v0.1.0",
+        ] {
+            c.add_line(line);
+        }
+        assert_eq!((c.passed, c.failed, c.ignored), (12, 1, 2));
+        assert_eq!(
+            c.failures,
+            [
+                "test copy::resumes ... FAILED",
+                "counters FAIL error: a worker failed: timed out (93s)",
+                "chaos FAILED: the cluster did not start: no answer",
+            ]
+        );
     }
 }

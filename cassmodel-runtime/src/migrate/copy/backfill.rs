@@ -228,7 +228,8 @@ impl std::fmt::Display for CopyReport {
 /// are. Ranges that fail on a timeout or an unavailable node are tried again, up to
 /// [`CopyOptions::attempts`] times each; a range that fails every attempt is set aside, the
 /// others are copied, and the backfill then fails naming how many are left (run it again to
-/// copy them).
+/// copy them). The reads and writes of the copy's record in the cluster are tried again the
+/// same way, so that a node going down does not end the backfill.
 ///
 /// A counter table (`#[cass(from = "old", offline)]`) is copied with every writer of the old
 /// table stopped, into a new table that is empty when the copy starts: each old row's counts
@@ -264,13 +265,10 @@ pub async fn backfill<T: CopyFrom>(
         copy.write = Arc::new(update);
         repair_read = Some(counters.read_statement::<T>(db, options.lease / 3).await?);
     }
-    let record = Record::open(
-        db,
-        &copy.replication,
-        &copy.target,
-        &copy.source.name(),
-        &ranges,
-    )
+    let source = copy.source.name();
+    let record = again(options.attempts, || {
+        Record::open(db, &copy.replication, &copy.target, &source, &ranges)
+    })
     .await?;
     let owner = owner_name();
     let state = Run {
@@ -296,7 +294,7 @@ pub async fn backfill<T: CopyFrom>(
     let mut waiting = false;
     let total;
     loop {
-        let states = record.ranges().await?;
+        let states = again(options.attempts, || record.ranges()).await?;
         let done = states.iter().filter(|r| r.done).count();
         state.ranges_done.store(done, Ordering::Relaxed);
         state.ranges.store(states.len(), Ordering::Relaxed);
@@ -339,7 +337,9 @@ pub async fn backfill<T: CopyFrom>(
                 Err(e) if transient(&e) => {
                     let n = attempts.entry(lo).or_default();
                     *n += 1;
-                    record.release(lo, &owner, state.released_until()).await?;
+                    // A release that fails leaves the lease to end by itself (no write of
+                    // the range outlives it), so the range is only taken later.
+                    let _ = record.release(lo, &owner, state.released_until()).await;
                     if *n >= options.attempts {
                         set_aside.push((lo, e));
                     } else {
@@ -353,7 +353,8 @@ pub async fn backfill<T: CopyFrom>(
             }
         }
         // The leases of the ranges finished, given up (off the ranges' own path: one round
-        // trip of a lightweight transaction each).
+        // trip of a lightweight transaction each). The ranges are done whatever becomes of
+        // it: a lease not given up only ends later.
         let finished = state
             .finished
             .lock()
@@ -361,14 +362,14 @@ pub async fn backfill<T: CopyFrom>(
             .unwrap_or_default();
         for starts in finished.chunks(16) {
             let releases = starts.iter().map(|&lo| record.release(lo, &owner, 0));
-            futures::future::try_join_all(releases).await?;
+            let _ = futures::future::join_all(releases).await;
         }
         tokio::time::sleep(backoff).await;
     }
     let failures = state.failures.lock().map(|f| f.clone()).unwrap_or_default();
     Ok(CopyReport {
         target: copy.target.clone(),
-        source: copy.source.name(),
+        source,
         rows: state.rows.load(Ordering::Relaxed),
         ranges_copied: copied,
         ranges: u32::try_from(total).unwrap_or(u32::MAX),
@@ -406,6 +407,27 @@ fn transient(e: &MigrationError) -> bool {
         ),
         MigrationError::Copy(why) => why.starts_with(LEASE_RAN_OUT),
         _ => false,
+    }
+}
+
+/// `op`, run again after a failure worth another attempt ([`transient`]: a node gone and not
+/// yet seen down answers with timeouts), at most `attempts` times in all with a growing pause:
+/// for the record's reads and writes outside a range's own copy, which would otherwise end the
+/// whole backfill.
+async fn again<T, F, Fut>(attempts: u32, mut op: F) -> Result<T, MigrationError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, MigrationError>>,
+{
+    let mut tried = 1;
+    loop {
+        match op().await {
+            Err(e) if transient(&e) && tried < attempts => {
+                tokio::time::sleep(Duration::from_millis(200) * tried).await;
+                tried += 1;
+            }
+            result => return result,
+        }
     }
 }
 
@@ -930,4 +952,46 @@ fn now_micros() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    fn timeout() -> MigrationError {
+        MigrationError::from(Error::IndexNotReady {
+            indexes: vec!["ks.i".into()],
+            nodes: vec!["127.0.0.3".into()],
+            waited: Duration::ZERO,
+        })
+    }
+
+    /// `again` with an operation that fails `failures` times with `error`, then succeeds:
+    /// what it returned and how many times the operation ran.
+    async fn run(failures: u32, error: fn() -> MigrationError) -> (Result<u32, String>, u32) {
+        let calls = Cell::new(0);
+        let result = again(3, || {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move { if n <= failures { Err(error()) } else { Ok(n) } }
+        })
+        .await;
+        (result.map_err(|e| e.to_string()), calls.get())
+    }
+
+    #[tokio::test]
+    async fn again_retries_transient_failures_only_and_at_most_attempts_times() {
+        assert_eq!(run(0, timeout).await, (Ok(1), 1));
+        assert_eq!(run(2, timeout).await, (Ok(3), 3));
+        let (gave_up, calls) = run(5, timeout).await;
+        assert!(
+            gave_up.is_err_and(|e| e.contains("127.0.0.3")),
+            "the last error"
+        );
+        assert_eq!(calls, 3);
+        let (refused, calls) = run(5, || MigrationError::Copy("not transient".into())).await;
+        assert_eq!((refused, calls), (Err("not transient".into()), 1));
+    }
 }
