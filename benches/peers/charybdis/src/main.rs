@@ -1,0 +1,236 @@
+//! The charybdis peer of `cargo bench --bench query_overhead`: the phases charybdis has,
+//! written as its README shows (a `CachingSession`, `model.insert()`, `find_by_primary_key_value`,
+//! `find_by_partition_key_value`, the `find_event!` macro, the `find_by_<index>` of a global
+//! secondary index, `insert_if_not_exists()`), on the tables the bench created and loaded,
+//! with the keys the bench's sides draw (`keys.rs`, included from the bench).
+//!
+//! ```text
+//! charybdis-peer CONTACT_POINT KEYSPACE
+//! ```
+//!
+//! Then one line per run on stdin, `PHASE CONCURRENCY RATE SLICE_MS SEED` (RATE 0: a closed
+//! loop), and one line back on stdout, `OPS CPU_NS WALL_NS ALLOCS`, or `unsupported` for a
+//! phase charybdis has no form of (buckets, vector search, an entity of two tables).
+
+#[path = "../../../query_overhead/keys.rs"]
+#[allow(dead_code)]
+mod keys;
+
+use std::alloc::System;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use charybdis::macros::charybdis_model;
+use charybdis::operations::{Find, Insert};
+use charybdis::types::{Int, List, Text, Timeuuid, Uuid};
+use cpu_time::ProcessTime;
+use futures::StreamExt;
+use scylla::client::caching_session::CachingSession;
+use scylla::client::session_builder::SessionBuilder;
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use keys::*;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[charybdis_model(
+    table_name = events,
+    partition_keys = [user_id],
+    clustering_keys = [event_id],
+    global_secondary_indexes = [score],
+    local_secondary_indexes = [],
+    table_options = "CLUSTERING ORDER BY (event_id DESC)"
+)]
+#[derive(Clone, Default, Debug)]
+pub struct Event {
+    pub user_id: Uuid,
+    pub event_id: Timeuuid,
+    pub body: Text,
+    pub score: Int,
+    pub tags: List<Text>,
+}
+
+/// Writes made so far per phase: the next write's new key.
+static WRITTEN: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+/// The key pools of the peer's writes (the bench's sides use others).
+const POOL_INSERT: u64 = 0x200_0000;
+const POOL_CONDITIONAL: u64 = 0x200_0001;
+
+fn new_event(pool: u64, i: usize) -> Event {
+    let (user_id, event_id) = new_key(pool, i);
+    Event {
+        user_id,
+        event_id: Timeuuid::from(event_id),
+        body: body(i),
+        score: new_score(i),
+        tags: tags(i),
+    }
+}
+
+/// One operation: the rows read (1 for a write).
+async fn op(session: &CachingSession, phase: &str, seed: u64, i: usize) -> usize {
+    match phase {
+        "Insert" => {
+            let n = WRITTEN[0].fetch_add(1, Ordering::Relaxed);
+            let row = new_event(POOL_INSERT, n);
+            row.insert().execute(session).await.expect("insert");
+            1
+        }
+        "Conditional" => {
+            let n = WRITTEN[1].fetch_add(1, Ordering::Relaxed);
+            let row = new_event(POOL_CONDITIONAL, n);
+            row.insert_if_not_exists()
+                .execute(session)
+                .await
+                .expect("insert if not exists");
+            1
+        }
+        "Point" => {
+            let (u, e) = point_key(seed, i);
+            let row = Event::find_by_primary_key_value((u, Timeuuid::from(e)))
+                .execute(session)
+                .await
+                .expect("find_by_primary_key_value");
+            black_box(row);
+            1
+        }
+        "Latest" => {
+            let (u,) = (user(pick(seed, i, USERS)),);
+            let rows = find_event!("user_id = ? LIMIT 20", (u,))
+                .execute(session)
+                .await
+                .expect("find_event!")
+                .try_collect()
+                .await
+                .expect("rows");
+            black_box(rows).len()
+        }
+        "Partition" => {
+            let u = user(pick(seed, i, USERS));
+            let rows = Event::find_by_partition_key_value((u,))
+                .execute(session)
+                .await
+                .expect("find_by_partition_key_value")
+                .try_collect()
+                .await
+                .expect("rows");
+            black_box(rows).len()
+        }
+        "Indexed" => {
+            let rows = Event::find_by_score(score_of(seed, i))
+                .execute(session)
+                .await
+                .expect("find_by_score")
+                .try_collect()
+                .await
+                .expect("rows");
+            usize::from(!black_box(rows).is_empty())
+        }
+        other => panic!("no phase {other}"),
+    }
+}
+
+/// One run: `(ops, cpu_ns, wall_ns, allocs)`.
+async fn run(
+    session: &CachingSession,
+    phase: &str,
+    concurrency: usize,
+    rate: f64,
+    slice: Duration,
+    seed: u64,
+) -> (usize, u128, u128, usize) {
+    let expected = match phase {
+        "Latest" => LATEST,
+        "Partition" => EVENTS_PER_USER,
+        _ => 1,
+    };
+    let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations;
+    let cpu = ProcessTime::now();
+    let wall = Instant::now();
+    let deadline = wall + slice;
+    let mut ops = 0usize;
+    if concurrency <= 1 {
+        while Instant::now() < deadline {
+            assert_eq!(op(session, phase, seed, ops).await, expected);
+            ops += 1;
+        }
+    } else {
+        let rate = (rate > 0.0).then_some(rate);
+        let pace = move |i: usize| {
+            let due = rate.map(|r| wall + Duration::from_secs_f64(i as f64 / r));
+            async move {
+                if let Some(due) = due
+                    && due > Instant::now() + Duration::from_millis(1)
+                {
+                    tokio::time::sleep_until(due.into()).await;
+                }
+                i
+            }
+        };
+        futures::stream::iter((0..).take_while(|_| Instant::now() < deadline))
+            .then(pace)
+            .map(|i| op(session, phase, seed, i))
+            .buffer_unordered(concurrency)
+            .for_each(|rows| {
+                assert_eq!(rows, expected);
+                ops += 1;
+                async {}
+            })
+            .await;
+    }
+    let cpu = cpu.elapsed().as_nanos();
+    let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations - allocs;
+    (ops, cpu, wall.elapsed().as_nanos(), allocs)
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [point, keyspace] = &args[..] else {
+        panic!("usage: charybdis-peer CONTACT_POINT KEYSPACE");
+    };
+    let session = SessionBuilder::new()
+        .known_node(point)
+        .use_keyspace(keyspace, false)
+        .build()
+        .await
+        .expect("connect");
+    let session = CachingSession::from(session, 1_000);
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut out = tokio::io::stdout();
+    while let Some(line) = lines.next_line().await.expect("stdin") {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let [phase, conc, rate, slice, seed] = w[..] else {
+            panic!("expected PHASE CONCURRENCY RATE SLICE_MS SEED, got `{line}`");
+        };
+        let reply = if [
+            "Insert",
+            "Point",
+            "Latest",
+            "Partition",
+            "Indexed",
+            "Conditional",
+        ]
+        .contains(&phase)
+        {
+            let (ops, cpu, wall, allocs) = run(
+                &session,
+                phase,
+                conc.parse().expect("concurrency"),
+                rate.parse().expect("rate"),
+                Duration::from_millis(slice.parse().expect("slice")),
+                seed.parse().expect("seed"),
+            )
+            .await;
+            format!("{ops} {cpu} {wall} {allocs}\n")
+        } else {
+            "unsupported\n".to_owned()
+        };
+        out.write_all(reply.as_bytes()).await.expect("stdout");
+        out.flush().await.expect("stdout");
+    }
+}

@@ -1,0 +1,691 @@
+//! Query overhead on a workload shaped like a user's: cassmodel's generated API against the
+//! same statements written on the raw scylla driver as its documentation shows, on the same
+//! node, in one process, in paired interleaved rounds.
+//!
+//! ```text
+//! cargo bench --bench query_overhead
+//! ```
+//!
+//! The data (loaded once, in a new keyspace): `events`, 1,000 users x 100 events = 100,000
+//! rows (a uuid partition key, a timeuuid clustering key in descending order, a text of about
+//! 100 bytes, an int with an SAI index, a `list<text>`); `events_by_day`, the same kind of rows
+//! in day buckets (200 users x 30 days x 4 rows); `docs`, 5,000 rows with a 16-float
+//! embedding and a vector index; `likes_by_user` and `likes_by_item`, the two tables of an
+//! entity. Every operation draws a fresh random key (SplitMix64 of the round's seed and the
+//! operation's number: both sides of a round read the same keys; a write's key is new).
+//!
+//! Phases (cassmodel / raw):
+//! - insert: `db.insert(&event)` / the `INSERT` prepared once, `execute_unpaged` with the
+//!   five fields bound; each operation builds its row (a new key) on both sides;
+//! - point read: `Event::get(&db, &user, &event_id)` / `execute_unpaged` +
+//!   `maybe_first_row::<RawEvent>()`;
+//! - latest 20: `Event::select().user_id(&u).limit(20).fetch_all(&db)` / `LIMIT ?` bound,
+//!   `execute_unpaged` + `rows::<RawEvent>()` collected;
+//! - partition of 100 rows: `Event::select().user_id(&u).fetch_all(&db)` / `execute_iter` +
+//!   `rows_stream::<RawEvent>()` collected;
+//! - bucketed range over 3 days: `DayEvent::select().user_id(&u).at_range(from..to)` / the
+//!   three bucket queries by hand (`execute_iter` each, newest day first), merged;
+//! - indexed read: `Event::select().score(&s).fetch_all(&db)` / `WHERE score = ?` with
+//!   `execute_iter` (about 10 rows across partitions);
+//! - ANN top 10: `Doc::select().ann_embedding(&q).limit(10)` / `ORDER BY embedding ANN OF ?
+//!   LIMIT ?` with `execute_unpaged`, the embedding read as `Vec<f32>`;
+//! - conditional insert: `Insert::new(&event).if_not_exists()` / the `INSERT .. IF NOT EXISTS`
+//!   with `execute_unpaged`, `[applied]` read as `(bool,)`; every key new, so each applies;
+//! - entity, two tables: `like.save(&db)` / a logged `Batch` of the two prepared inserts.
+//!
+//! The raw side's rows are `#[derive(DeserializeRow)]` structs with the driver's default
+//! attributes (columns matched by name). Its statements are not marked idempotent (that only
+//! changes retries). Both sides share one session (`db.session()`): the same connection pool,
+//! load balancing and runtime. Before measuring, the bench checks that both sides read the
+//! same rows (non-empty) in every read phase.
+//!
+//! The peer: the phases charybdis has (insert, point read, latest 20, partition, indexed read,
+//! conditional insert), written as its README shows, in a process of its own
+//! (`benches/peers/charybdis`, a separate workspace built here with `cargo build --release`),
+//! on the same node and keyspace, with the same keys, in the same rounds; its process measures
+//! itself the same way. `QUERY_OVERHEAD_PEER=0` runs without it.
+//!
+//! Each phase runs with 1 request in flight, with 64 in a closed loop, and with 64 paced
+//! (both sides starting the same number of operations per second, a share of the raw side's
+//! closed-loop throughput, so that the node's batching is the same for both: the paced CPU
+//! ratio is the client's own cost). Per (variant, side), each round runs operations for a
+//! fixed wall time and records the process's CPU time (user+sys, all threads) per operation,
+//! the heap allocations per operation (a counting global allocator: every allocation of the
+//! process, the driver's included) and the throughput. The sides alternate within a round and
+//! swap order every round. Reported: medians over rounds, the median of the paired
+//! per-round ratios cassmodel/raw with its interquartile range and a distribution-free 95%
+//! confidence interval.
+//!
+//! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (default 700),
+//! `QUERY_OVERHEAD_CONCURRENCY` (default 64), `QUERY_OVERHEAD_ONLY` (the variants whose name
+//! contains this text, or one of several separated by `|`), `QUERY_OVERHEAD_CALIBRATE=1` (an
+//! A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
+//! variants), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code, for a
+//! profiler), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant, concurrency,
+//! start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for `benches/perf_split.py`).
+
+mod keys;
+mod model;
+mod ops;
+mod peer;
+mod stats;
+
+use std::alloc::System;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use cassmodel::value::Vector;
+use cassmodel::{Db, Replication};
+use cpu_time::ProcessTime;
+use futures::{StreamExt, TryStreamExt};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+
+use model::*;
+use ops::{Ops, Phase, Raw, Side};
+use peer::Peer;
+use stats::{median, median_ci95, median_iqr};
+
+/// Counts every heap allocation of the process (allocations per operation).
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds: the clock `perf record -k CLOCK_MONOTONIC` stamps its
+/// samples with, so that a profile can be split by run.
+fn monotonic_ns() -> u128 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    u128::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u128::try_from(t.tv_nsec).unwrap_or(0)
+}
+
+struct Bench {
+    ops: Ops,
+    /// A/A run: both sides run this side's code.
+    only_side: Option<Side>,
+    slices: Option<(std::ffi::OsString, std::sync::Mutex<Vec<String>>)>,
+    total_ops: AtomicUsize,
+    /// Writes made so far per (side, phase): the next write's fresh key.
+    written: HashMap<(u8, u8), AtomicUsize>,
+}
+
+/// One measured run.
+#[derive(Clone, Copy)]
+struct Sample {
+    ops: usize,
+    cpu_us_per_op: f64,
+    ops_per_s: f64,
+    allocs_per_op: f64,
+}
+
+impl Bench {
+    async fn op(&self, side: Side, phase: Phase, seed: u64, i: usize) -> usize {
+        let side = self.only_side.unwrap_or(side);
+        let n = self.written[&(side as u8, phase as u8)].fetch_add(1, Ordering::Relaxed);
+        self.ops.op(side, phase, seed, i, n).await
+    }
+
+    /// Starts operations with `concurrency` in flight for `slice` of wall time (paced at
+    /// `rate` per second if set), then lets the ones in flight finish.
+    async fn run(
+        &self,
+        side: Side,
+        phase: Phase,
+        concurrency: usize,
+        rate: Option<f64>,
+        slice: Duration,
+        seed: u64,
+    ) -> Sample {
+        let expected = Ops::expected(phase);
+        let started_ns = monotonic_ns();
+        let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations;
+        let cpu = ProcessTime::now();
+        let wall = Instant::now();
+        let deadline = wall + slice;
+        let mut ops = 0usize;
+        if concurrency <= 1 {
+            while Instant::now() < deadline {
+                assert_eq!(self.op(side, phase, seed, ops).await, expected);
+                ops += 1;
+            }
+        } else {
+            let pace = move |i: usize| {
+                let due = rate.map(|r| wall + Duration::from_secs_f64(i as f64 / r));
+                async move {
+                    if let Some(due) = due
+                        && due > Instant::now() + Duration::from_millis(1)
+                    {
+                        tokio::time::sleep_until(due.into()).await;
+                    }
+                    i
+                }
+            };
+            futures::stream::iter((0..).take_while(|_| Instant::now() < deadline))
+                .then(pace)
+                .map(|i| self.op(side, phase, seed, i))
+                .buffer_unordered(concurrency)
+                .for_each(|rows| {
+                    assert_eq!(rows, expected);
+                    ops += 1;
+                    async {}
+                })
+                .await;
+        }
+        let cpu = cpu.elapsed();
+        let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations - allocs;
+        self.total_ops.fetch_add(ops, Ordering::Relaxed);
+        let n = ops.max(1) as f64;
+        if let Some((_, log)) = &self.slices {
+            let line = format!(
+                "{side:?}\t{phase:?}\t{concurrency}\t{started_ns}\t{}\t{ops}",
+                monotonic_ns()
+            );
+            log.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(line);
+        }
+        Sample {
+            ops,
+            cpu_us_per_op: cpu.as_secs_f64() * 1e6 / n,
+            ops_per_s: n / wall.elapsed().as_secs_f64(),
+            allocs_per_op: allocs as f64 / n,
+        }
+    }
+}
+
+struct Variant {
+    name: String,
+    phase: Phase,
+    concurrency: usize,
+    rate: Option<f64>,
+    cassmodel: Vec<Sample>,
+    raw: Vec<Sample>,
+    /// The charybdis peer's, if it has the phase.
+    peer: Vec<Sample>,
+}
+
+/// The paired per-round ratios `f(cassmodel) / f(other)`.
+fn paired(mine: &[Sample], other: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<f64> {
+    mine.iter().zip(other).map(|(a, b)| f(a) / f(b)).collect()
+}
+
+/// Creates the keyspace and tables and loads the data, 64 writes in flight.
+async fn setup(db: &Db, ks: &str) {
+    db.create_keyspace(ks, &Replication::Simple(1))
+        .await
+        .expect("create keyspace");
+    db.create_table::<Event>().await.expect("events");
+    db.create_table::<DayEvent>().await.expect("events_by_day");
+    db.create_table::<Doc>().await.expect("docs");
+    db.create_table::<LikeByUser>()
+        .await
+        .expect("likes_by_user");
+    db.create_table::<LikeByItem>()
+        .await
+        .expect("likes_by_item");
+    let events = (0..USERS).flat_map(|u| (0..EVENTS_PER_USER).map(move |j| (u, j)));
+    futures::stream::iter(events)
+        .map(|(u, j)| async move { db.insert(&event(u, j)).await })
+        .buffer_unordered(64)
+        .try_collect::<()>()
+        .await
+        .expect("load events");
+    let days = (0..DAY_USERS)
+        .flat_map(|u| (0..DAYS).flat_map(move |d| (0..PER_DAY).map(move |k| (u, d, k))));
+    futures::stream::iter(days)
+        .map(|(u, d, k)| async move { db.insert(&day_event(u, d, k)).await })
+        .buffer_unordered(64)
+        .try_collect::<()>()
+        .await
+        .expect("load events_by_day");
+    futures::stream::iter(0..DOCS)
+        .map(|i| async move { db.insert(&doc(i)).await })
+        .buffer_unordered(64)
+        .try_collect::<()>()
+        .await
+        .expect("load docs");
+}
+
+/// Drops keyspaces left by interrupted runs of this bench (named `bench_qo_*`).
+async fn drop_leftovers(db: &Db) {
+    let names: Vec<(String,)> = db
+        .session()
+        .query_unpaged("SELECT keyspace_name FROM system_schema.keyspaces", &[])
+        .await
+        .expect("list keyspaces")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    for (ks,) in names.iter().filter(|(k,)| k.starts_with("bench_qo_")) {
+        db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+            .await
+            .expect("drop leftover keyspace");
+    }
+}
+
+/// The statements the node holds prepared on keyspace `ks`.
+async fn prepared_statements(db: &Db, ks: &str) -> Vec<String> {
+    let mut texts: Vec<String> = db
+        .session()
+        .query_unpaged("SELECT query_string FROM system.prepared_statements", &[])
+        .await
+        .expect("read system.prepared_statements")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("rows")
+        .filter_map(|r| r.ok().map(|(s,)| s))
+        .filter(|s| s.contains(&format!("{ks}.")))
+        .collect();
+    texts.sort();
+    texts
+}
+
+fn versions() -> String {
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock"))
+        .unwrap_or_default();
+    let version = |name: &str| {
+        let mut lines = lock.lines();
+        while let Some(l) = lines.next() {
+            if l == format!("name = \"{name}\"") {
+                return lines.next().unwrap_or("").replace("version = ", "");
+            }
+        }
+        "?".to_owned()
+    };
+    format!(
+        "scylla {}, tokio {}",
+        version("scylla").trim_matches('"'),
+        version("tokio").trim_matches('"')
+    )
+}
+
+/// Both sides read the same rows, and some, in every read phase: run once each, with the
+/// keys of operation 0..8 of seed 7, compared field by field.
+async fn same_rows(ops: &Ops) {
+    let db = &ops.db;
+    let s = db.session();
+    for i in 0..8 {
+        let u = user(pick(7, i, USERS));
+        let mine = Event::select()
+            .user_id(&u)
+            .fetch_all(db)
+            .await
+            .expect("read");
+        let raw: Vec<RawEvent> = s
+            .execute_iter(ops.raw.partition.clone(), (u,))
+            .await
+            .expect("execute_iter")
+            .rows_stream::<RawEvent>()
+            .expect("rows_stream")
+            .try_collect()
+            .await
+            .expect("rows");
+        assert_eq!(mine.len(), EVENTS_PER_USER);
+        assert!(
+            mine.iter().zip(&raw).all(|(a, b)| {
+                (&a.user_id, &a.event_id, &a.body, a.score, &a.tags)
+                    == (&b.user_id, &b.event_id, &b.body, b.score, &b.tags)
+            }) && mine.len() == raw.len(),
+            "the partition read differs"
+        );
+        let latest = Event::select()
+            .user_id(&u)
+            .limit(LATEST as i32)
+            .fetch_all(db)
+            .await
+            .expect("latest");
+        assert_eq!(latest[..], mine[..LATEST], "latest 20 = the first 20 rows");
+        let first = &mine[0];
+        let got = Event::get(db, &first.user_id, &first.event_id)
+            .await
+            .expect("get");
+        assert_eq!(got.as_ref(), Some(first), "the point read");
+
+        let (du, from) = range(7, i);
+        let to = from + chrono::Duration::days(RANGE_DAYS);
+        let mine = DayEvent::select()
+            .user_id(&du)
+            .at_range(from..to)
+            .fetch_all(db)
+            .await
+            .expect("bucketed");
+        let mut raw: Vec<RawDayEvent> = Vec::new();
+        for d in (0..RANGE_DAYS).rev() {
+            let day = (from + chrono::Duration::days(d)).date_naive();
+            let part: Vec<RawDayEvent> = s
+                .execute_iter(ops.raw.bucket.clone(), (du, day, from, to))
+                .await
+                .expect("execute_iter")
+                .rows_stream::<RawDayEvent>()
+                .expect("rows_stream")
+                .try_collect()
+                .await
+                .expect("rows");
+            raw.extend(part);
+        }
+        assert_eq!(mine.len(), RANGE_DAYS as usize * PER_DAY);
+        assert!(
+            mine.iter().zip(&raw).all(|(a, b)| {
+                (&a.user_id, &a.at, &a.body, a.score) == (&b.user_id, &b.at, &b.body, b.score)
+            }) && mine.len() == raw.len(),
+            "the bucketed range differs"
+        );
+
+        let sc = score_of(7, i);
+        let mut mine = Event::select().score(&sc).fetch_all(db).await.expect("sai");
+        let mut raw: Vec<RawEvent> = s
+            .execute_iter(ops.raw.indexed.clone(), (sc,))
+            .await
+            .expect("execute_iter")
+            .rows_stream::<RawEvent>()
+            .expect("rows_stream")
+            .try_collect()
+            .await
+            .expect("rows");
+        mine.sort_by_key(|e| (e.user_id, e.event_id));
+        raw.sort_by_key(|e| (e.user_id, e.event_id));
+        assert!(!mine.is_empty() && mine.len() == ops.per_score[&sc]);
+        assert!(
+            mine.iter()
+                .zip(&raw)
+                .all(|(a, b)| (&a.user_id, &a.event_id) == (&b.user_id, &b.event_id))
+                && mine.len() == raw.len(),
+            "the indexed read differs"
+        );
+
+        let q = pick(7, i, ops.queries.len());
+        let mine = Doc::select()
+            .ann_embedding(&ops.queries[q])
+            .limit(TOP as i32)
+            .fetch_all(db)
+            .await
+            .expect("ann");
+        let raw: Vec<RawDoc> = s
+            .execute_unpaged(&ops.raw.ann, (&ops.raw_queries[q], TOP as i32))
+            .await
+            .expect("execute")
+            .into_rows_result()
+            .expect("rows")
+            .rows::<RawDoc>()
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(mine.len(), TOP);
+        assert!(
+            mine.iter().zip(&raw).all(|(a, b)| {
+                (a.id, &a.title, &a.embedding[..]) == (b.id, &b.title, &b.embedding[..])
+            }) && mine.len() == raw.len(),
+            "the ANN read differs"
+        );
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let started = Instant::now();
+    let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 12).max(2);
+    let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 700));
+    let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 64).max(2);
+    let pace: f64 = env_or("QUERY_OVERHEAD_PACE", 0.6);
+    let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
+    let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
+    let only_side = match env_or("QUERY_OVERHEAD_SIDE", String::new()).as_str() {
+        _ if calibrate => Some(Side::Raw),
+        "raw" => Some(Side::Raw),
+        "cassmodel" => Some(Side::Cassmodel),
+        "" => None,
+        other => panic!("QUERY_OVERHEAD_SIDE is `raw` or `cassmodel`, not `{other}`"),
+    };
+
+    let options = cassmodel_node::cluster_or_local_node()
+        .await
+        .unwrap_or_else(|e| panic!("no Cassandra node: {e}"));
+    let root = options.connect().await.expect("connect");
+    let release: Vec<(String,)> = root
+        .session()
+        .query_unpaged("SELECT release_version FROM system.local", &[])
+        .await
+        .expect("release_version")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    drop_leftovers(&root).await;
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() % 1_000_000_000)
+        .unwrap_or_default();
+    let ks = format!("bench_qo_{millis}");
+    let db = root.with_keyspace(&ks).expect("keyspace name");
+    setup(&db, &ks).await;
+    println!(
+        "query_overhead: node {:?} (Cassandra {}), keyspace {ks}, {} tokio worker threads, {}; \
+         loaded {} events ({USERS} partitions), {} bucketed events, {DOCS} documents in {:.1?}; \
+         load average {}",
+        options.get_contact_points(),
+        release.first().map_or("?", |r| r.0.as_str()),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        versions(),
+        USERS * EVENTS_PER_USER,
+        DAY_USERS * DAYS as usize * PER_DAY,
+        started.elapsed(),
+        cassmodel_node::load_average()
+    );
+
+    let raw = Raw::prepare(&db, &ks).await;
+    let queries: Vec<[f32; DIM]> = (0..1_000).map(|i| embedding(0x9e7, i)).collect();
+    let mut per_score = HashMap::new();
+    for i in 0..USERS * EVENTS_PER_USER {
+        *per_score.entry(score(i)).or_insert(0) += 1;
+    }
+    let ops = Ops {
+        db: db.clone(),
+        raw,
+        queries: queries.iter().map(|q| Vector::new(*q)).collect(),
+        raw_queries: queries.iter().map(|q| q.to_vec()).collect(),
+        per_score,
+    };
+    same_rows(&ops).await;
+    let mut written = HashMap::new();
+    for side in [Side::Cassmodel, Side::Raw] {
+        for phase in Phase::ALL {
+            written.insert((side as u8, phase as u8), AtomicUsize::new(0));
+        }
+    }
+    let bench = Bench {
+        ops,
+        only_side,
+        slices: std::env::var_os("QUERY_OVERHEAD_SLICES").map(|path| (path, Default::default())),
+        total_ops: AtomicUsize::new(0),
+        written,
+    };
+    // Every statement either side runs, once, before the list of the node's.
+    for phase in Phase::ALL {
+        for side in [Side::Cassmodel, Side::Raw] {
+            assert_eq!(bench.op(side, phase, 1, 0).await, Ops::expected(phase));
+        }
+    }
+    println!("statements prepared on the node (system.prepared_statements):");
+    for s in prepared_statements(&db, &ks).await {
+        println!("  {s}");
+    }
+    println!("raw driver, hand-written:");
+    for s in Raw::cql(&ks) {
+        println!("  {s}");
+    }
+    if let Some(side) = only_side {
+        println!("A/A run: both sides run the {side:?} code (QUERY_OVERHEAD_CALIBRATE / _SIDE)");
+    }
+    let mut peer = if env_or("QUERY_OVERHEAD_PEER", 1u8) == 0 {
+        None
+    } else {
+        let point = options
+            .get_contact_points()
+            .first()
+            .cloned()
+            .expect("a contact point");
+        match Peer::start(&point, &ks).await {
+            Ok(p) => Some(p),
+            Err(e) => panic!("the charybdis peer: {e} (QUERY_OVERHEAD_PEER=0 runs without it)"),
+        }
+    };
+
+    // Warm-up: each side runs each variant for `slice`.
+    let mut variants: Vec<Variant> = Vec::new();
+    for phase in Phase::ALL {
+        for conc in [1, concurrency] {
+            let name = format!("{}, {conc} in flight", phase.label());
+            if !only.is_empty() && !only.split('|').any(|o| name.contains(o)) {
+                continue;
+            }
+            let mut raw_rate = 0.0;
+            for side in [Side::Cassmodel, Side::Raw] {
+                raw_rate = bench.run(side, phase, conc, None, slice, 2).await.ops_per_s;
+            }
+            if let Some(p) = &mut peer {
+                p.run(phase, conc, None, slice, 2).await;
+            }
+            variants.push(Variant {
+                name: name.clone(),
+                phase,
+                concurrency: conc,
+                rate: None,
+                cassmodel: Vec::new(),
+                raw: Vec::new(),
+                peer: Vec::new(),
+            });
+            if conc > 1 && pace > 0.0 {
+                let rate = (raw_rate * pace).max(100.0);
+                variants.push(Variant {
+                    name: format!("{name}, paced at {rate:.0}/s"),
+                    phase,
+                    concurrency: conc,
+                    rate: Some(rate),
+                    cassmodel: Vec::new(),
+                    raw: Vec::new(),
+                    peer: Vec::new(),
+                });
+            }
+        }
+    }
+    println!(
+        "warm-up done at {:.1?}; {rounds} rounds of {} runs of {slice:?}",
+        started.elapsed(),
+        variants.len() * 2
+    );
+
+    for round in 0..rounds {
+        // The sides in turn, each first in every third round (the peer last when absent).
+        let order = [0, 1, 2].map(|k| (k + round) % 3);
+        for (k, v) in variants.iter_mut().enumerate() {
+            // Every side of a round reads the same random keys.
+            let seed = mix((round * 1_000 + k) as u64 + 1_000);
+            for side in order {
+                match side {
+                    0 => v.cassmodel.push(
+                        bench
+                            .run(Side::Cassmodel, v.phase, v.concurrency, v.rate, slice, seed)
+                            .await,
+                    ),
+                    1 => v.raw.push(
+                        bench
+                            .run(Side::Raw, v.phase, v.concurrency, v.rate, slice, seed)
+                            .await,
+                    ),
+                    _ => {
+                        if let Some(p) = &mut peer
+                            && let Some(s) =
+                                p.run(v.phase, v.concurrency, v.rate, slice, seed).await
+                        {
+                            v.peer.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        eprint!(
+            "round {}/{rounds} done at {:.0?}\r",
+            round + 1,
+            started.elapsed()
+        );
+    }
+    eprintln!();
+
+    println!();
+    println!(
+        "| phase | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | CPU ratio, 95% CI of its median | allocs/op cassmodel | allocs/op raw | ops/s ratio (IQR) | CPU µs/op charybdis | CPU ratio to charybdis (IQR) | allocs/op charybdis |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for v in &variants {
+        let med =
+            |s: &[Sample], f: fn(&Sample) -> f64| median(&s.iter().map(f).collect::<Vec<_>>());
+        let all: Vec<Sample> = v.cassmodel.iter().chain(&v.raw).copied().collect();
+        let ops_per_run = med(&all, |x| x.ops as f64);
+        let cpu_ratios = paired(&v.cassmodel, &v.raw, |s| s.cpu_us_per_op);
+        let (rc, rc_lo, rc_hi) = median_iqr(&cpu_ratios);
+        let ci = median_ci95(&cpu_ratios)
+            .map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
+        let (rt, rt_lo, rt_hi) = median_iqr(&paired(&v.cassmodel, &v.raw, |s| s.ops_per_s));
+        let peer = if v.peer.is_empty() {
+            "– | – | –".to_owned()
+        } else {
+            let (p, p_lo, p_hi) = median_iqr(&paired(&v.cassmodel, &v.peer, |s| s.cpu_us_per_op));
+            format!(
+                "{:.1} | {p:.3} ({p_lo:.3}–{p_hi:.3}) | {:.1}",
+                med(&v.peer, |x| x.cpu_us_per_op),
+                med(&v.peer, |x| x.allocs_per_op)
+            )
+        };
+        println!(
+            "| {} | {:.0} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {ci} | {:.1} | {:.1} | {:.3} ({:.3}–{:.3}) | {peer} |",
+            v.name,
+            ops_per_run,
+            med(&v.cassmodel, |x| x.cpu_us_per_op),
+            med(&v.raw, |x| x.cpu_us_per_op),
+            rc,
+            rc_lo,
+            rc_hi,
+            med(&v.cassmodel, |x| x.allocs_per_op),
+            med(&v.raw, |x| x.allocs_per_op),
+            rt,
+            rt_lo,
+            rt_hi
+        );
+    }
+    println!();
+    println!(
+        "CPU ratio = cassmodel/raw client CPU per operation; allocs/op = heap allocations and \
+         reallocations of the whole process per operation; ops/s ratio = cassmodel/raw \
+         throughput. Medians over {rounds} rounds; ratios are medians of the per-round paired \
+         ratios; the 95% CI is distribution-free (order statistics of the rounds' ratios)."
+    );
+
+    db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
+        .await
+        .expect("drop keyspace");
+    println!(
+        "total {:.1?}, {} measured and warm-up operations; load average at the end {}",
+        started.elapsed(),
+        bench.total_ops.load(Ordering::Relaxed),
+        cassmodel_node::load_average()
+    );
+    if let Some((path, log)) = &bench.slices {
+        let lines = log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .join("\n");
+        std::fs::write(path, lines + "\n")
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    }
+}
