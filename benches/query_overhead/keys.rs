@@ -68,6 +68,13 @@ pub fn new_key(pool: u64, i: usize) -> (Uuid, Uuid) {
     )
 }
 
+/// The values of new row `i` of pool `pool` (a side and a phase): its key, body, score (never
+/// asked for by an indexed read) and tags.
+pub fn new_row(pool: u64, i: usize) -> (Uuid, Uuid, String, i32, Vec<String>) {
+    let (user_id, event_id) = new_key(pool, i);
+    (user_id, event_id, body(i), new_score(i), tags(i))
+}
+
 /// About 100 bytes of text.
 pub fn body(i: usize) -> String {
     format!(

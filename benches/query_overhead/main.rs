@@ -64,6 +64,7 @@
 //! profiler), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant, concurrency,
 //! start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for `benches/perf_split.py`).
 
+mod drive;
 mod keys;
 mod model;
 mod ops;
@@ -77,7 +78,6 @@ use std::time::{Duration, Instant};
 
 use cassmodel::value::Vector;
 use cassmodel::{Db, Replication};
-use cpu_time::ProcessTime;
 use futures::{StreamExt, TryStreamExt};
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 
@@ -114,13 +114,25 @@ struct Bench {
     written: HashMap<(u8, u8), AtomicUsize>,
 }
 
-/// One measured run.
+/// One measured run, per operation.
 #[derive(Clone, Copy)]
 struct Sample {
     ops: usize,
     cpu_us_per_op: f64,
     ops_per_s: f64,
     allocs_per_op: f64,
+}
+
+impl From<drive::Measured> for Sample {
+    fn from(m: drive::Measured) -> Self {
+        let n = m.ops.max(1) as f64;
+        Sample {
+            ops: m.ops,
+            cpu_us_per_op: m.cpu.as_secs_f64() * 1e6 / n,
+            ops_per_s: n / m.wall.as_secs_f64(),
+            allocs_per_op: m.allocs as f64 / n,
+        }
+    }
 }
 
 impl Bench {
@@ -141,60 +153,28 @@ impl Bench {
         slice: Duration,
         seed: u64,
     ) -> Sample {
-        let expected = Ops::expected(phase);
         let started_ns = monotonic_ns();
-        let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations;
-        let cpu = ProcessTime::now();
-        let wall = Instant::now();
-        let deadline = wall + slice;
-        let mut ops = 0usize;
-        if concurrency <= 1 {
-            while Instant::now() < deadline {
-                assert_eq!(self.op(side, phase, seed, ops).await, expected);
-                ops += 1;
-            }
-        } else {
-            let pace = move |i: usize| {
-                let due = rate.map(|r| wall + Duration::from_secs_f64(i as f64 / r));
-                async move {
-                    if let Some(due) = due
-                        && due > Instant::now() + Duration::from_millis(1)
-                    {
-                        tokio::time::sleep_until(due.into()).await;
-                    }
-                    i
-                }
-            };
-            futures::stream::iter((0..).take_while(|_| Instant::now() < deadline))
-                .then(pace)
-                .map(|i| self.op(side, phase, seed, i))
-                .buffer_unordered(concurrency)
-                .for_each(|rows| {
-                    assert_eq!(rows, expected);
-                    ops += 1;
-                    async {}
-                })
-                .await;
-        }
-        let cpu = cpu.elapsed();
-        let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations - allocs;
-        self.total_ops.fetch_add(ops, Ordering::Relaxed);
-        let n = ops.max(1) as f64;
+        let m = drive::measure(
+            GLOBAL,
+            concurrency,
+            rate,
+            slice,
+            Ops::expected(phase),
+            |i| self.op(side, phase, seed, i),
+        )
+        .await;
+        self.total_ops.fetch_add(m.ops, Ordering::Relaxed);
         if let Some((_, log)) = &self.slices {
             let line = format!(
-                "{side:?}\t{phase:?}\t{concurrency}\t{started_ns}\t{}\t{ops}",
-                monotonic_ns()
+                "{side:?}\t{phase:?}\t{concurrency}\t{started_ns}\t{}\t{}",
+                monotonic_ns(),
+                m.ops
             );
             log.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .push(line);
         }
-        Sample {
-            ops,
-            cpu_us_per_op: cpu.as_secs_f64() * 1e6 / n,
-            ops_per_s: n / wall.elapsed().as_secs_f64(),
-            allocs_per_op: allocs as f64 / n,
-        }
+        Sample::from(m)
     }
 }
 
@@ -252,19 +232,24 @@ async fn setup(db: &Db, ks: &str) {
 }
 
 /// Drops keyspaces left by interrupted runs of this bench (named `bench_qo_*`).
-async fn drop_leftovers(db: &Db) {
-    let names: Vec<(String,)> = db
-        .session()
-        .query_unpaged("SELECT keyspace_name FROM system_schema.keyspaces", &[])
+/// The text values of the one column `cql` reads (its null values left out).
+async fn texts(db: &Db, cql: &str) -> Vec<String> {
+    db.session()
+        .query_unpaged(cql, &[])
         .await
-        .expect("list keyspaces")
+        .unwrap_or_else(|e| panic!("{cql}: {e}"))
         .into_rows_result()
         .expect("rows")
-        .rows::<(String,)>()
+        .rows::<(Option<String>,)>()
         .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("rows");
-    for (ks,) in names.iter().filter(|(k,)| k.starts_with("bench_qo_")) {
+        .filter_map(|r| r.expect("a row").0)
+        .collect()
+}
+
+/// Drops keyspaces left by interrupted runs of this bench (named `bench_qo_*`).
+async fn drop_leftovers(db: &Db) {
+    let names = texts(db, "SELECT keyspace_name FROM system_schema.keyspaces").await;
+    for ks in names.iter().filter(|k| k.starts_with("bench_qo_")) {
         db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))
             .await
             .expect("drop leftover keyspace");
@@ -273,18 +258,9 @@ async fn drop_leftovers(db: &Db) {
 
 /// The statements the node holds prepared on keyspace `ks`.
 async fn prepared_statements(db: &Db, ks: &str) -> Vec<String> {
-    let mut texts: Vec<String> = db
-        .session()
-        .query_unpaged("SELECT query_string FROM system.prepared_statements", &[])
-        .await
-        .expect("read system.prepared_statements")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<(String,)>()
-        .expect("rows")
-        .filter_map(|r| r.ok().map(|(s,)| s))
-        .filter(|s| s.contains(&format!("{ks}.")))
-        .collect();
+    let prefix = format!("{ks}.");
+    let mut texts = texts(db, "SELECT query_string FROM system.prepared_statements").await;
+    texts.retain(|s| s.contains(&prefix));
     texts.sort();
     texts
 }
@@ -312,7 +288,6 @@ fn versions() -> String {
 /// keys of operation 0..8 of seed 7, compared field by field.
 async fn same_rows(ops: &Ops) {
     let db = &ops.db;
-    let s = db.session();
     for i in 0..8 {
         let u = user(pick(7, i, USERS));
         let mine = Event::select()
@@ -320,15 +295,7 @@ async fn same_rows(ops: &Ops) {
             .fetch_all(db)
             .await
             .expect("read");
-        let raw: Vec<RawEvent> = s
-            .execute_iter(ops.raw.partition.clone(), (u,))
-            .await
-            .expect("execute_iter")
-            .rows_stream::<RawEvent>()
-            .expect("rows_stream")
-            .try_collect()
-            .await
-            .expect("rows");
+        let raw: Vec<RawEvent> = ops.raw_all(&ops.raw.partition, (u,)).await;
         assert_eq!(mine.len(), EVENTS_PER_USER);
         assert!(
             mine.iter().zip(&raw).all(|(a, b)| {
@@ -358,20 +325,7 @@ async fn same_rows(ops: &Ops) {
             .fetch_all(db)
             .await
             .expect("bucketed");
-        let mut raw: Vec<RawDayEvent> = Vec::new();
-        for d in (0..RANGE_DAYS).rev() {
-            let day = (from + chrono::Duration::days(d)).date_naive();
-            let part: Vec<RawDayEvent> = s
-                .execute_iter(ops.raw.bucket.clone(), (du, day, from, to))
-                .await
-                .expect("execute_iter")
-                .rows_stream::<RawDayEvent>()
-                .expect("rows_stream")
-                .try_collect()
-                .await
-                .expect("rows");
-            raw.extend(part);
-        }
+        let raw = ops.raw_bucketed(du, from).await;
         assert_eq!(mine.len(), RANGE_DAYS as usize * PER_DAY);
         assert!(
             mine.iter().zip(&raw).all(|(a, b)| {
@@ -382,15 +336,7 @@ async fn same_rows(ops: &Ops) {
 
         let sc = score_of(7, i);
         let mut mine = Event::select().score(&sc).fetch_all(db).await.expect("sai");
-        let mut raw: Vec<RawEvent> = s
-            .execute_iter(ops.raw.indexed.clone(), (sc,))
-            .await
-            .expect("execute_iter")
-            .rows_stream::<RawEvent>()
-            .expect("rows_stream")
-            .try_collect()
-            .await
-            .expect("rows");
+        let mut raw: Vec<RawEvent> = ops.raw_all(&ops.raw.indexed, (sc,)).await;
         mine.sort_by_key(|e| (e.user_id, e.event_id));
         raw.sort_by_key(|e| (e.user_id, e.event_id));
         assert!(!mine.is_empty() && mine.len() == ops.per_score[&sc]);
@@ -409,16 +355,9 @@ async fn same_rows(ops: &Ops) {
             .fetch_all(db)
             .await
             .expect("ann");
-        let raw: Vec<RawDoc> = s
-            .execute_unpaged(&ops.raw.ann, (&ops.raw_queries[q], TOP as i32))
-            .await
-            .expect("execute")
-            .into_rows_result()
-            .expect("rows")
-            .rows::<RawDoc>()
-            .expect("rows")
-            .collect::<Result<_, _>>()
-            .expect("rows");
+        let raw: Vec<RawDoc> = ops
+            .raw_unpaged(&ops.raw.ann, (&ops.raw_queries[q], TOP as i32))
+            .await;
         assert_eq!(mine.len(), TOP);
         assert!(
             mine.iter().zip(&raw).all(|(a, b)| {
@@ -450,17 +389,7 @@ async fn main() {
         .await
         .unwrap_or_else(|e| panic!("no Cassandra node: {e}"));
     let root = options.connect().await.expect("connect");
-    let release: Vec<(String,)> = root
-        .session()
-        .query_unpaged("SELECT release_version FROM system.local", &[])
-        .await
-        .expect("release_version")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<(String,)>()
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("rows");
+    let release = texts(&root, "SELECT release_version FROM system.local").await;
     drop_leftovers(&root).await;
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -474,7 +403,7 @@ async fn main() {
          loaded {} events ({USERS} partitions), {} bucketed events, {DOCS} documents in {:.1?}; \
          load average {}",
         options.get_contact_points(),
-        release.first().map_or("?", |r| r.0.as_str()),
+        release.first().map_or("?", String::as_str),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         versions(),
         USERS * EVENTS_PER_USER,

@@ -125,13 +125,13 @@ pub fn event(u: usize, j: usize) -> Event {
 
 /// A row to write, with a new random key: row `i` of pool `pool` (a side and a phase).
 pub fn new_event(pool: u64, i: usize) -> Event {
-    let (user_id, event_id) = new_key(pool, i);
+    let (user_id, event_id, body, score, tags) = new_row(pool, i);
     Event {
         user_id,
         event_id: Timeuuid::from(event_id),
-        body: body(i),
-        score: new_score(i),
-        tags: tags(i),
+        body,
+        score,
+        tags,
     }
 }
 

@@ -9,10 +9,14 @@ use std::hint::black_box;
 use cassmodel::Db;
 use cassmodel::Insert;
 use cassmodel::value::Timeuuid;
-use chrono::Duration as Days;
+use chrono::{DateTime, Duration as Days, Utc};
 use futures::TryStreamExt;
+use scylla::deserialize::row::DeserializeRow;
+use scylla::errors::NextRowError;
+use scylla::serialize::row::SerializeRow;
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::statement::prepared::PreparedStatement;
+use uuid::Uuid;
 
 use crate::model::*;
 
@@ -144,6 +148,73 @@ pub struct Ops {
     pub per_score: std::collections::HashMap<i32, usize>,
 }
 
+impl Ops {
+    /// The rows of a raw statement of unknown result size, as the driver's docs read them:
+    /// `execute_iter`, `rows_stream`.
+    pub async fn raw_rows<R>(
+        &self,
+        ps: &PreparedStatement,
+        values: impl SerializeRow,
+    ) -> impl futures::Stream<Item = Result<R, NextRowError>>
+    where
+        R: for<'f, 'm> DeserializeRow<'f, 'm> + Send + 'static,
+    {
+        self.db
+            .session()
+            .execute_iter(ps.clone(), values)
+            .await
+            .expect("execute_iter")
+            .rows_stream::<R>()
+            .expect("rows_stream")
+    }
+
+    /// Every row of [`raw_rows`](Self::raw_rows), collected.
+    pub async fn raw_all<R>(&self, ps: &PreparedStatement, values: impl SerializeRow) -> Vec<R>
+    where
+        R: for<'f, 'm> DeserializeRow<'f, 'm> + Send + 'static,
+    {
+        self.raw_rows(ps, values)
+            .await
+            .try_collect()
+            .await
+            .expect("rows")
+    }
+
+    /// Every row of a raw statement with a limit: one `execute_unpaged`, its rows collected.
+    pub async fn raw_unpaged<R>(&self, ps: &PreparedStatement, values: impl SerializeRow) -> Vec<R>
+    where
+        R: for<'f, 'm> DeserializeRow<'f, 'm>,
+    {
+        self.db
+            .session()
+            .execute_unpaged(ps, values)
+            .await
+            .expect("execute")
+            .into_rows_result()
+            .expect("rows")
+            .rows::<R>()
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    }
+
+    /// The raw bucketed range read from `from` for three days: one query per day bucket,
+    /// newest day first, merged.
+    pub async fn raw_bucketed(&self, u: Uuid, from: DateTime<Utc>) -> Vec<RawDayEvent> {
+        let to = from + Days::days(RANGE_DAYS);
+        let mut rows = Vec::new();
+        for d in (0..RANGE_DAYS).rev() {
+            let day = (from + Days::days(d)).date_naive();
+            let part = self.raw_rows(&self.raw.bucket, (u, day, from, to)).await;
+            futures::pin_mut!(part);
+            while let Some(r) = part.try_next().await.expect("row") {
+                rows.push(r);
+            }
+        }
+        rows
+    }
+}
+
 /// The pool of fresh keys of a write on one side (a side never writes the other's keys, so
 /// every conditional insert applies).
 fn pool(side: Side, phase: Phase) -> u64 {
@@ -202,16 +273,8 @@ impl Ops {
             }
             (Side::Raw, Phase::Latest) => {
                 let u = user(pick(seed, i, USERS));
-                let rows: Vec<RawEvent> = s
-                    .execute_unpaged(&self.raw.latest, (u, LATEST as i32))
-                    .await
-                    .expect("execute")
-                    .into_rows_result()
-                    .expect("rows")
-                    .rows::<RawEvent>()
-                    .expect("rows")
-                    .collect::<Result<_, _>>()
-                    .expect("rows");
+                let rows: Vec<RawEvent> =
+                    self.raw_unpaged(&self.raw.latest, (u, LATEST as i32)).await;
                 black_box(rows).len()
             }
             (Side::Cassmodel, Phase::Partition) => {
@@ -225,15 +288,7 @@ impl Ops {
             }
             (Side::Raw, Phase::Partition) => {
                 let u = user(pick(seed, i, USERS));
-                let rows: Vec<RawEvent> = s
-                    .execute_iter(self.raw.partition.clone(), (u,))
-                    .await
-                    .expect("execute_iter")
-                    .rows_stream::<RawEvent>()
-                    .expect("rows_stream")
-                    .try_collect()
-                    .await
-                    .expect("rows");
+                let rows: Vec<RawEvent> = self.raw_all(&self.raw.partition, (u,)).await;
                 black_box(rows).len()
             }
             (Side::Cassmodel, Phase::Bucketed) => {
@@ -248,22 +303,7 @@ impl Ops {
             }
             (Side::Raw, Phase::Bucketed) => {
                 let (u, from) = range(seed, i);
-                let to = from + Days::days(RANGE_DAYS);
-                // Newest first: the newest day's rows, then the day before, ...
-                let mut rows: Vec<RawDayEvent> = Vec::new();
-                for d in (0..RANGE_DAYS).rev() {
-                    let day = (from + Days::days(d)).date_naive();
-                    let mut part = s
-                        .execute_iter(self.raw.bucket.clone(), (u, day, from, to))
-                        .await
-                        .expect("execute_iter")
-                        .rows_stream::<RawDayEvent>()
-                        .expect("rows_stream");
-                    while let Some(r) = part.try_next().await.expect("row") {
-                        rows.push(r);
-                    }
-                }
-                black_box(rows).len()
+                black_box(self.raw_bucketed(u, from).await).len()
             }
             (Side::Cassmodel, Phase::Indexed) => {
                 let sc = score_of(seed, i);
@@ -277,15 +317,7 @@ impl Ops {
             }
             (Side::Raw, Phase::Indexed) => {
                 let sc = score_of(seed, i);
-                let rows: Vec<RawEvent> = s
-                    .execute_iter(self.raw.indexed.clone(), (sc,))
-                    .await
-                    .expect("execute_iter")
-                    .rows_stream::<RawEvent>()
-                    .expect("rows_stream")
-                    .try_collect()
-                    .await
-                    .expect("rows");
+                let rows: Vec<RawEvent> = self.raw_all(&self.raw.indexed, (sc,)).await;
                 assert_eq!(rows.len(), self.per_score[&sc]);
                 1
             }
@@ -301,16 +333,7 @@ impl Ops {
             }
             (Side::Raw, Phase::Ann) => {
                 let q = &self.raw_queries[pick(seed, i, self.raw_queries.len())];
-                let rows: Vec<RawDoc> = s
-                    .execute_unpaged(&self.raw.ann, (q, TOP as i32))
-                    .await
-                    .expect("execute")
-                    .into_rows_result()
-                    .expect("rows")
-                    .rows::<RawDoc>()
-                    .expect("rows")
-                    .collect::<Result<_, _>>()
-                    .expect("rows");
+                let rows: Vec<RawDoc> = self.raw_unpaged(&self.raw.ann, (q, TOP as i32)).await;
                 black_box(rows).len()
             }
             (Side::Cassmodel, Phase::Conditional) => {

@@ -10,6 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::Sample;
+use crate::drive::Measured;
 use crate::ops::Phase;
 
 pub struct Peer {
@@ -75,19 +76,18 @@ impl Peer {
         if reply == "unsupported" {
             return None;
         }
-        let f: Vec<f64> = reply
+        let f: Vec<u64> = reply
             .split_whitespace()
             .map(|w| w.parse().expect("a number from the peer"))
             .collect();
         let [ops, cpu_ns, wall_ns, allocs] = f[..] else {
             panic!("the peer said `{reply}`");
         };
-        let n = ops.max(1.0);
-        Some(Sample {
+        Some(Sample::from(Measured {
             ops: ops as usize,
-            cpu_us_per_op: cpu_ns / 1e3 / n,
-            ops_per_s: n / (wall_ns / 1e9),
-            allocs_per_op: allocs / n,
-        })
+            cpu: Duration::from_nanos(cpu_ns),
+            wall: Duration::from_nanos(wall_ns),
+            allocs: allocs as usize,
+        }))
     }
 }

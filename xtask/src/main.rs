@@ -118,31 +118,11 @@ fn run_noted(step: &str, cmd: &mut Command, counts: &mut Counts) -> bool {
 /// `cargo test <args>` with extra environment variables, echoing its output and counting its
 /// results.
 fn cargo_test(step: &str, args: &[&str], envs: &[(&str, &str)], counts: &mut Counts) -> bool {
-    eprintln!("\n==> {step}");
-    let start = Instant::now();
-    let child = cargo()
-        .arg("test")
-        .args(args)
-        .envs(envs.iter().copied())
-        .stdout(Stdio::piped())
-        .spawn();
-    let Ok(mut child) = child else {
-        eprintln!("cannot run cargo test");
-        return false;
-    };
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            println!("{line}");
-            counts.add_line(&line);
-        }
-    }
-    let ok = child.wait().is_ok_and(|s| s.success());
-    eprintln!(
-        "<== {step}: {} in {:.0?}",
-        if ok { "ok" } else { "FAILED" },
-        start.elapsed()
-    );
-    ok
+    run_noted(
+        step,
+        cargo().arg("test").args(args).envs(envs.iter().copied()),
+        counts,
+    )
 }
 
 fn node_config() -> Result<cassmodel_node::NodeConfig, String> {

@@ -12,6 +12,8 @@
 //! loop), and one line back on stdout, `OPS CPU_NS WALL_NS ALLOCS`, or `unsupported` for a
 //! phase charybdis has no form of (buckets, vector search, an entity of two tables).
 
+#[path = "../../../query_overhead/drive.rs"]
+mod drive;
 #[path = "../../../query_overhead/keys.rs"]
 #[allow(dead_code)]
 mod keys;
@@ -19,13 +21,11 @@ mod keys;
 use std::alloc::System;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use charybdis::macros::charybdis_model;
 use charybdis::operations::{Find, Insert};
 use charybdis::types::{Int, List, Text, Timeuuid, Uuid};
-use cpu_time::ProcessTime;
-use futures::StreamExt;
 use scylla::client::caching_session::CachingSession;
 use scylla::client::session_builder::SessionBuilder;
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
@@ -61,13 +61,13 @@ const POOL_INSERT: u64 = 0x200_0000;
 const POOL_CONDITIONAL: u64 = 0x200_0001;
 
 fn new_event(pool: u64, i: usize) -> Event {
-    let (user_id, event_id) = new_key(pool, i);
+    let (user_id, event_id, body, score, tags) = new_row(pool, i);
     Event {
         user_id,
         event_id: Timeuuid::from(event_id),
-        body: body(i),
-        score: new_score(i),
-        tags: tags(i),
+        body,
+        score,
+        tags,
     }
 }
 
@@ -134,59 +134,6 @@ async fn op(session: &CachingSession, phase: &str, seed: u64, i: usize) -> usize
     }
 }
 
-/// One run: `(ops, cpu_ns, wall_ns, allocs)`.
-async fn run(
-    session: &CachingSession,
-    phase: &str,
-    concurrency: usize,
-    rate: f64,
-    slice: Duration,
-    seed: u64,
-) -> (usize, u128, u128, usize) {
-    let expected = match phase {
-        "Latest" => LATEST,
-        "Partition" => EVENTS_PER_USER,
-        _ => 1,
-    };
-    let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations;
-    let cpu = ProcessTime::now();
-    let wall = Instant::now();
-    let deadline = wall + slice;
-    let mut ops = 0usize;
-    if concurrency <= 1 {
-        while Instant::now() < deadline {
-            assert_eq!(op(session, phase, seed, ops).await, expected);
-            ops += 1;
-        }
-    } else {
-        let rate = (rate > 0.0).then_some(rate);
-        let pace = move |i: usize| {
-            let due = rate.map(|r| wall + Duration::from_secs_f64(i as f64 / r));
-            async move {
-                if let Some(due) = due
-                    && due > Instant::now() + Duration::from_millis(1)
-                {
-                    tokio::time::sleep_until(due.into()).await;
-                }
-                i
-            }
-        };
-        futures::stream::iter((0..).take_while(|_| Instant::now() < deadline))
-            .then(pace)
-            .map(|i| op(session, phase, seed, i))
-            .buffer_unordered(concurrency)
-            .for_each(|rows| {
-                assert_eq!(rows, expected);
-                ops += 1;
-                async {}
-            })
-            .await;
-    }
-    let cpu = cpu.elapsed().as_nanos();
-    let allocs = GLOBAL.stats().allocations + GLOBAL.stats().reallocations - allocs;
-    (ops, cpu, wall.elapsed().as_nanos(), allocs)
-}
-
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -217,16 +164,29 @@ async fn main() {
         ]
         .contains(&phase)
         {
-            let (ops, cpu, wall, allocs) = run(
-                &session,
-                phase,
+            let expected = match phase {
+                "Latest" => LATEST,
+                "Partition" => EVENTS_PER_USER,
+                _ => 1,
+            };
+            let rate: f64 = rate.parse().expect("rate");
+            let seed: u64 = seed.parse().expect("seed");
+            let m = drive::measure(
+                GLOBAL,
                 conc.parse().expect("concurrency"),
-                rate.parse().expect("rate"),
+                (rate > 0.0).then_some(rate),
                 Duration::from_millis(slice.parse().expect("slice")),
-                seed.parse().expect("seed"),
+                expected,
+                |i| op(&session, phase, seed, i),
             )
             .await;
-            format!("{ops} {cpu} {wall} {allocs}\n")
+            format!(
+                "{} {} {} {}\n",
+                m.ops,
+                m.cpu.as_nanos(),
+                m.wall.as_nanos(),
+                m.allocs
+            )
         } else {
             "unsupported\n".to_owned()
         };
