@@ -172,6 +172,28 @@ async fn month_buckets_match_plain_cql() {
     assert_eq!(limited.len(), 3);
     assert_eq!(limited[2].submission_time, expected[2].0);
 
+    // Three buckets at once: the same rows in the same order, and the same limit.
+    let at_once: Vec<(DateTime<Utc>, Uuid)> = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..to)
+        .concurrency(3)
+        .fetch_all(&t.db)
+        .await
+        .expect("three buckets at once")
+        .into_iter()
+        .map(|o| (o.submission_time, o.order_id))
+        .collect();
+    assert_eq!(at_once, expected);
+    let limited_at_once = OrdersByCustomerMonth::select()
+        .customer_id(&jane())
+        .submission_time_range(from..to)
+        .concurrency(3)
+        .limit(3)
+        .fetch_all(&t.db)
+        .await
+        .expect("limited, at once");
+    assert_eq!(limited_at_once, limited);
+
     // An inclusive range ending on an order's instant includes it.
     let last = written[5].submission_time; // 2024-12-17
     let inclusive = OrdersByCustomerMonth::select()
@@ -289,5 +311,25 @@ async fn width_buckets_match_plain_cql() {
     }
     assert_eq!(expected.len(), 26, "{expected:?}");
     assert_eq!(got, expected);
+
+    // An exclusive end at a bucket's first value ends in the bucket before; an empty or
+    // reversed range reads nothing (and ends).
+    let seqs = |rows: Vec<Reading>| rows.into_iter().map(|r| r.seq).collect::<Vec<_>>();
+    let to_block = Reading::select()
+        .sensor(&1)
+        .seq_range(-100..100)
+        .fetch_all(&t.db)
+        .await
+        .expect("range to a block's start");
+    assert_eq!(seqs(to_block), (-100..100).step_by(10).collect::<Vec<_>>());
+    for (from, to) in [(0, 0), (100, 100), (150, -150)] {
+        let none = Reading::select()
+            .sensor(&1)
+            .seq_range(from..to)
+            .fetch_all(&t.db)
+            .await
+            .expect("empty range");
+        assert_eq!(seqs(none), Vec::<i64>::new(), "{from}..{to}");
+    }
     t.drop_all().await;
 }

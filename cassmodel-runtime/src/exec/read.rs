@@ -61,15 +61,25 @@ fn rows_of<R>(res: QueryResult) -> Result<Vec<R>>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
+    let mut out = Vec::new();
+    append_rows(res, &mut out)?;
+    Ok(out)
+}
+
+/// The rows of one result (a page), after those already in `out`; static-only rows skipped.
+fn append_rows<R>(res: QueryResult, out: &mut Vec<R>) -> Result<()>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
     let res = res.into_rows_result()?;
     let rows = res.rows::<Rows<R>>()?;
-    let mut out = Vec::with_capacity(rows.rows_remaining());
+    out.reserve(rows.rows_remaining());
     for row in rows {
         if let Some(r) = row?.0 {
             out.push(r);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The first row of an unpaged result (a static-only row is none).
@@ -83,21 +93,42 @@ where
         .and_then(|r| r.0))
 }
 
-/// Every row of a SELECT, page after page, without static-only rows.
-async fn rows_paged<R>(db: &Db, st: Stmt, values: impl SerializeRow) -> Result<Vec<R>>
+/// Every row `st` reads with `values`, page after page, after those already in `out`
+/// (static-only rows skipped). Each page is one request, sent when the previous page is read:
+/// no pager task, no channel and no copy of the statement, which is what `execute_iter` costs
+/// on every read, however few its rows.
+pub(crate) async fn collect_pages<R>(
+    db: &Db,
+    st: &Stmt,
+    values: &(impl SerializeRow + Sync),
+    out: &mut Vec<R>,
+) -> Result<()>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
-    let pager = db
-        .session()
-        .execute_iter(st.get().clone(), values)
-        .await
-        .map_err(|e| Error::execute(st.cql(), e))?;
-    Ok(pager
-        .rows_stream::<Rows<R>>()?
-        .try_filter_map(|r| std::future::ready(Ok(r.0)))
-        .try_collect::<Vec<_>>()
-        .await?)
+    let mut from = PagingState::start();
+    loop {
+        let (res, next) = db
+            .session()
+            .execute_single_page(st.get(), values, from)
+            .await
+            .map_err(|e| Error::execute(st.cql(), e))?;
+        append_rows(res, out)?;
+        match next {
+            PagingStateResponse::HasMorePages { state } => from = state,
+            PagingStateResponse::NoMorePages => return Ok(()),
+        }
+    }
+}
+
+/// Every row of a SELECT, page after page, without static-only rows.
+async fn rows_paged<R>(db: &Db, st: Stmt, values: impl SerializeRow + Sync) -> Result<Vec<R>>
+where
+    R: for<'f, 'm> DeserializeRow<'f, 'm>,
+{
+    let mut out = Vec::new();
+    collect_pages(db, &st, &values, &mut out).await?;
+    Ok(out)
 }
 
 /// The first row with `=` on the first `n` primary-key columns bound from `values`: the body
@@ -126,7 +157,7 @@ where
 pub(crate) async fn all_by_key_prefix<T: Table>(
     db: &Db,
     n: usize,
-    values: impl SerializeRow,
+    values: impl SerializeRow + Sync,
     options: &QueryOptions,
 ) -> Result<Vec<T>> {
     let st = key_prefix_statement::<T>(db, n, options).await?;
@@ -145,7 +176,7 @@ impl Db {
     /// Every row of one partition, in clustering order. `key` binds the partition-key
     /// columns in declared order (the generated `T::partition` takes the same with typed
     /// arguments).
-    pub async fn partition<T: Table>(&self, key: impl SerializeRow) -> Result<Vec<T>> {
+    pub async fn partition<T: Table>(&self, key: impl SerializeRow + Sync) -> Result<Vec<T>> {
         let n = T::schema().partition_key.len();
         all_by_key_prefix::<T>(self, n, key, &QueryOptions::default()).await
     }
@@ -199,10 +230,9 @@ pub(crate) async fn select_all<T: Table, R: Projection<T>>(
     let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     if paged {
-        // Boxed: the pager's futures are larger than one request's, and would otherwise set
-        // the size of every read's future, unpaged ones included (each query's future is
-        // allocated and moved whole).
-        return Box::pin(rows_paged(db, st, q.values)).await;
+        let mut out = Vec::new();
+        collect_pages(db, &st, &q.values, &mut out).await?;
+        return Ok(out);
     }
     rows_of(unpaged!(db, st, q.values)?)
 }

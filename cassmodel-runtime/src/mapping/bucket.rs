@@ -16,7 +16,7 @@ use crate::schema::model::BucketRule;
 
 /// A bucket's value, as bound to the bucket column.
 #[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum BucketValue {
     /// A `date` bucket.
     Date(NaiveDate),

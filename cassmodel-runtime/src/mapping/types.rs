@@ -124,6 +124,14 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         None
     }
 
+    /// The bucket of the last value before this one: the last bucket of a range that ends
+    /// before this value (`None`: not a bucket source).
+    #[doc(hidden)]
+    fn __bucket_before(&self, rule: BucketRule) -> Option<BucketValue> {
+        let _ = rule;
+        None
+    }
+
     /// At least as many bytes as `__write` writes, when known without writing
     /// ([`ErasedValue::size_bound`](ErasedValue::size_bound)).
     #[doc(hidden)]
@@ -260,6 +268,10 @@ macro_rules! native {
         fn __bucket(&self, rule: BucketRule) -> Option<BucketValue> {
             Some(BucketSource::bucket(self, rule))
         }
+
+        fn __bucket_before(&self, rule: BucketRule) -> Option<BucketValue> {
+            Some(BucketSource::bucket_before(self, rule))
+        }
     };
     // `do_not_recommend` on every `KeyColumn` impl keeps rustc from listing them all under
     // an error; the trait's notes say what a key column may be.
@@ -303,6 +315,10 @@ impl CqlMapping for chrono::DateTime<chrono::Utc> {
 
     fn __bucket(&self, rule: BucketRule) -> Option<BucketValue> {
         Some(BucketSource::bucket(self, rule))
+    }
+
+    fn __bucket_before(&self, rule: BucketRule) -> Option<BucketValue> {
+        Some(BucketSource::bucket_before(self, rule))
     }
 
     #[inline]
@@ -573,6 +589,10 @@ pub trait BucketSource: CqlMapping + Clone + Send + Sync + 'static {
     /// The bucket of this value under `rule`.
     #[doc(hidden)]
     fn bucket(&self, rule: BucketRule) -> BucketValue;
+
+    /// The bucket of the last value before this one (an exclusive end's last bucket).
+    #[doc(hidden)]
+    fn bucket_before(&self, rule: BucketRule) -> BucketValue;
 }
 
 /// A type a time bucket (`day`, `week`, `month`, `year`) can be computed from.
@@ -595,12 +615,22 @@ impl BucketSource for chrono::DateTime<chrono::Utc> {
     fn bucket(&self, rule: BucketRule) -> BucketValue {
         BucketValue::of_date(self.date_naive(), rule)
     }
+
+    fn bucket_before(&self, rule: BucketRule) -> BucketValue {
+        self.checked_sub_signed(chrono::TimeDelta::nanoseconds(1))
+            .map_or(BucketValue::Overflow, |t| t.bucket(rule))
+    }
 }
 impl TimeBucketSource for chrono::DateTime<chrono::Utc> {}
 
 impl BucketSource for NaiveDate {
     fn bucket(&self, rule: BucketRule) -> BucketValue {
         BucketValue::of_date(*self, rule)
+    }
+
+    fn bucket_before(&self, rule: BucketRule) -> BucketValue {
+        self.pred_opt()
+            .map_or(BucketValue::Overflow, |d| d.bucket(rule))
     }
 }
 impl TimeBucketSource for NaiveDate {}
@@ -609,12 +639,21 @@ impl BucketSource for i32 {
     fn bucket(&self, rule: BucketRule) -> BucketValue {
         BucketValue::of_int(i64::from(*self), rule)
     }
+
+    fn bucket_before(&self, rule: BucketRule) -> BucketValue {
+        BucketValue::of_int(i64::from(*self) - 1, rule)
+    }
 }
 impl WidthBucketSource for i32 {}
 
 impl BucketSource for i64 {
     fn bucket(&self, rule: BucketRule) -> BucketValue {
         BucketValue::of_int(*self, rule)
+    }
+
+    fn bucket_before(&self, rule: BucketRule) -> BucketValue {
+        self.checked_sub(1)
+            .map_or(BucketValue::Overflow, |n| n.bucket(rule))
     }
 }
 impl WidthBucketSource for i64 {}

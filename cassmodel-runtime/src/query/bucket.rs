@@ -45,8 +45,8 @@ use std::sync::Arc;
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::error::{Error, Result};
-use crate::exec::read::row_stream;
-use crate::exec::result::{QueryFuture, RowStream};
+use crate::exec::read::{collect_pages, row_stream};
+use crate::exec::result::QueryFuture;
 use crate::exec::statement::Stmt;
 use crate::mapping::bucket::BucketValue;
 use crate::mapping::erased::{Bound, ErasedValue};
@@ -87,10 +87,10 @@ impl<V> BucketRange<V> for RangeInclusive<V> {
 /// Rows read one bucket after another: memory stays constant however many rows and buckets.
 pub type BucketStream<'d, R> = Pin<Box<dyn Stream<Item = Result<R>> + Send + 'd>>;
 
-/// A read over a range of a bucket's source: one query per bucket in range, `concurrency` of
-/// them in flight, their rows streamed in clustering order (the buckets are read in the order
-/// of the source column, so their rows follow one another). From the generated
-/// `<source>_range(from..to)`.
+/// A read over a range of a bucket's source: one query per bucket in range (`from..to` ends
+/// in the bucket of the last value before `to`), [`concurrency`](Self::concurrency) of them
+/// in flight, their rows in clustering order (the buckets are read in the order of the source
+/// column, so their rows follow one another). From the generated `<source>_range(from..to)`.
 #[must_use = "a query does nothing until `fetch_all` or `fetch_stream` runs it"]
 pub struct BucketRead<'a, T, R> {
     state: QueryState<'a>,
@@ -115,8 +115,15 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         range: impl BucketRange<V>,
     ) -> Self {
         let (from, to, inclusive) = range.into_bounds();
-        let bucket = |v: &V| v.__bucket(rule).unwrap_or(BucketValue::Overflow);
-        let buckets = [bucket(&from), bucket(&to)];
+        let first = from.__bucket(rule);
+        // `from..to` ends in the bucket of the last value before `to`: a range that ends
+        // where a bucket starts does not read that bucket.
+        let last = if inclusive {
+            to.__bucket(rule)
+        } else {
+            to.__bucket_before(rule)
+        };
+        let buckets = [first, last].map(|b| b.unwrap_or(BucketValue::Overflow));
         BucketRead {
             state,
             bucket_column,
@@ -125,7 +132,7 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
             bounds: [Box::new(from), Box::new(to)],
             inclusive,
             buckets,
-            concurrency: 2,
+            concurrency: 1,
             _marker: PhantomData,
         }
     }
@@ -140,8 +147,12 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         self.with(|q| q.limit(n))
     }
 
-    /// How many buckets are read at once (default 2, at least 1): more is faster on a
-    /// cluster, at the cost of the rows of that many first pages held in memory.
+    /// How many buckets are read at once (default 1, at least 1). One: each bucket's query
+    /// is sent when the previous bucket's rows are read, as a loop written by hand would.
+    /// More: a read's latency falls when the cluster has capacity to spare (about a third
+    /// for three buckets on an idle node), but each read costs more client CPU (about 10%
+    /// more at 64 reads in flight; see BENCHMARKS.md), and the rows of that many first pages
+    /// are held at once.
     pub fn concurrency(mut self, buckets: usize) -> Self {
         self.concurrency = buckets.max(1);
         self
@@ -187,7 +198,7 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(async move { self.stream(db).await?.try_collect().await })
+        QueryFuture::new(async move { self.plan(db).await?.collect(db).await })
     }
 
     /// Runs the read as a stream of rows, one bucket after another and one page at a time.
@@ -195,19 +206,17 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(self.stream(db))
+        QueryFuture::new(async move { Ok(self.plan(db).await?.stream(db)) })
     }
 
-    async fn stream<'d>(self, db: &'d Db) -> Result<BucketStream<'d, R>>
-    where
-        'a: 'd,
-    {
+    /// The statement and values of every bucket's query, and the buckets in reading order.
+    async fn plan(self, db: &Db) -> Result<Plan<'a>> {
         let BucketRead {
             mut state,
             bucket_column,
             source_column,
             rule,
-            bounds,
+            bounds: [from, to],
             inclusive,
             buckets: [first, last],
             concurrency,
@@ -232,70 +241,149 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
             .order_of(usize::from(source_column))
             .unwrap_or(Order::Asc);
         let forward = (declared == Order::Asc) != state.spec.reversed;
-        let st = Stmt::prepare::<T, R>(db, state.spec, Statement::Select, &state.options).await?;
-        let limit = state.values.limit;
-        let shared = Arc::new(Shared {
-            st,
-            where_: state.values.where_,
-            bounds,
-            limit,
-        });
         let (start, end) = if forward {
             (first, last)
         } else {
             (last, first)
         };
-        let order = futures::stream::unfold(Some(start), move |next| async move {
-            let b = next?;
-            let after = if b == end {
-                None
-            } else {
-                b.step(rule, forward)
-            };
-            Some((b, after))
-        });
-        let rows = order
-            .map(move |b| {
-                let shared = Arc::clone(&shared);
-                async move { shared.bucket::<R>(db, b).await }
-            })
-            .buffered(concurrency)
-            .try_flatten();
-        Ok(match limit {
-            Some(n) => Box::pin(rows.take(usize::try_from(n).unwrap_or(0))),
-            None => Box::pin(rows),
+        let st = Stmt::prepare::<T, R>(db, state.spec, Statement::Select, &state.options).await?;
+        let mut values = state.values;
+        let slot = values.where_.len();
+        values.where_.reserve_exact(3);
+        values.where_.push(Bound::Bucket(start));
+        values.where_.push(Bound::Boxed(from));
+        values.where_.push(Bound::Boxed(to));
+        Ok(Plan {
+            st,
+            values,
+            slot,
+            start,
+            end,
+            rule,
+            forward,
+            concurrency,
         })
     }
 }
 
-/// What every bucket's query shares.
-struct Shared<'a> {
+/// A bucket read ready to run: one statement, its values with the bucket's at `slot`, and
+/// the buckets from `start` to `end` in reading order.
+struct Plan<'a> {
     st: Stmt,
-    where_: Vec<Bound<'a>>,
-    bounds: [Box<dyn ErasedValue + Send + 'static>; 2],
-    limit: Option<i32>,
+    values: QueryValues<'a>,
+    slot: usize,
+    start: BucketValue,
+    end: BucketValue,
+    rule: BucketRule,
+    forward: bool,
+    concurrency: usize,
 }
 
-impl Shared<'_> {
-    /// The stream of one bucket's rows.
-    async fn bucket<R>(&self, db: &Db, bucket: BucketValue) -> Result<RowStream<R>>
+impl<'a> Plan<'a> {
+    /// The buckets in reading order: none when the range is empty (its last bucket before
+    /// its first).
+    fn buckets(&self) -> impl Iterator<Item = BucketValue> + Send + 'static {
+        let (end, rule, forward) = (self.end, self.rule, self.forward);
+        let empty = if forward {
+            end < self.start
+        } else {
+            end > self.start
+        };
+        let start = (!empty).then_some(self.start);
+        std::iter::successors(start, move |&b| {
+            if b == end {
+                None
+            } else {
+                b.step(rule, forward)
+            }
+        })
+    }
+
+    /// At most the query's limit of rows.
+    fn limit(&self) -> Option<usize> {
+        self.values.limit.map(|n| usize::try_from(n).unwrap_or(0))
+    }
+
+    /// Every row, bucket after bucket. One bucket at a time: a single statement and values
+    /// with the bucket's changed, pages collected into one vector. More: `concurrency`
+    /// buckets in flight, each collected apart, appended in order.
+    async fn collect<R>(mut self, db: &Db) -> Result<Vec<R>>
     where
+        R: for<'f, 'm> scylla::deserialize::row::DeserializeRow<'f, 'm> + Send,
+    {
+        let limit = self.limit();
+        let full = |rows: &Vec<R>| limit.is_some_and(|n| rows.len() >= n);
+        let mut out = Vec::new();
+        if self.concurrency <= 1 {
+            for b in self.buckets() {
+                self.values.where_[self.slot] = Bound::Bucket(b);
+                collect_pages(db, &self.st, &self.values, &mut out).await?;
+                if full(&out) {
+                    break;
+                }
+            }
+        } else {
+            let this = &self;
+            let mut reads = futures::stream::iter(self.buckets())
+                .map(|b| async move {
+                    let values = this.values_for(b);
+                    let mut rows = Vec::new();
+                    collect_pages(db, &this.st, &values, &mut rows).await?;
+                    Ok::<_, Error>(rows)
+                })
+                .buffered(self.concurrency);
+            while let Some(rows) = reads.try_next().await? {
+                if out.is_empty() {
+                    out = rows;
+                } else {
+                    out.extend(rows);
+                }
+                if full(&out) {
+                    break;
+                }
+            }
+        }
+        if let Some(n) = limit {
+            out.truncate(n);
+        }
+        Ok(out)
+    }
+
+    /// The values of bucket `b`'s query.
+    fn values_for(&self, b: BucketValue) -> QueryValues<'_> {
+        let mut values = self.values.reborrow();
+        values.where_[self.slot] = Bound::Bucket(b);
+        values
+    }
+
+    /// Every row as a stream, one bucket after another, `concurrency` of them in flight, a
+    /// page at a time.
+    fn stream<'d, R>(self, db: &'d Db) -> BucketStream<'d, R>
+    where
+        'a: 'd,
         R: for<'f, 'm> scylla::deserialize::row::DeserializeRow<'f, 'm> + Send + 'static,
     {
-        let mut values = QueryValues {
-            limit: self.limit,
-            ..QueryValues::default()
-        };
-        values.where_ = self.where_.iter().map(Bound::reborrow).collect();
-        values.where_.push(Bound::Bucket(bucket));
-        values
-            .where_
-            .extend(self.bounds.iter().map(|b| Bound::Value(&**b)));
-        let pager = db
-            .session()
-            .execute_iter(self.st.get().clone(), values)
-            .await
-            .map_err(|e| Error::execute(self.st.cql(), e))?;
-        row_stream(pager)
+        let limit = self.limit();
+        let concurrency = self.concurrency;
+        let order = self.buckets();
+        let plan = Arc::new(self);
+        let rows = futures::stream::iter(order)
+            .map(move |b| {
+                let plan = Arc::clone(&plan);
+                async move {
+                    let pager = db
+                        .session()
+                        .execute_iter(plan.st.get().clone(), plan.values_for(b))
+                        .await
+                        .map_err(|e| Error::execute(plan.st.cql(), e))?;
+                    row_stream::<R>(pager)
+                }
+            })
+            .buffered(concurrency)
+            .try_flatten();
+        match limit {
+            Some(n) => Box::pin(rows.take(n)),
+            None => Box::pin(rows),
+        }
     }
 }

@@ -53,6 +53,22 @@ pub(crate) struct QueryValues<'a> {
 }
 
 impl<'a> QueryValues<'a> {
+    /// The same values, borrowed (owned adapters as references): for one statement run
+    /// several times with one value changed (a bucket read's bucket).
+    pub(crate) fn reborrow(&self) -> QueryValues<'_> {
+        QueryValues {
+            ttl: self.ttl,
+            timestamp: self.timestamp,
+            set: self.set.iter().map(Bound::reborrow).collect(),
+            where_: self.where_.iter().map(Bound::reborrow).collect(),
+            if_: self.if_.iter().map(Bound::reborrow).collect(),
+            ann: self.ann.as_ref().map(Bound::reborrow),
+            score: self.score,
+            per_partition_limit: self.per_partition_limit,
+            limit: self.limit,
+        }
+    }
+
     /// The bound values in bind order, between USING and the limits: the score's query
     /// vector, SET, WHERE, IF, the ANN query vector.
     fn bound(&self) -> impl Iterator<Item = &Bound<'a>> {
