@@ -25,7 +25,8 @@ mod statement;
 pub use cassmodel_schema::{CqlType, IndexTarget, NativeType, Period, Similarity, Span};
 pub use config::ConnectOptions;
 pub use error::{Error, ErrorKind, Result, RowError};
-pub use exec::batch::{Batch, CounterStatement, Counters, FromEntity, Regular, RegularStatement};
+pub use exec::batch::{Batch, CounterStatement, Counters, Regular, RegularStatement};
+pub use exec::entity::FromEntity;
 pub use exec::insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use exec::result::{Outcome, Page, QueryFuture, RowStream};
 pub use mapping::bind::BindAs;
@@ -94,7 +95,8 @@ pub mod __private {
 
     /// The query builder's core, its type-level states, and the reads and writes it runs.
     pub mod query {
-        pub use crate::exec::batch::{BatchEntry, contains_str, run_entity_batch};
+        pub use crate::exec::batch::BatchEntry;
+        pub use crate::exec::entity::{EntityTable, contains_str, run_entity_batch, save_entity};
         pub use crate::exec::read::{get_by_key, partition, scan};
         pub use crate::mapping::erased::Bound;
         pub use crate::mapping::vector::QueryVector;

@@ -42,8 +42,13 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
             pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
 
             #[doc = #save_doc]
-            pub fn save<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
-                #p::query::run_entity_batch(db, self.save_in(#krate::Batch::logged()))
+            pub fn save<'d>(
+                &'d self,
+                db: &'d #krate::Db,
+            ) -> impl ::core::future::Future<Output = #krate::Result<()>> + ::core::marker::Send + 'd {
+                #p::query::save_entity(db, self, const {
+                    &[#(#p::query::EntityTable::<Self>::of::<#tables>()),*]
+                })
             }
 
             /// Adds the inserts of [`save`](Self::save) to `batch`.

@@ -5,7 +5,7 @@
 //! [`write`](super::write).
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
@@ -29,7 +29,12 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         .counter_column()
         .is_none()
         .then(|| quote!(impl #krate::Insertable for #ident {}));
-    let from_entities = t.attrs.entities.iter().map(|e| from_entity(t, e));
+    let from_entities = t
+        .attrs
+        .entities
+        .iter()
+        .enumerate()
+        .map(|(i, e)| from_entity(t, e, i));
     let copy = copy_from(&cx);
     let builder = builder_struct(&cx);
     let body = quote! {
@@ -368,10 +373,12 @@ fn copy_from(cx: &Cx<'_>) -> Option<TokenStream> {
     })
 }
 
-/// `impl FromEntity<E> for Table`: each field copied from the entity's field of the same name
+/// `impl FromEntity<E> for Table`: each field taken from the entity's field of the same name
 /// (the compiler points at the table's field when the entity lacks it or has another type),
-/// and a check that the entity lists this table.
-fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
+/// copied by `from_entity` and read in place by `__cell` (what `save` writes), and a check
+/// that the entity lists this table. The entity's fields are named once, in one function,
+/// so that a missing or mistyped field is one error.
+fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
     let krate = super::alias();
     let ident = t.ident;
     let name = ident.to_string();
@@ -380,9 +387,22 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
         .last()
         .map(|s| s.ident.to_string())
         .unwrap_or_default();
-    let fields = t.fields.iter().map(|f| {
+    let fields = format_ident!("__cass_entity_fields_{}", nth);
+    let types = t.fields.iter().map(|f| f.ty);
+    let refs = t.fields.iter().map(|f| {
         let id = f.ident;
-        quote_spanned!(id.span()=> #id: ::core::clone::Clone::clone(&entity.#id))
+        quote_spanned!(id.span()=> &entity.#id)
+    });
+    let vars: Vec<_> = (0..t.fields.len())
+        .map(|i| format_ident!("__f{}", i))
+        .collect();
+    let copies = t.fields.iter().zip(&vars).map(|(f, v)| {
+        let id = f.ident;
+        quote!(#id: ::core::clone::Clone::clone(#v))
+    });
+    let cells = t.fields.iter().zip(&vars).enumerate().map(|(i, (f, v))| {
+        let m = super::mapping(&krate, f);
+        quote!(#i => __p::std::Option::Some(#m::__erased(#v)),)
     });
     let message = format!(
         "`{name}` declares #[cass(entity = {entity_name})], but `{entity_name}` does not list it: \
@@ -390,9 +410,23 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path) -> TokenStream {
          delete() write this table too"
     );
     quote_spanned! {entity.span()=>
+        fn #fields(entity: &#entity) -> (#(&#types,)*) {
+            (#(#refs,)*)
+        }
         impl #krate::FromEntity<#entity> for #ident {
             fn from_entity(entity: &#entity) -> Self {
-                Self { #(#fields),* }
+                let (#(#vars,)*) = #fields(entity);
+                Self { #(#copies),* }
+            }
+            fn __cell(
+                entity: &#entity,
+                index: ::core::primitive::usize,
+            ) -> __p::std::Option<&dyn __p::table::ErasedValue> {
+                let (#(#vars,)*) = #fields(entity);
+                match index {
+                    #(#cells)*
+                    _ => __p::std::Option::None,
+                }
             }
         }
         const _: () = ::core::assert!(

@@ -209,7 +209,7 @@ impl<'a, C> Batch<'a, C> {
         QueryFuture::new(self.run(db))
     }
 
-    async fn run(self, db: &Db) -> Result<bool> {
+    pub(crate) async fn run(self, db: &Db) -> Result<bool> {
         if self.entries.is_empty() {
             return Ok(true);
         }
@@ -672,44 +672,4 @@ impl<T: Table> BatchEntry for MirrorQuery<'_, T> {
     fn is_idempotent(&self) -> bool {
         self.spec.is_idempotent()
     }
-}
-
-/// A table row built from an entity stored in several tables (`#[derive(CassEntity)]`).
-/// Implemented by `#[derive(CassTable)]` for each `#[cass(entity = E)]`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is listed in #[cass(tables(...))] of `{E}`, but is not built from it",
-    label = "not built from `{E}`",
-    note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
-)]
-pub trait FromEntity<E> {
-    /// The row of this table for `entity`.
-    fn from_entity(entity: &E) -> Self;
-}
-
-/// The body of a generated entity's `save` and `delete`: runs `batch`, which has no
-/// lightweight transaction.
-#[doc(hidden)]
-pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()> {
-    QueryFuture::new(async move { batch.run(db).await.map(drop) })
-}
-
-/// Whether `list` holds `name` (usable in constants: the compile-time link check of entities).
-#[doc(hidden)]
-pub const fn contains_str(list: &[&str], name: &str) -> bool {
-    let mut i = 0;
-    while i < list.len() {
-        let a = list[i].as_bytes();
-        let b = name.as_bytes();
-        if a.len() == b.len() {
-            let mut j = 0;
-            while j < a.len() && a[j] == b[j] {
-                j += 1;
-            }
-            if j == a.len() {
-                return true;
-            }
-        }
-        i += 1;
-    }
-    false
 }

@@ -13,13 +13,13 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::prepared::PreparedStatement;
 
 use super::mirror;
-use super::result::{Outcome, QueryFuture};
+use super::result::Outcome;
 use super::statement::{Stmt, cached, unpaged};
-use super::write::{lwt_outcome, write_values};
+use super::write::{applied, not_applied, write_values};
 use crate::error::{Error, Result};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::erased::{SizeBound, cells_bound};
-use crate::mapping::table::{Columns, Table, column_value, write_column};
+use crate::mapping::table::{Columns, RowFields, Table, column_value, write_column};
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
 use crate::statement::cql;
@@ -200,7 +200,7 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
         let dual = T::schema().source.is_some_and(|s| s.dual_writes);
         let kept = db
             .statements()
-            .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some())
+            .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some(), false)
             .filter(|_| self.options.is_default() && !dual);
         async move {
             if dual {
@@ -248,41 +248,62 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
 impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
     /// Runs the lightweight transaction: the outcome says whether it applied and carries the
     /// existing row when it did not.
-    pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, Outcome<T>>
+    // Not boxed, and with the kept statement when the insert has no options, as a plain
+    // insert (see there): a conditional insert that applies is one request and no more.
+    pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<Outcome<T>>> + Send + 'd
     where
         'r: 'd,
     {
-        QueryFuture::new(async move {
-            let st = self.statement(db).await?;
-            let res = unpaged!(db, st, write_values(db, st.get(), self.values())?)?;
-            let key = T::schema().primary_key();
-            // Boxed: the SERIAL read of a failed condition is a whole query; unboxed, its
-            // state would sit in the future of every conditional insert.
-            let outcome = Box::pin(lwt_outcome::<T>(
-                db,
-                res,
-                key.len(),
-                Columns::new(self.row, key),
-                &self.options,
-            ))
-            .await?;
-            // Decided on this table; its outcome also goes to the old one (dual writes).
-            if outcome.applied
-                && let Some(m) = mirror::mirror_table::<T>(db).await?
-            {
-                let options = mirror::at(&self.options, mirror::write_time());
-                mirror::insert(db, &m, self.row, self.ttl, self.write_nulls, &options)
-                    .await
-                    .map_err(|e| mirror::old_failed::<T>(db, &m, e))?;
+        let kept = db
+            .statements()
+            .kept_insert::<T>(self.ttl.is_some(), false, true)
+            .filter(|_| self.options.is_default());
+        async move {
+            let st: Box<Stmt>;
+            let ps = match kept {
+                Some(ps) => ps,
+                None => {
+                    st = Box::new(self.statement(db).await?);
+                    st.get()
+                }
+            };
+            let values = write_values(db, ps, self.values())?;
+            let res = db
+                .session()
+                .execute_unpaged(ps, values)
+                .await
+                .map_err(|e| Error::execute(ps.get_statement(), e))?;
+            // Boxed: the SERIAL read of a failed condition, and the old table's write of a
+            // key change, are whole queries; unboxed, their state would sit in the future of
+            // every conditional insert.
+            if !applied(res)? {
+                let key = T::schema().primary_key();
+                let row = Columns::new(self.row, key);
+                return Box::pin(not_applied::<T>(db, key.len(), row, &self.options)).await;
             }
-            Ok(outcome)
-        })
+            if T::schema().source.is_some_and(|s| s.dual_writes) {
+                Box::pin(self.dual_applied(db)).await?;
+            }
+            Ok(Outcome::done())
+        }
+    }
+
+    /// After the transaction applied on a table with dual writes: the row also written to
+    /// the old table (decided on this table, its outcome goes to the old one).
+    async fn dual_applied(&self, db: &Db) -> Result<()> {
+        if let Some(m) = mirror::mirror_table::<T>(db).await? {
+            let options = mirror::at(&self.options, mirror::write_time());
+            mirror::insert(db, &m, self.row, self.ttl, self.write_nulls, &options)
+                .await
+                .map_err(|e| mirror::old_failed::<T>(db, &m, e))?;
+        }
+        Ok(())
     }
 }
 
 /// The values of an INSERT: every column (None as unset unless nulls are written), then
 /// TTL and TIMESTAMP.
-pub(crate) struct InsertValues<'r, T> {
+pub(crate) struct InsertValues<'r, T: ?Sized> {
     row: &'r T,
     unset_nulls: bool,
     ttl: Option<i32>,
@@ -313,13 +334,12 @@ pub(crate) async fn insert_statement<T: Table>(
         ))
     })
     .await?;
-    if !if_not_exists {
-        db.statements().keep_insert::<T>(ttl, timestamp, &ps);
-    }
+    db.statements()
+        .keep_insert::<T>(ttl, timestamp, if_not_exists, &ps);
     Ok(ps)
 }
 
-impl<'r, T> InsertValues<'r, T> {
+impl<'r, T: ?Sized> InsertValues<'r, T> {
     /// The values of a plain insert of `row`, `None` fields unset.
     pub(crate) fn unset_nulls(row: &'r T) -> Self {
         InsertValues {
@@ -331,9 +351,9 @@ impl<'r, T> InsertValues<'r, T> {
     }
 }
 
-impl<T: Table> SizeBound for InsertValues<'_, T> {
+impl<T: RowFields + ?Sized> SizeBound for InsertValues<'_, T> {
     fn size_bound(&self) -> Option<usize> {
-        let schema = T::schema();
+        let schema = self.row.table();
         let columns = (0..schema.columns.len()).map(|i| {
             let value = column_value(self.row, i)?;
             if schema.columns[i].bucket.is_some() {
@@ -350,14 +370,14 @@ impl<T: Table> SizeBound for InsertValues<'_, T> {
     }
 }
 
-impl<T: Table> SerializeRow for InsertValues<'_, T> {
+impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
     fn serialize(
         &self,
         ctx: &RowSerializationContext<'_>,
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
         let specs = ctx.columns();
-        let n = T::schema().columns.len();
+        let n = self.row.table().columns.len();
         for (i, spec) in specs.iter().take(n).enumerate() {
             write_column(self.row, i, spec, self.unset_nulls, writer)?;
         }

@@ -268,6 +268,17 @@ pub(crate) async fn lwt_outcome<T: Table>(
     if applied(res)? {
         return Ok(Outcome::done());
     }
+    not_applied::<T>(db, key_len, key, options).await
+}
+
+/// The outcome of a lightweight transaction that did not apply: the row of the key bound by
+/// `key` (its first `key_len` columns) as it is now, read with SERIAL consistency.
+pub(crate) async fn not_applied<T: Table>(
+    db: &Db,
+    key_len: usize,
+    key: impl SerializeRow,
+    options: &QueryOptions,
+) -> Result<Outcome<T>> {
     let serial = QueryOptions {
         consistency: Some(Consistency::Serial),
         timeout: options.timeout,

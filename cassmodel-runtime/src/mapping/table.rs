@@ -34,13 +34,34 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
 }
 
+/// Where the cells of a row of a table come from: the table's own struct, or an entity
+/// stored in the table (its fields of the same names, read in place: `save` copies nothing).
+pub(crate) trait RowFields {
+    /// The table written.
+    fn table(&self) -> &'static TableSchema;
+    /// The field of column `index`, as [`Table::__value`].
+    fn field(&self, index: usize) -> Option<&dyn ErasedValue>;
+}
+
+impl<T: Table> RowFields for T {
+    #[inline]
+    fn table(&self) -> &'static TableSchema {
+        T::schema()
+    }
+
+    #[inline]
+    fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
+        self.__value(index)
+    }
+}
+
 /// Writes column `index` of `row` for the bind marker `spec`, with `keyspace.table` and the
 /// column in any error; with `unset_nulls`, a `None` field is left unset (no tombstone). The
 /// one step of every walk over a row's columns: an insert (every column, in order), a delete
 /// by the row's key (the key's columns), the row on hand-written CQL (by bind-marker name).
 #[inline]
-pub(crate) fn write_column<T: Table>(
-    row: &T,
+pub(crate) fn write_column<R: RowFields + ?Sized>(
+    row: &R,
     index: usize,
     spec: &ColumnSpec<'_>,
     unset_nulls: bool,
@@ -52,15 +73,18 @@ pub(crate) fn write_column<T: Table>(
         cell.set_unset();
         return Ok(());
     }
-    write_value(T::schema(), index, value, spec, cell).map(drop)
+    write_value(row.table(), index, value, spec, cell).map(drop)
 }
 
 /// The value column `index` of `row` is written from: its field, or for a bucket column the
 /// field of its source ([`write_value`] computes the bucket).
-pub(crate) fn column_value<T: Table>(row: &T, index: usize) -> Option<&dyn ErasedValue> {
-    match T::schema().columns.get(index).and_then(|c| c.bucket) {
-        Some(b) => row.__value(b.source),
-        None => row.__value(index),
+pub(crate) fn column_value<R: RowFields + ?Sized>(
+    row: &R,
+    index: usize,
+) -> Option<&dyn ErasedValue> {
+    match row.table().columns.get(index).and_then(|c| c.bucket) {
+        Some(b) => row.field(b.source),
+        None => row.field(index),
     }
 }
 

@@ -459,9 +459,25 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
     }
 }
 
+/// The size bound of a collection's contents from its elements' (a map's keys and values in
+/// turn): the element count, then each element with its length, as the protocol writes
+/// them. `None` if an element has none.
+fn collection_bound(elements: impl Iterator<Item = Option<usize>>) -> Option<usize> {
+    let mut sum = 4usize;
+    for e in elements {
+        sum = sum.saturating_add(4).saturating_add(e?);
+    }
+    Some(sum)
+}
+
 impl<T: CqlMapping> CqlMapping for Vec<T> {
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter().try_for_each(T::__check)
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        collection_bound(self.iter().map(T::__size_bound))
     }
 
     fn cql_type() -> CqlType {
@@ -479,6 +495,11 @@ impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> C
         self.iter().try_for_each(T::__check)
     }
 
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        collection_bound(self.iter().map(T::__size_bound))
+    }
+
     fn cql_type() -> CqlType {
         CqlType::Set(Box::new(T::cql_type().frozen_for_nesting()))
     }
@@ -490,6 +511,11 @@ impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> C
 impl<T: CqlMapping + Ord> CqlMapping for BTreeSet<T> {
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter().try_for_each(T::__check)
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        collection_bound(self.iter().map(T::__size_bound))
     }
 
     fn cql_type() -> CqlType {
@@ -511,6 +537,14 @@ where
             .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
     }
 
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        collection_bound(
+            self.iter()
+                .flat_map(|(k, v)| [k.__size_bound(), v.__size_bound()]),
+        )
+    }
+
     fn cql_type() -> CqlType {
         CqlType::Map(
             Box::new(K::cql_type().frozen_for_nesting()),
@@ -527,6 +561,14 @@ impl<K: CqlMapping + Ord, V: CqlMapping> CqlMapping for BTreeMap<K, V> {
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter()
             .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        collection_bound(
+            self.iter()
+                .flat_map(|(k, v)| [k.__size_bound(), v.__size_bound()]),
+        )
     }
 
     fn cql_type() -> CqlType {
@@ -764,10 +806,50 @@ mod tests {
         }
         let (written, bound) = written_and_bound(&IpAddr::from([127, 0, 0, 1]), native(N::Inet));
         assert!(written <= bound, "an IPv4 address: {written} <= {bound}");
+        // Collections: the count, then each element with its length.
+        use scylla::frame::response::result::CollectionType as C;
+        let coll = |typ| ColumnType::Collection { frozen: false, typ };
+        let list = |t| coll(C::List(Box::new(t)));
+        let collections = [
+            written_and_bound(
+                &vec!["a".to_owned(), "héllo".to_owned()],
+                list(native(N::Text)),
+            ),
+            written_and_bound(&Vec::<i32>::new(), list(native(N::Int))),
+            written_and_bound(&vec![vec![1i32, 2], vec![]], list(list(native(N::Int)))),
+            written_and_bound(
+                &BTreeSet::from([3i64, 1, 2]),
+                coll(C::Set(Box::new(native(N::BigInt)))),
+            ),
+            written_and_bound(
+                &HashSet::<i32>::from([7]),
+                coll(C::Set(Box::new(native(N::Int)))),
+            ),
+            written_and_bound(
+                &BTreeMap::from([("k".to_owned(), vec![1i32]), ("".to_owned(), vec![])]),
+                coll(C::Map(
+                    Box::new(native(N::Text)),
+                    Box::new(list(native(N::Int))),
+                )),
+            ),
+            written_and_bound(
+                &HashMap::<uuid::Uuid, f64>::from([(uuid::Uuid::from_u128(1), 0.5)]),
+                coll(C::Map(
+                    Box::new(native(N::Uuid)),
+                    Box::new(native(N::Double)),
+                )),
+            ),
+        ];
+        for (i, (written, bound)) in collections.into_iter().enumerate() {
+            assert_eq!(
+                written, bound,
+                "collection #{i}: the bound is its exact size"
+            );
+        }
         assert_eq!(
-            ErasedValue::size_bound(&vec![1i32]),
+            ErasedValue::size_bound(&vec![CqlVarint::from_signed_bytes_be_slice(&[1])]),
             None,
-            "a list has none"
+            "a list of values without a bound has none"
         );
     }
 }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use scylla::client::session::Session;
+use scylla::statement::batch::Batch;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::error::{Error, Result};
@@ -51,8 +52,8 @@ pub(crate) enum CacheKey {
 /// The prepared statements of one `Db`.
 pub(crate) struct StatementCache {
     statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
-    /// The INSERT of each derived table without a condition, once prepared, in its four
-    /// shapes (with or without TTL, with or without write time), at
+    /// The INSERT of each derived table, once prepared, in its six shapes (with or without
+    /// TTL, with or without write time, or `IF NOT EXISTS` with or without TTL), at
     /// [`insert_slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a
     /// lock or a reference count, and borrowed for as long as the `Db`, so that an insert's
     /// future holds the driver's request future and a reference, no `Arc` of ours. The
@@ -60,15 +61,23 @@ pub(crate) struct StatementCache {
     inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
     /// The old table of each table with dual writes, once resolved.
     mirrors: RwLock<HashMap<TypeId, Arc<MirrorTable>>>,
+    /// The logged batch of each entity's `save` (the INSERT of each of its tables), once
+    /// prepared: found by the entity's type, sent as it is with the entity's values.
+    entity_batches: RwLock<HashMap<TypeId, Arc<Batch>, rustc_hash::FxBuildHasher>>,
 }
 
-/// The INSERT shapes without a condition kept per table: with or without TTL, with or
-/// without write time.
-const INSERT_SHAPES: usize = 4;
+/// The INSERT shapes kept per table: with or without TTL, with or without write time, and
+/// `IF NOT EXISTS` with or without TTL (a lightweight transaction takes no write time).
+const INSERT_SHAPES: usize = 6;
 
 /// Where the INSERT of table number `ordinal` in this shape is kept.
-fn insert_slot(ordinal: usize, ttl: bool, timestamp: bool) -> usize {
-    ordinal * INSERT_SHAPES + usize::from(ttl) * 2 + usize::from(timestamp)
+fn insert_slot(ordinal: usize, ttl: bool, timestamp: bool, if_not_exists: bool) -> usize {
+    let shape = if if_not_exists {
+        4 + usize::from(ttl)
+    } else {
+        usize::from(ttl) * 2 + usize::from(timestamp)
+    };
+    ordinal * INSERT_SHAPES + shape
 }
 
 impl StatementCache {
@@ -86,6 +95,7 @@ impl StatementCache {
                 .map(|_| OnceLock::new())
                 .collect(),
             mirrors: RwLock::new(HashMap::new()),
+            entity_batches: RwLock::new(HashMap::default()),
         }
     }
 
@@ -142,22 +152,47 @@ impl StatementCache {
         Arc::clone(mirrors.entry(table).or_insert_with(|| Arc::new(mirror)))
     }
 
-    /// The INSERT of table `T` without a condition (every column, then TTL and write time
-    /// if asked for), if it has been kept ([`keep_insert`](Self::keep_insert)).
+    /// The batch of entity `entity`'s `save`, if it has been kept.
+    pub(crate) fn entity_batch(&self, entity: TypeId) -> Option<Arc<Batch>> {
+        self.entity_batches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&entity)
+            .cloned()
+    }
+
+    /// Keeps `batch` for [`entity_batch`](Self::entity_batch) (one kept first by another
+    /// task wins: both are the same).
+    pub(crate) fn keep_entity_batch(&self, entity: TypeId, batch: Batch) -> Arc<Batch> {
+        let mut batches = self
+            .entity_batches
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(batches.entry(entity).or_insert_with(|| Arc::new(batch)))
+    }
+
+    /// The INSERT of table `T` (every column, then TTL and write time if asked for; `IF
+    /// NOT EXISTS` if asked for), if it has been kept ([`keep_insert`](Self::keep_insert)).
     pub(crate) fn kept_insert<T: Table>(
         &self,
         ttl: bool,
         timestamp: bool,
+        if_not_exists: bool,
     ) -> Option<&PreparedStatement> {
-        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp);
+        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp, if_not_exists);
         let (table, ps) = self.inserts.get(slot)?.get()?;
         (*table == TypeId::of::<T>()).then_some(ps)
     }
 
-    /// Keeps `ps`, an INSERT of `T` without a condition, for
-    /// [`kept_insert`](Self::kept_insert).
-    pub(crate) fn keep_insert<T: Table>(&self, ttl: bool, timestamp: bool, ps: &PreparedStatement) {
-        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp);
+    /// Keeps `ps`, an INSERT of `T` of this shape, for [`kept_insert`](Self::kept_insert).
+    pub(crate) fn keep_insert<T: Table>(
+        &self,
+        ttl: bool,
+        timestamp: bool,
+        if_not_exists: bool,
+        ps: &PreparedStatement,
+    ) {
+        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp, if_not_exists);
         if let Some(slot) = self.inserts.get(slot) {
             // Cloned only while the slot is empty: batches and inserts with options come here
             // on every call. Already set: the same statement, or another table's with the

@@ -1,0 +1,239 @@
+//! Entities (`#[derive(CassEntity)]`): one value stored in several query tables, written to
+//! all of them in one logged batch by the generated `save`. Each table's row is built from
+//! the entity's fields of the same names ([`FromEntity`]).
+//!
+//! `save` is a hot write: its driver batch (the INSERT of each table, prepared once) is kept
+//! per entity type in the [`Db`]'s cache, and each table's cells are written straight from
+//! the entity's fields, so no table row is copied from the entity and nothing is boxed per
+//! call. Tables with dual writes (a key change) and values that may exceed the request limit
+//! take the general [`Batch`] instead, which handles both.
+
+use std::any::TypeId;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use scylla::serialize::SerializationError;
+use scylla::serialize::batch::{BatchValues, BatchValuesIterator};
+use scylla::serialize::row::{RowSerializationContext, SerializeRow};
+use scylla::serialize::writers::RowWriter;
+use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
+use scylla::statement::prepared::PreparedStatement;
+
+use super::batch::Batch;
+use super::insert::{InsertValues, Insertable, insert_statement};
+use super::result::QueryFuture;
+use crate::error::{Error, Result};
+use crate::mapping::erased::{ErasedValue, SizeBound};
+use crate::mapping::table::RowFields;
+use crate::schema::model::TableSchema;
+use crate::session::db::Db;
+
+/// A table row built from an entity stored in several tables (`#[derive(CassEntity)]`): its
+/// fields are the entity's fields of the same names. Implemented by `#[derive(CassTable)]`
+/// for each `#[cass(entity = E)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is listed in #[cass(tables(...))] of `{E}`, but is not built from it",
+    label = "not built from `{E}`",
+    note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
+)]
+pub trait FromEntity<E> {
+    /// The row of this table for `entity`.
+    fn from_entity(entity: &E) -> Self;
+
+    /// The entity's field that column `index` of this table is written from, read in place
+    /// (`None` past the last column).
+    #[doc(hidden)]
+    fn __cell(entity: &E, index: usize) -> Option<&dyn ErasedValue>;
+}
+
+type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
+
+/// One table of entity `E`, as the generated `save` lists them: data (functions of the
+/// table), so that the runtime code of `save` is generic over the entity only.
+#[doc(hidden)]
+pub struct EntityTable<E: 'static> {
+    schema: fn() -> &'static TableSchema,
+    cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
+    prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
+    add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
+}
+
+impl<E: 'static> EntityTable<E> {
+    /// Table `T`, built from `E`.
+    pub const fn of<T: Insertable + FromEntity<E>>() -> Self {
+        EntityTable {
+            schema: T::schema,
+            cell: T::__cell,
+            prepare: prepare_insert::<T>,
+            add: add_insert::<E, T>,
+        }
+    }
+}
+
+fn prepare_insert<T: Insertable>(db: &Db) -> PrepareFuture<'_> {
+    Box::pin(insert_statement::<T>(db, false, false, false))
+}
+
+fn add_insert<'b, E, T: Insertable + FromEntity<E>>(entity: &E, batch: Batch<'b>) -> Batch<'b> {
+    batch.insert_owned(T::from_entity(entity))
+}
+
+/// The body of a generated entity's `save`: the INSERT of `entity` into each of `tables`, in
+/// one logged batch. Not boxed, like `db.insert`: after the first `save` of an entity type
+/// on `db` (which prepares its batch), it allocates nothing beyond what the driver does.
+#[doc(hidden)]
+#[allow(clippy::manual_async_fn)]
+pub fn save_entity<'d, E: Sync + 'static>(
+    db: &'d Db,
+    entity: &'d E,
+    tables: &'static [EntityTable<E>],
+) -> impl Future<Output = Result<()>> + Send + 'd {
+    async move {
+        let values = EntityValues { entity, tables };
+        let dual = tables
+            .iter()
+            .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
+        let fits = values
+            .size_bound()
+            .is_some_and(|bound| bound <= db.max_request_size());
+        if dual || !fits {
+            // The dual writes' halves, or the values serialized first to learn their size.
+            let batch = tables
+                .iter()
+                .fold(Batch::logged(), |batch, t| (t.add)(entity, batch));
+            return batch.execute(db).await.map(drop);
+        }
+        let batch = match db.statements().entity_batch(TypeId::of::<E>()) {
+            Some(batch) => batch,
+            None => Box::pin(keep_batch(db, tables)).await?,
+        };
+        db.session()
+            .batch(&batch, values)
+            .await
+            .map(drop)
+            .map_err(|e| Error::execute("BATCH", e))
+    }
+}
+
+/// Prepares the INSERT of each of `tables` and keeps their logged batch for entity `E`.
+async fn keep_batch<E: 'static>(
+    db: &Db,
+    tables: &'static [EntityTable<E>],
+) -> Result<Arc<DriverBatch>> {
+    let mut batch = DriverBatch::new(BatchType::Logged);
+    for t in tables {
+        let ps = (t.prepare)(db).await?;
+        batch.append_statement(BatchStatement::PreparedStatement(PreparedStatement::clone(
+            &ps,
+        )));
+    }
+    // Plain inserts: sending them again changes nothing.
+    batch.set_is_idempotent(true);
+    Ok(db.statements().keep_entity_batch(TypeId::of::<E>(), batch))
+}
+
+/// The body of a generated entity's `delete`: runs `batch`, which has no lightweight
+/// transaction.
+#[doc(hidden)]
+pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()> {
+    QueryFuture::new(async move { batch.run(db).await.map(drop) })
+}
+
+/// One table's row of an entity: the table's columns, each read from the entity's field.
+struct EntityRow<'e, E: 'static> {
+    entity: &'e E,
+    table: &'static EntityTable<E>,
+}
+
+impl<E> RowFields for EntityRow<'_, E> {
+    fn table(&self) -> &'static TableSchema {
+        (self.table.schema)()
+    }
+
+    fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
+        (self.table.cell)(self.entity, index)
+    }
+}
+
+/// The values of an entity's batch: each table's row, `None` fields unset.
+struct EntityValues<'e, E: 'static> {
+    entity: &'e E,
+    tables: &'static [EntityTable<E>],
+}
+
+impl<E> SizeBound for EntityValues<'_, E> {
+    fn size_bound(&self) -> Option<usize> {
+        self.tables.iter().try_fold(0usize, |sum, table| {
+            let row = EntityRow {
+                entity: self.entity,
+                table,
+            };
+            Some(sum.saturating_add(InsertValues::unset_nulls(&row).size_bound()?))
+        })
+    }
+}
+
+impl<E> BatchValues for EntityValues<'_, E> {
+    type BatchValuesIter<'r>
+        = EntityRows<'r, E>
+    where
+        Self: 'r;
+
+    fn batch_values_iter(&self) -> EntityRows<'_, E> {
+        EntityRows {
+            entity: self.entity,
+            tables: self.tables.iter(),
+        }
+    }
+}
+
+/// The rows of [`EntityValues`], one statement of the batch after the other.
+struct EntityRows<'e, E: 'static> {
+    entity: &'e E,
+    tables: std::slice::Iter<'static, EntityTable<E>>,
+}
+
+impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
+    fn serialize_next(
+        &mut self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Option<Result<(), SerializationError>> {
+        let table = self.tables.next()?;
+        let row = EntityRow {
+            entity: self.entity,
+            table,
+        };
+        Some(InsertValues::unset_nulls(&row).serialize(ctx, writer))
+    }
+
+    fn is_empty_next(&mut self) -> Option<bool> {
+        self.tables.next().map(|_| false)
+    }
+
+    fn skip_next(&mut self) -> Option<()> {
+        self.tables.next().map(drop)
+    }
+}
+
+/// Whether `list` holds `name` (usable in constants: the compile-time link check of entities).
+#[doc(hidden)]
+pub const fn contains_str(list: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        let a = list[i].as_bytes();
+        let b = name.as_bytes();
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
