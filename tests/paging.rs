@@ -9,6 +9,8 @@
 //! compared side by side. `cargo test --test paging -- --nocapture` prints them.
 //!
 //! This binary holds a single test so that nothing else allocates while it measures.
+//! `CASSMODEL_TEST_PAGING_ROWS=1000000` streams that many rows instead of 50,000 (the figure
+//! in BENCHMARKS.md).
 
 mod support;
 
@@ -32,7 +34,13 @@ struct PagedRow {
     payload: String,
 }
 
-const BIG: usize = 50_000;
+/// Rows of the large partition: 50,000, or `CASSMODEL_TEST_PAGING_ROWS`.
+fn big_rows() -> usize {
+    std::env::var("CASSMODEL_TEST_PAGING_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000)
+}
 const SMALL: usize = 5_000;
 const PAGE: i32 = 500;
 /// Bytes of `payload` per row.
@@ -140,13 +148,14 @@ async fn stream_of_50k_rows_is_complete_ordered_and_constant_memory() {
     let t = support::test_db("paging").await;
     t.db.create_table::<PagedRow>().await.expect("create");
     let (big, small) = (1, 2);
+    let big_n = big_rows();
 
     let started = Instant::now();
-    load(&t.db, big, BIG).await;
+    load(&t.db, big, big_n).await;
     load(&t.db, small, SMALL).await;
     eprintln!(
         "paging: inserted {} rows in {:.1?}",
-        BIG + SMALL,
+        big_n + SMALL,
         started.elapsed()
     );
 
@@ -156,7 +165,7 @@ async fn stream_of_50k_rows_is_complete_ordered_and_constant_memory() {
 
     let started = Instant::now();
     let s = stream_and_check(&t.db, small, SMALL).await;
-    let b = stream_and_check(&t.db, big, BIG).await;
+    let b = stream_and_check(&t.db, big, big_n).await;
     eprintln!(
         "paging: streamed {} + {} rows with page size {PAGE} in {:.1?}",
         s.rows,
@@ -173,13 +182,13 @@ async fn stream_of_50k_rows_is_complete_ordered_and_constant_memory() {
         .await
         .expect("fetch_all");
     let collected = peak_since(base);
-    assert_eq!(all.len(), BIG);
+    assert_eq!(all.len(), big_n);
     assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
     drop(all);
 
     eprintln!(
-        "paging: peak live heap above baseline: stream {SMALL} rows {}, stream {BIG} rows {}, \
-         fetch_all {BIG} rows {} (rows of {PAYLOAD}-byte payload, page size {PAGE})",
+        "paging: peak live heap above baseline: stream {SMALL} rows {}, stream {big_n} rows {}, \
+         fetch_all {big_n} rows {} (rows of {PAYLOAD}-byte payload, page size {PAGE})",
         kib(s.peak),
         kib(b.peak),
         kib(collected)
@@ -191,14 +200,14 @@ async fn stream_of_50k_rows_is_complete_ordered_and_constant_memory() {
     let slack = 256 * 1024;
     assert!(
         b.peak < 2 * s.peak + slack,
-        "streaming memory grows with the partition: {} for {BIG} rows vs {} for {SMALL}",
+        "streaming memory grows with the partition: {} for {big_n} rows vs {} for {SMALL}",
         kib(b.peak),
         kib(s.peak)
     );
     // And it is a small fraction of holding the rows.
     assert!(
         b.peak * 10 < collected,
-        "streaming {BIG} rows peaked at {}, not far below collecting them ({})",
+        "streaming {big_n} rows peaked at {}, not far below collecting them ({})",
         kib(b.peak),
         kib(collected)
     );

@@ -47,7 +47,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
                 db: &'d #krate::Db,
             ) -> impl ::core::future::Future<Output = #krate::Result<()>> + ::core::marker::Send + 'd {
                 #p::query::save_entity(db, self, const {
-                    &[#(#p::query::EntityTable::<Self>::of::<#tables>()),*]
+                    &[#(<#tables as #krate::FromEntity<#ident>>::__TABLE),*]
                 })
             }
 

@@ -37,7 +37,7 @@ use crate::session::db::Db;
     label = "not built from `{E}`",
     note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
 )]
-pub trait FromEntity<E> {
+pub trait FromEntity<E: 'static>: Insertable {
     /// The row of this table for `entity`.
     fn from_entity(entity: &E) -> Self;
 
@@ -45,6 +45,12 @@ pub trait FromEntity<E> {
     /// (`None` past the last column).
     #[doc(hidden)]
     fn __cell(entity: &E, index: usize) -> Option<&dyn ErasedValue>;
+
+    /// This table as the generated `save` lists it. (A constant of this trait, not a
+    /// function bounded by it: a table the entity lists but that is not built from it is
+    /// then one error, the trait's own.)
+    #[doc(hidden)]
+    const __TABLE: EntityTable<E> = EntityTable::of::<Self>();
 }
 
 type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
@@ -61,7 +67,7 @@ pub struct EntityTable<E: 'static> {
 
 impl<E: 'static> EntityTable<E> {
     /// Table `T`, built from `E`.
-    pub const fn of<T: Insertable + FromEntity<E>>() -> Self {
+    const fn of<T: FromEntity<E>>() -> Self {
         EntityTable {
             schema: T::schema,
             cell: T::__cell,
@@ -75,7 +81,7 @@ fn prepare_insert<T: Insertable>(db: &Db) -> PrepareFuture<'_> {
     Box::pin(insert_statement::<T>(db, false, false, false))
 }
 
-fn add_insert<'b, E, T: Insertable + FromEntity<E>>(entity: &E, batch: Batch<'b>) -> Batch<'b> {
+fn add_insert<'b, E: 'static, T: FromEntity<E>>(entity: &E, batch: Batch<'b>) -> Batch<'b> {
     batch.insert_owned(T::from_entity(entity))
 }
 
