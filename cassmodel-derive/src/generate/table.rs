@@ -410,6 +410,7 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
          delete() write this table too"
     );
     quote_spanned! {entity.span()=>
+        #[allow(clippy::type_complexity)]
         fn #fields(entity: &#entity) -> (#(&#types,)*) {
             (#(#refs,)*)
         }

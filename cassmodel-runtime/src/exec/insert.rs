@@ -39,7 +39,7 @@ impl Db {
     /// left unset (no tombstone; an existing value stays): see [`Insert`](Insert) for
     /// TTL, write time, `IF NOT EXISTS` and writing nulls.
     ///
-    /// The future is not boxed (unlike [`QueryFuture`](QueryFuture)): after the first
+    /// The future is not boxed (unlike [`QueryFuture`](super::result::QueryFuture)): after the first
     /// insert of a table on this `Db` (which prepares its statement), an insert allocates
     /// nothing beyond what the driver does.
     // A method of `Db` (not of a trait), so that a compile error about it names `Db::insert`.
@@ -182,6 +182,31 @@ impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
     }
 }
 
+/// Sends insert `$insert` on `$db` with `$kept`, its kept statement, or (none kept) its
+/// statement through the cache, with its options: `Result<QueryResult>`. The cache is taken
+/// only for the first insert of its shape on `db` (which prepares it) and for inserts with
+/// options; that statement is boxed, so that the statement held during the request (with its
+/// options, about 150 bytes) does not enlarge every insert's future. A macro, not an async
+/// fn, for the reason `unpaged!` is one: the driver's request future stays a field of the
+/// caller's future instead of being moved once more into a nested one.
+macro_rules! send {
+    ($insert:ident, $db:expr, $kept:expr) => {{
+        let st: Box<Stmt>;
+        let ps = match $kept {
+            Some(ps) => ps,
+            None => {
+                st = Box::new($insert.statement($db).await?);
+                st.get()
+            }
+        };
+        let values = write_values($db, ps, $insert.values())?;
+        $db.session()
+            .execute_unpaged(ps, values)
+            .await
+            .map_err(|e| Error::execute(ps.get_statement(), e))
+    }};
+}
+
 impl<'r, T: Insertable> Insert<'r, T, Plain> {
     /// Runs the insert.
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
@@ -206,24 +231,7 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
             if dual {
                 return Box::pin(self.dual(db)).await;
             }
-            // Through the statement cache only for the first insert of its shape on `db`
-            // (which prepares it) and for inserts with options; boxed, so that the statement
-            // held during the request (with its options, about 150 bytes) does not enlarge
-            // every insert's future.
-            let st: Box<Stmt>;
-            let ps = match kept {
-                Some(ps) => ps,
-                None => {
-                    st = Box::new(self.statement(db).await?);
-                    st.get()
-                }
-            };
-            let values = write_values(db, ps, self.values())?;
-            db.session()
-                .execute_unpaged(ps, values)
-                .await
-                .map(drop)
-                .map_err(|e| Error::execute(ps.get_statement(), e))
+            send!(self, db, kept).map(drop)
         }
     }
 }
@@ -259,20 +267,7 @@ impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
             .kept_insert::<T>(self.ttl.is_some(), false, true)
             .filter(|_| self.options.is_default());
         async move {
-            let st: Box<Stmt>;
-            let ps = match kept {
-                Some(ps) => ps,
-                None => {
-                    st = Box::new(self.statement(db).await?);
-                    st.get()
-                }
-            };
-            let values = write_values(db, ps, self.values())?;
-            let res = db
-                .session()
-                .execute_unpaged(ps, values)
-                .await
-                .map_err(|e| Error::execute(ps.get_statement(), e))?;
+            let res = send!(self, db, kept)?;
             // Boxed: the SERIAL read of a failed condition, and the old table's write of a
             // key change, are whole queries; unboxed, their state would sit in the future of
             // every conditional insert.

@@ -17,8 +17,9 @@ use crate::error::Result;
 /// state, the table and the driver's futures stay out of it (and out of the compile time of
 /// the crate that awaits it), and so that a query the compiler refuses is one error: an
 /// `impl Future` return type repeats a failed bound at every `.await`. The hot calls,
-/// `db.insert(&row)`, `T::get(..)`, `fetch_all` and `fetch_first`, return an unboxed
-/// `impl Future` instead (see `__private::refused_read` for how their errors stay one).
+/// `db.insert(&row)`, `Insert::..::execute` (conditional or not), an entity's `save`,
+/// `T::get(..)`, `fetch_all` and `fetch_first`, return an unboxed `impl Future` instead (see
+/// `__private::refused_read` for how the errors of reads stay one).
 #[must_use = "a query does nothing unless awaited"]
 pub struct QueryFuture<'d, T>(Pin<Box<dyn Future<Output = Result<T>> + Send + 'd>>);
 
