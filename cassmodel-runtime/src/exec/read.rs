@@ -122,12 +122,12 @@ where
 }
 
 /// Every row of a SELECT, page after page, without static-only rows.
-async fn rows_paged<R>(db: &Db, st: Stmt, values: impl SerializeRow + Sync) -> Result<Vec<R>>
+async fn rows_paged<R>(db: &Db, st: &Stmt, values: &(impl SerializeRow + Sync)) -> Result<Vec<R>>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
     let mut out = Vec::new();
-    collect_pages(db, &st, &values, &mut out).await?;
+    collect_pages(db, st, values, &mut out).await?;
     Ok(out)
 }
 
@@ -161,7 +161,7 @@ pub(crate) async fn all_by_key_prefix<T: Table>(
     options: &QueryOptions,
 ) -> Result<Vec<T>> {
     let st = key_prefix_statement::<T>(db, n, options).await?;
-    rows_paged(db, st, values).await
+    rows_paged(db, &st, &values).await
 }
 
 impl Db {
@@ -230,9 +230,7 @@ pub(crate) async fn select_all<T: Table, R: Projection<T>>(
     let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     if paged {
-        let mut out = Vec::new();
-        collect_pages(db, &st, &q.values, &mut out).await?;
-        return Ok(out);
+        return rows_paged(db, &st, &q.values).await;
     }
     rows_of(unpaged!(db, st, q.values)?)
 }

@@ -51,7 +51,7 @@ pub(crate) enum CacheKey {
 
 /// The prepared statements of one `Db`.
 pub(crate) struct StatementCache {
-    statements: RwLock<HashMap<CacheKey, Arc<PreparedStatement>, rustc_hash::FxBuildHasher>>,
+    statements: Kept<CacheKey, PreparedStatement>,
     /// The INSERT of each derived table, once prepared, in its six shapes (with or without
     /// TTL, with or without write time, or `IF NOT EXISTS` with or without TTL), at
     /// [`insert_slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a
@@ -60,10 +60,38 @@ pub(crate) struct StatementCache {
     /// `TypeId` guards against two descriptions sharing a number.
     inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
     /// The old table of each table with dual writes, once resolved.
-    mirrors: RwLock<HashMap<TypeId, Arc<MirrorTable>>>,
+    mirrors: Kept<TypeId, MirrorTable>,
     /// The logged batch of each entity's `save` (the INSERT of each of its tables), once
     /// prepared: found by the entity's type, sent as it is with the entity's values.
-    entity_batches: RwLock<HashMap<TypeId, Arc<Batch>, rustc_hash::FxBuildHasher>>,
+    entity_batches: Kept<TypeId, Batch>,
+}
+
+/// Values kept once made, each behind an `Arc`, found by key under a read lock.
+struct Kept<K, V>(RwLock<HashMap<K, Arc<V>, rustc_hash::FxBuildHasher>>);
+
+impl<K: Eq + std::hash::Hash, V> Kept<K, V> {
+    fn new() -> Self {
+        Kept(RwLock::new(HashMap::default()))
+    }
+
+    /// The value kept under `key`, if any.
+    fn get(&self, key: &K) -> Option<Arc<V>> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(key)
+            .cloned()
+    }
+
+    /// Keeps `value` under `key` and returns what is kept there: a value another task kept
+    /// first wins (both are the same).
+    fn keep(&self, key: K, value: V) -> Arc<V> {
+        let mut kept = self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(kept.entry(key).or_insert_with(|| Arc::new(value)))
+    }
 }
 
 /// The INSERT shapes kept per table: with or without TTL, with or without write time, and
@@ -90,22 +118,18 @@ impl StatementCache {
             .max()
             .unwrap_or(0);
         StatementCache {
-            statements: RwLock::new(HashMap::default()),
+            statements: Kept::new(),
             inserts: (0..tables * INSERT_SHAPES)
                 .map(|_| OnceLock::new())
                 .collect(),
-            mirrors: RwLock::new(HashMap::new()),
-            entity_batches: RwLock::new(HashMap::default()),
+            mirrors: Kept::new(),
+            entity_batches: Kept::new(),
         }
     }
 
     /// The statement kept under `key`, if it has been prepared.
     pub(crate) fn get(&self, key: &CacheKey) -> Option<Arc<PreparedStatement>> {
-        self.statements
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(key)
-            .cloned()
+        self.statements.get(key)
     }
 
     /// Prepares `text` on `session`, marks whether the driver may retry it, and keeps it under
@@ -126,49 +150,28 @@ impl StatementCache {
                     source: Box::new(source),
                 })?;
         prepared.set_is_idempotent(idempotent);
-        let prepared = Arc::new(prepared);
-        let mut cache = self
-            .statements
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(Arc::clone(cache.entry(key).or_insert(prepared)))
+        Ok(self.statements.keep(key, prepared))
     }
 
     /// The old table that the dual writes of table `table` reach, if resolved.
     pub(crate) fn mirror(&self, table: TypeId) -> Option<Arc<MirrorTable>> {
-        self.mirrors
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&table)
-            .cloned()
+        self.mirrors.get(&table)
     }
 
     /// Keeps `mirror` for [`mirror`](Self::mirror) (one kept first by another task wins).
     pub(crate) fn keep_mirror(&self, table: TypeId, mirror: MirrorTable) -> Arc<MirrorTable> {
-        let mut mirrors = self
-            .mirrors
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(mirrors.entry(table).or_insert_with(|| Arc::new(mirror)))
+        self.mirrors.keep(table, mirror)
     }
 
     /// The batch of entity `entity`'s `save`, if it has been kept.
     pub(crate) fn entity_batch(&self, entity: TypeId) -> Option<Arc<Batch>> {
-        self.entity_batches
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&entity)
-            .cloned()
+        self.entity_batches.get(&entity)
     }
 
     /// Keeps `batch` for [`entity_batch`](Self::entity_batch) (one kept first by another
     /// task wins: both are the same).
     pub(crate) fn keep_entity_batch(&self, entity: TypeId, batch: Batch) -> Arc<Batch> {
-        let mut batches = self
-            .entity_batches
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(batches.entry(entity).or_insert_with(|| Arc::new(batch)))
+        self.entity_batches.keep(entity, batch)
     }
 
     /// The INSERT of table `T` (every column, then TTL and write time if asked for; `IF

@@ -23,8 +23,10 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use charybdis::errors::CharybdisError;
 use charybdis::macros::charybdis_model;
 use charybdis::operations::{Find, Insert};
+use charybdis::stream::CharybdisModelStream;
 use charybdis::types::{Int, List, Text, Timeuuid, Uuid};
 use scylla::client::caching_session::CachingSession;
 use scylla::client::session_builder::SessionBuilder;
@@ -71,6 +73,11 @@ fn new_event(pool: u64, i: usize) -> Event {
     }
 }
 
+/// Every row of a read charybdis returns as a stream (`what` names the call in a panic).
+async fn all(rows: Result<CharybdisModelStream<Event>, CharybdisError>, what: &str) -> Vec<Event> {
+    rows.expect(what).try_collect().await.expect("rows")
+}
+
 /// One operation: the rows read (1 for a write).
 async fn op(session: &CachingSession, phase: &str, seed: u64, i: usize) -> usize {
     match phase {
@@ -100,35 +107,17 @@ async fn op(session: &CachingSession, phase: &str, seed: u64, i: usize) -> usize
         }
         "Latest" => {
             let (u,) = (user(pick(seed, i, USERS)),);
-            let rows = find_event!("user_id = ? LIMIT 20", (u,))
-                .execute(session)
-                .await
-                .expect("find_event!")
-                .try_collect()
-                .await
-                .expect("rows");
-            black_box(rows).len()
+            let rows = find_event!("user_id = ? LIMIT 20", (u,)).execute(session);
+            black_box(all(rows.await, "find_event!").await).len()
         }
         "Partition" => {
             let u = user(pick(seed, i, USERS));
-            let rows = Event::find_by_partition_key_value((u,))
-                .execute(session)
-                .await
-                .expect("find_by_partition_key_value")
-                .try_collect()
-                .await
-                .expect("rows");
-            black_box(rows).len()
+            let rows = Event::find_by_partition_key_value((u,)).execute(session);
+            black_box(all(rows.await, "find_by_partition_key_value").await).len()
         }
         "Indexed" => {
-            let rows = Event::find_by_score(score_of(seed, i))
-                .execute(session)
-                .await
-                .expect("find_by_score")
-                .try_collect()
-                .await
-                .expect("rows");
-            usize::from(!black_box(rows).is_empty())
+            let rows = Event::find_by_score(score_of(seed, i)).execute(session);
+            usize::from(!black_box(all(rows.await, "find_by_score").await).is_empty())
         }
         other => panic!("no phase {other}"),
     }
