@@ -166,6 +166,22 @@ fn start(what: &str, cfg: &cassmodel_node::NodeConfig) -> Result<bool, String> {
     }
 }
 
+/// Whether the TLS files of the node of `cfg` are in this checkout: a node reused on its
+/// address but started from another work dir has them there, and every TLS test would fail
+/// on a missing file instead of saying why.
+fn tls_files_here(cfg: &cassmodel_node::NodeConfig) -> Result<(), String> {
+    let ca = cfg.tls_files().ca;
+    if ca.exists() {
+        return Ok(());
+    }
+    Err(format!(
+        "the node answering on {} was not started from this checkout: its TLS files are not \
+         in {} (stop that node, then run again)",
+        cfg.contact_point(),
+        ca.parent().unwrap_or(&ca).display()
+    ))
+}
+
 fn stop(what: &str, cfg: &cassmodel_node::NodeConfig) {
     match block_on(cassmodel_node::stop(cfg)).and_then(|r| r.map_err(|e| e.to_string())) {
         Ok(true) => eprintln!("stopped the {what} this run started"),
@@ -215,11 +231,11 @@ fn test() -> ExitCode {
     // The password-protected node (127.0.0.4) of tests/password_node.rs, started here rather
     // than by the test, so that it is stopped at the end.
     let password_cfg = node_config().map(|c| c.password_protected());
-    let password_started = match password_cfg
-        .as_ref()
-        .map_err(Clone::clone)
-        .and_then(|cfg| start("password-protected node", cfg))
-    {
+    let password_started = match password_cfg.as_ref().map_err(Clone::clone).and_then(|cfg| {
+        let started = start("password-protected node", cfg)?;
+        tls_files_here(cfg)?;
+        Ok(started)
+    }) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
