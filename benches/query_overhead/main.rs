@@ -56,7 +56,14 @@
 //! per-round ratios cassmodel/raw with its interquartile range and a distribution-free 95%
 //! confidence interval.
 //!
-//! Environment: `QUERY_OVERHEAD_ROUNDS` (default 12), `QUERY_OVERHEAD_SLICE_MS` (default 700),
+//! Many short rounds rather than a few long ones: on a shared 2-core machine the load moves
+//! within seconds, and a 95% interval of the median needs many paired ratios. At 8 rounds of
+//! 700 ms the interval was the spread of all the rounds (0.79-1.41 for the indexed read at 1 in flight); at 36 rounds
+//! of 300 ms (about 14 minutes with the peer) it was 0.03-0.15 wide in 19 of the 27
+//! variants and up to 0.38 (latest 20 at 1 in flight): narrower, still not narrow enough to
+//! tell 1.00 from 1.03 in every variant (BENCHMARKS.md, issue 29, third step).
+//!
+//! Environment: `QUERY_OVERHEAD_ROUNDS` (default 36), `QUERY_OVERHEAD_SLICE_MS` (default 300),
 //! `QUERY_OVERHEAD_CONCURRENCY` (default 64), `QUERY_OVERHEAD_ONLY` (the variants whose name
 //! contains this text, or one of several separated by `|`), `QUERY_OVERHEAD_CALIBRATE=1` (an
 //! A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
@@ -371,8 +378,8 @@ async fn same_rows(ops: &Ops) {
 #[tokio::main]
 async fn main() {
     let started = Instant::now();
-    let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 12).max(2);
-    let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 700));
+    let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 36).max(2);
+    let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 300));
     let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 64).max(2);
     let pace: f64 = env_or("QUERY_OVERHEAD_PACE", 0.6);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
