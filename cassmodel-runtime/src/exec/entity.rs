@@ -23,6 +23,7 @@ use scylla::statement::prepared::PreparedStatement;
 use super::batch::Batch;
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
+use super::write::fits_request;
 use crate::error::{Error, Result};
 use crate::mapping::erased::{ErasedValue, SizeBound};
 use crate::mapping::table::RowFields;
@@ -100,10 +101,7 @@ pub fn save_entity<'d, E: Sync + 'static>(
         let dual = tables
             .iter()
             .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
-        let fits = values
-            .size_bound()
-            .is_some_and(|bound| bound <= db.max_request_size());
-        if dual || !fits {
+        if dual || !fits_request(db, &values) {
             // The dual writes' halves, or the values serialized first to learn their size.
             let batch = tables
                 .iter()

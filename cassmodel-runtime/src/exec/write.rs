@@ -112,15 +112,20 @@ pub(crate) fn write_values<V: SerializeRow + SizeBound>(
     st: &PreparedStatement,
     values: V,
 ) -> Result<WriteValues<V>> {
-    if values
-        .size_bound()
-        .is_some_and(|bound| bound <= db.max_request_size())
-    {
+    if fits_request(db, &values) {
         return Ok(WriteValues::Direct(values));
     }
     let values = serialize_for(st, &values)?;
     check_request_size(db, st, values.len())?;
     Ok(WriteValues::Serialized(values))
+}
+
+/// Whether `values` surely fit in one request: their size bound is known and at most
+/// [`Db::max_request_size`]. Otherwise only serializing them tells.
+pub(crate) fn fits_request(db: &Db, values: &impl SizeBound) -> bool {
+    values
+        .size_bound()
+        .is_some_and(|bound| bound <= db.max_request_size())
 }
 
 /// The values of a write as the driver takes them ([`write_values`]).
