@@ -47,7 +47,7 @@ pub fn missing(f: &Field<'_>) -> Ident {
 
 /// `<const IN: bool, const REV: bool>`: the flags every key state carries.
 pub fn flags() -> TokenStream {
-    quote!(const IN: ::core::primitive::bool, const REV: ::core::primitive::bool)
+    quote!(const IN: __bool, const REV: __bool)
 }
 
 /// `Key<n, IN, REV>`.
@@ -104,7 +104,7 @@ pub fn after_range_impls(
     states: std::ops::Range<usize>,
 ) -> TokenStream {
     let (st, p, flags, after) = (&cx.st, &cx.p, flags(), after_range());
-    let bools = quote!(const LO: ::core::primitive::bool, const HI: ::core::primitive::bool,);
+    let bools = quote!(const LO: __bool, const HI: __bool,);
     let impls = states.map(|n| {
         quote! {
             impl<#generics #bools #flags> #tr for #st::Range<#n, LO, HI, IN, REV>
@@ -124,8 +124,7 @@ fn partition_given_states(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream)> {
     let st = &cx.st;
     let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
     let flags = flags();
-    let bools =
-        quote!(<const LO: ::core::primitive::bool, const HI: ::core::primitive::bool, #flags>);
+    let bools = quote!(<const LO: __bool, const HI: __bool, #flags>);
     let keys = (np..=nk).map(|n| (quote!(<#flags>), key_state(cx, n)));
     let ranges = (np..nk).map(|n| (bools.clone(), quote!(#st::Range<#n, LO, HI, IN, REV>)));
     keys.chain(ranges).collect()
@@ -249,13 +248,13 @@ fn nearest_states(cx: &Cx<'_>) -> TokenStream {
     let (st, p) = (&cx.st, &cx.p);
     let (readable, given, base) = (readable(), partition_given(), index_base());
     quote! {
-        impl<const K: ::core::primitive::bool> #readable for #st::Nearest<K>
+        impl<const K: __bool> #readable for #st::Nearest<K>
         where
             #p::query::Flags<K, false>: #p::query::HasLimit,
         {
         }
-        impl<const K: ::core::primitive::bool> #given for #st::Nearest<K> {}
-        impl<const K: ::core::primitive::bool> #base for #st::Nearest<K> {}
+        impl<const K: __bool> #given for #st::Nearest<K> {}
+        impl<const K: __bool> #base for #st::Nearest<K> {}
     }
 }
 
@@ -291,15 +290,15 @@ fn index_states(cx: &Cx<'_>) -> TokenStream {
     );
     let none = quote!();
     let partial = missing_impls(cx, &none, &quote!(#base), 1..np);
-    let bools = quote!(const LO: ::core::primitive::bool, const HI: ::core::primitive::bool);
+    let bools = quote!(const LO: __bool, const HI: __bool);
     let keys = (np..=nk).map(|n| {
         quote! {
-            impl<const REV: ::core::primitive::bool> #base for #st::Key<#n, false, REV>
+            impl<const REV: __bool> #base for #st::Key<#n, false, REV>
             where
                 #p::query::Flags<false, REV>: #p::query::Unordered,
             {
             }
-            impl<const REV: ::core::primitive::bool> #base for #st::Key<#n, true, REV>
+            impl<const REV: __bool> #base for #st::Key<#n, true, REV>
             where
                 #p::query::Flags<true, REV>: #p::query::NoInBeforeIndex,
             {
@@ -308,13 +307,13 @@ fn index_states(cx: &Cx<'_>) -> TokenStream {
     });
     let ranges = (np..nk).map(|n| {
         quote! {
-            impl<#bools, const REV: ::core::primitive::bool> #base
+            impl<#bools, const REV: __bool> #base
                 for #st::Range<#n, LO, HI, false, REV>
             where
                 #p::query::Flags<false, REV>: #p::query::Unordered,
             {
             }
-            impl<#bools, const REV: ::core::primitive::bool> #base
+            impl<#bools, const REV: __bool> #base
                 for #st::Range<#n, LO, HI, true, REV>
             where
                 #p::query::Flags<true, REV>: #p::query::NoInBeforeIndex,

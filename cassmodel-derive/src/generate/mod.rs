@@ -33,9 +33,9 @@ use crate::model::{Field, Role, Table};
 use crate::types;
 
 /// `body` in the `const _: () = { ... };` block every derive expands into. The block names
-/// `::cassmodel` (or the `crate = "..."` path) and its hidden `__private` module `__cm` and `__p`:
-/// still absolute paths, like serde's `extern crate serde as _serde`, but half the text to
-/// expand and type-check. It allows, once: aliases that go unused, marker traits named after
+/// `::cassmodel` (or the `crate = "..."` path) and its hidden `__private` module `__cm` and `__p`,
+/// and `::core::primitive::bool` `__bool` (in every key state's flags): still absolute paths,
+/// like serde's `extern crate serde as _serde`, but half the text to expand and type-check. It allows, once: aliases that go unused, marker traits named after
 /// columns (`__Eq_user_id`), and public methods bound by them though nothing outside can name
 /// them.
 pub fn wrap(krate: &syn::Path, body: TokenStream) -> TokenStream {
@@ -44,6 +44,7 @@ pub fn wrap(krate: &syn::Path, body: TokenStream) -> TokenStream {
         const _: () = {
             use #krate as __cm;
             use #krate::__private as __p;
+            use ::core::primitive::bool as __bool;
             #body
         };
     }

@@ -214,7 +214,7 @@ fn row_traits(cx: &Cx<'_>) -> TokenStream {
                 #p::table::serialize_by_name(self, ctx, writer)
             }
 
-            fn is_empty(&self) -> ::core::primitive::bool {
+            fn is_empty(&self) -> __bool {
                 false
             }
         }

@@ -41,7 +41,7 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
     quote! {
         #markers
         #(#items)*
-        impl<'a, S, const W: ::core::primitive::u8, const L: ::core::primitive::bool, R> #q<'a, S, #kd::Update<W, L>, R> {
+        impl<'a, S, const W: ::core::primitive::u8, const L: __bool, R> #q<'a, S, #kd::Update<W, L>, R> {
             #(#setters)*
 
             /// `USING TTL seconds`: the written cells expire after that long.
@@ -73,7 +73,7 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
 /// static columns the partition key.
 fn kinds(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream, syn::Ident, bool, &'static str)> {
     let kd = &cx.kd;
-    let l = quote!(const L: ::core::primitive::bool,);
+    let l = quote!(const L: __bool,);
     let (full, given) = (keys::full_key(), keys::partition_given());
     let mut out = vec![
         (
@@ -167,7 +167,7 @@ fn batch_entries(cx: &Cx<'_>) -> TokenStream {
     }
     let impls = kinds.into_iter().map(|(kind, bound)| {
         quote! {
-            impl<'a, S: #bound, const L: ::core::primitive::bool, R> #class<'a> for #q<'a, S, #kind, R> {
+            impl<'a, S: #bound, const L: __bool, R> #class<'a> for #q<'a, S, #kind, R> {
                 fn into_entry(self) -> #p::std::Box<dyn #p::query::BatchEntry + 'a> {
                     self.0.into_batch_entry()
                 }

@@ -23,7 +23,7 @@ pub(super) fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream,
     );
     let i = cx.t.state_before(i);
     let (label, note) = (format!("range on `{col}`"), keys::order_note(cx));
-    let bool_ = quote!(::core::primitive::bool);
+    let bool_ = quote!(__bool);
     let (upper, flags) = (quote!(const UPPER: #bool_,), keys::flags());
     let key = key_impls(cx, &upper, &quote!(#tr<UPPER>), i, i);
     let items = quote! {

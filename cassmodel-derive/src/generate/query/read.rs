@@ -27,13 +27,13 @@ pub(super) fn options(cx: &Cx<'_>) -> TokenStream {
         }
 
         /// Traces this query on the server (`system_traces`).
-        pub fn tracing(self, tracing: ::core::primitive::bool) -> Self {
+        pub fn tracing(self, tracing: __bool) -> Self {
             Self(self.0.tracing(tracing))
         }
 
         /// Whether the driver may retry this query (reads and plain writes are idempotent by
         /// default).
-        pub fn idempotent(self, idempotent: ::core::primitive::bool) -> Self {
+        pub fn idempotent(self, idempotent: __bool) -> Self {
             Self(self.0.idempotent(idempotent))
         }
     }
