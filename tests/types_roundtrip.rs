@@ -339,3 +339,93 @@ async fn sub_millisecond_datetime_is_refused_not_truncated() {
     );
     t.drop_all().await;
 }
+
+/// Times of day at every place a value is written: a clustering column, an `Option` of
+/// chrono's `NaiveTime`, and a list.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "times_of_day")]
+struct TimesOfDay {
+    #[partition_key]
+    id: i32,
+    #[clustering]
+    at: Time,
+    chrono_at: Option<NaiveTime>,
+    more: Vec<Time>,
+}
+
+/// A CQL time is a time of day (0 to 86,399,999,999,999 ns): Cassandra stores -1 or 24:00
+/// and then no read of the row succeeds, so such a value, and chrono's leap second, are
+/// refused when bound, naming the table, the column and the range; nothing is written, and
+/// the last nanosecond of the day round-trips.
+#[tokio::test]
+async fn time_outside_one_day_is_refused() {
+    use cassmodel::{Error, ErrorKind, RowError};
+
+    const DAY: i64 = 86_400_000_000_000;
+    let t = support::test_db("time_of_day").await;
+    t.db.create_table::<TimesOfDay>().await.expect("create");
+    let ks = t.keyspace().to_owned();
+    let last = TimesOfDay {
+        id: 1,
+        at: Time(DAY - 1),
+        chrono_at: NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_999),
+        more: vec![Time(0), Time(DAY - 1)],
+    };
+    t.db.insert(&last)
+        .await
+        .expect("the last nanosecond of a day");
+    assert_eq!(
+        TimesOfDay::get(&t.db, &1, &last.at).await.expect("read"),
+        Some(last.clone())
+    );
+
+    let refused = |err: &Error, want: &str| match err {
+        Error::Row(RowError::Refused {
+            table,
+            column,
+            detail,
+            ..
+        }) => {
+            assert_eq!(table, &format!("{ks}.times_of_day"), "{err}");
+            assert_eq!(column, want, "{err}");
+            assert!(detail.contains(want_detail(want)), "{err}");
+            assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+        }
+        other => panic!("expected RowError::Refused on `{want}`, got {other:?}"),
+    };
+    fn want_detail(column: &str) -> &'static str {
+        if column == "chrono_at" {
+            "leap second"
+        } else {
+            "0 (00:00:00) to 86399999999999"
+        }
+    }
+    let leap = NaiveTime::from_hms_milli_opt(23, 59, 59, 1_500);
+    let cases = [
+        ("at", 2, Time(-1), None, vec![]),
+        ("at", 3, Time(DAY), None, vec![]),
+        ("more", 4, Time(1), None, vec![Time(2), Time(i64::MAX)]),
+        ("chrono_at", 5, Time(1), leap, vec![]),
+    ];
+    for (column, id, at, chrono_at, more) in cases {
+        let row = TimesOfDay {
+            id,
+            at,
+            chrono_at,
+            more,
+        };
+        let err = t.db.insert(&row).await.expect_err("out of a day");
+        refused(&err, column);
+        assert_eq!(
+            TimesOfDay::partition(&t.db, &id).await.expect("read"),
+            vec![],
+            "partition {id}: nothing written"
+        );
+    }
+    // A key value bound by a read is refused the same way.
+    let err = TimesOfDay::get(&t.db, &1, &Time(DAY))
+        .await
+        .expect_err("24:00 as a key");
+    refused(&err, "at");
+    t.drop_all().await;
+}

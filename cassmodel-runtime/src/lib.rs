@@ -53,6 +53,20 @@ pub use scylla;
 
 /// CQL value types of the scylla driver that have no standard Rust equivalent, under the
 /// names used in cassmodel's documentation, and [`Vector`](value::Vector) for `vector<float, N>`.
+///
+/// A value a column cannot hold is refused when it is bound, before anything is sent, with
+/// a [`RowError::Refused`] naming the table and column: a `Time` outside one day (its
+/// nanoseconds since midnight below 0 or from 86,400,000,000,000 on; Cassandra would store it
+/// and then fail every read of the row), chrono's leap second in a `NaiveTime`, and a
+/// `DateTime<Utc>` with digits below the millisecond.
+///
+/// ```
+/// use cassmodel::value::Time;
+///
+/// let noon = Time(12 * 3_600 * 1_000_000_000);
+/// let midnight_next_day = Time(86_400 * 1_000_000_000); // refused when written
+/// # let _ = (noon, midnight_next_day);
+/// ```
 pub mod value {
     pub use crate::mapping::vector::{DimensionError, Vector};
     pub use scylla::value::{

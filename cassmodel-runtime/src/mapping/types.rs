@@ -240,13 +240,14 @@ impl ColumnDef {
 pub trait KeyColumn: CqlMapping {}
 
 macro_rules! native {
-    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)? $(, size $s:tt)?;)*) => {$(
+    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)? $(, size $s:tt)? $(, check $c:ident)?;)*) => {$(
         impl CqlMapping for $t {
             fn cql_type() -> CqlType {
                 CqlType::Native(NativeType::$n)
             }
             $(native!(@bucket $b);)?
             $(native!(@size $s);)?
+            $(native!(@check $c);)?
         }
         $(native!(@key $t, $k);)?
     )*};
@@ -261,6 +262,14 @@ macro_rules! native {
         #[inline]
         fn __size_bound(&self) -> Option<usize> {
             Some($n)
+        }
+    };
+    // A value the CQL type cannot hold, refused before it is written (`check` is a function
+    // of the value).
+    (@check $c:ident) => {
+        #[inline]
+        fn __check(&self) -> Result<(), SerializationError> {
+            $c(self)
         }
     };
     // A bucket source (`bucket.rs`): its bucket, reachable through `ErasedValue`.
@@ -295,13 +304,64 @@ native! {
     CqlDecimal => Decimal, key yes;
     CqlTimestamp => Timestamp, key yes, size 8;
     CqlDate => Date, key yes, size 4;
-    CqlTime => Time, key yes, size 8;
+    CqlTime => Time, key yes, size 8, check time_of_day;
     chrono::NaiveDate => Date, key yes, bucket yes, size 4;
-    chrono::NaiveTime => Time, key yes, size 8;
+    chrono::NaiveTime => Time, key yes, size 8, check not_leap_second;
     IpAddr => Inet, key yes, size 16;
     Vec<u8> => Blob, key yes, size len;
     CqlDuration => Duration;
     Counter => Counter, size 8;
+}
+
+/// Nanoseconds in a day: a CQL `time` is at least 0 (00:00) and below this (24:00).
+const NANOS_PER_DAY: i64 = 86_400_000_000_000;
+
+/// A CQL `time` is a time of day, in nanoseconds since midnight: 0 to 86,399,999,999,999.
+/// Cassandra stores a value outside that range (-1, or 24:00) without complaint, and then
+/// every read of the row fails (a driver cannot make a time of day of it), so such a `Time`
+/// is refused when it is bound, naming the table and column.
+#[inline]
+fn time_of_day(t: &CqlTime) -> Result<(), SerializationError> {
+    if (0..NANOS_PER_DAY).contains(&t.0) {
+        return Ok(());
+    }
+    Err(time_out_of_day(t.0))
+}
+
+#[cold]
+fn time_out_of_day(nanos: i64) -> SerializationError {
+    value_refused(
+        "Time",
+        format!(
+            "`Time({nanos})` is not a time of day: a CQL time holds the nanoseconds since \
+             midnight, 0 (00:00:00) to {} (23:59:59.999999999); for a span of time use a \
+             `duration` column (`cassmodel::value::Duration`) or an integer",
+            NANOS_PER_DAY - 1
+        ),
+    )
+}
+
+/// chrono writes a leap second as 23:59:59 plus a second's worth of nanoseconds (shown as
+/// `23:59:60`), which a CQL `time` cannot hold: refused when bound, rather than left to the
+/// driver's bare "value overflow".
+#[inline]
+fn not_leap_second(t: &chrono::NaiveTime) -> Result<(), SerializationError> {
+    use chrono::Timelike;
+    if t.nanosecond() < 1_000_000_000 {
+        return Ok(());
+    }
+    Err(leap_second(t))
+}
+
+#[cold]
+fn leap_second(t: &chrono::NaiveTime) -> SerializationError {
+    value_refused(
+        "NaiveTime",
+        format!(
+            "`{t}` is a leap second, which a CQL time cannot hold (it ends at \
+             23:59:59.999999999); store the second before it or after it"
+        ),
+    )
 }
 
 /// A CQL `timestamp` holds milliseconds, so a `DateTime<Utc>` with digits below the
@@ -723,6 +783,43 @@ pub const fn assert_key_column<T: KeyColumn>() {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The detail of a value refused by `__check`.
+    fn refused<T: CqlMapping>(v: &T) -> Option<String> {
+        match v.__check() {
+            Ok(()) => None,
+            Err(e) => match e.downcast_ref::<crate::error::RowError>() {
+                Some(crate::error::RowError::Refused { detail, .. }) => Some(detail.clone()),
+                _ => Some(format!("not Refused: {e}")),
+            },
+        }
+    }
+
+    #[test]
+    fn a_time_outside_one_day_is_refused() {
+        for ok in [0, 1, NANOS_PER_DAY - 1] {
+            assert_eq!(refused(&CqlTime(ok)), None, "{ok}");
+        }
+        for bad in [-1, NANOS_PER_DAY, i64::MIN, i64::MAX] {
+            let detail = refused(&CqlTime(bad)).expect("refused");
+            assert!(detail.contains(&format!("`Time({bad})`")), "{detail}");
+            assert!(detail.contains("86399999999999"), "{detail}");
+        }
+        // Inside an Option and a collection too.
+        assert!(refused(&Some(CqlTime(-1))).is_some());
+        assert!(refused(&vec![CqlTime(1), CqlTime(NANOS_PER_DAY)]).is_some());
+        assert_eq!(refused(&vec![CqlTime(1)]), None);
+    }
+
+    #[test]
+    fn a_leap_second_is_refused() {
+        let last = chrono::NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_999).expect("time");
+        assert_eq!(refused(&last), None);
+        let leap = chrono::NaiveTime::from_hms_milli_opt(23, 59, 59, 1_500).expect("leap");
+        let detail = refused(&leap).expect("refused");
+        assert!(detail.contains("leap second"), "{detail}");
+        assert!(detail.contains("23:59:60.500"), "{detail}");
+    }
 
     fn text<T: CqlMapping>() -> String {
         T::cql_type().to_string()
