@@ -3,8 +3,8 @@
 //! ORDER BY), `__Readable` (the same, or `ALLOW FILTERING`, or an indexed column),
 //! `__FullKey` (every key column by `=`: updates, conditional writes), `__IndexBase` (where an
 //! indexed column may be restricted), and the traits that name what is missing:
-//! `__Missing_<column>` (the first key column not given yet) and `__AfterRange` (nothing may
-//! follow a range).
+//! `__Missing_<column>` (the first key column not given yet) and `__After_<range column>..`
+//! (nothing may follow a range).
 //!
 //! Each key state (`Key<N, IN, REV>`, `Range<N, LO, HI, IN, REV>`) that cannot take a method
 //! because a key column is missing implements the method's trait under a bound
@@ -34,10 +34,6 @@ pub fn full_key() -> Ident {
 
 pub fn index_base() -> Ident {
     format_ident!("__IndexBase")
-}
-
-pub fn after_range() -> Ident {
-    format_ident!("__AfterRange")
 }
 
 /// The trait that names `f` as the first key column missing.
@@ -95,24 +91,46 @@ pub fn missing_impls(
     quote!(#(#impls)*)
 }
 
-/// `impl<..> tr for Range<n, LO, HI, IN, REV> where Flags<IN, REV>: __AfterRange {}` for each range
-/// state `n` in `states`: nothing may follow a range.
+/// `impl<..> tr for Range<n, LO, HI, IN, REV> where Flags<IN, REV>: __After_<column>_<tag> {}`
+/// for each range state `n` in `states`, with that trait: nothing may follow a range, and the
+/// message names the range's column and `follower` (what the method restricts: "`room`",
+/// "a range on `room`"). `tag` (the method's trait, `__Eq_room`) keeps the trait's name apart
+/// from the other methods' of the same column.
 pub fn after_range_impls(
     cx: &Cx<'_>,
     generics: &TokenStream,
     tr: &TokenStream,
+    tag: &Ident,
+    follower: &str,
     states: std::ops::Range<usize>,
 ) -> TokenStream {
-    let (st, p, flags, after) = (&cx.st, &cx.p, flags(), after_range());
+    let (st, p, flags, table) = (&cx.st, &cx.p, flags(), cx.table);
     let bools = quote!(const LO: __bool, const HI: __bool,);
-    let impls = states.map(|n| {
-        quote! {
+    let impls = states.filter_map(|n| {
+        let range = column_at_state(cx, n)?;
+        let after = format_ident!("__After_{}{}", range.ident, tag);
+        let mark = marker(
+            &after,
+            &format!(
+                "`{table}`: {follower} cannot follow the range on `{}`: a range (`_gt`, `_ge`, \
+                 `_lt`, `_le`) is the last key restriction of a query",
+                range.column
+            ),
+            &format!("after the range on `{}`", range.column),
+            &format!(
+                "Cassandra reads a slice of a partition: `=` on the key columns before the \
+                 slice, one range on the next clustering column; {}",
+                order_note(cx)
+            ),
+        );
+        Some(quote! {
+            #mark
             impl<#generics #bools #flags> #tr for #st::Range<#n, LO, HI, IN, REV>
             where
                 #p::query::Flags<IN, REV>: #after,
             {
             }
-        }
+        })
     });
     quote!(#(#impls)*)
 }
@@ -168,19 +186,6 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
             &format!("`{table}`: give the whole primary key, each column by `=`: {key_order}"),
             "primary key incomplete",
             "an update of regular columns, and any conditional write (IF ...), works on one row",
-        ),
-        marker(
-            &after_range(),
-            &format!(
-                "`{table}`: nothing may follow a range: a range (`_gt`, `_ge`, `_lt`, `_le`) is \
-                 the last key restriction of a query"
-            ),
-            "after a range",
-            &format!(
-                "Cassandra reads a slice of a partition: `=` on the key columns before the \
-                 slice, one range on the next clustering column; {}",
-                order_note(cx)
-            ),
         ),
     ];
     let missing_traits = cx.t.primary_key().into_iter().map(|f| {

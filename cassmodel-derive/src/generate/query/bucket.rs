@@ -138,11 +138,19 @@ pub(super) fn bucket_markers(
         ),
     );
     let (eq_impls, range_impls) = (
-        key_impls(cx, &quote!(), &quote!(#eq), before, after_eq(cx, before)),
         key_impls(
             cx,
             &quote!(),
-            &quote!(#range_tr),
+            (&quote!(#eq), &eq),
+            &format!("`{col}`"),
+            before,
+            after_eq(cx, before),
+        ),
+        key_impls(
+            cx,
+            &quote!(),
+            (&quote!(#range_tr), &range_tr),
+            &format!("a range of `{col}` over its buckets"),
             before,
             after_eq(cx, before),
         ),

@@ -33,7 +33,14 @@ pub(super) fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStr
             &format!("`{col}` restricted here"),
             &keys::order_note(cx),
         ),
-        key_impls(cx, &quote!(), &quote!(#eq), before, after_eq(cx, before)),
+        key_impls(
+            cx,
+            &quote!(),
+            (&quote!(#eq), &eq),
+            &format!("`{col}`"),
+            before,
+            after_eq(cx, before),
+        ),
         imp(&eq, quote!(#st::Filtering)),
     ];
     let next = cx.t.state_after(i);

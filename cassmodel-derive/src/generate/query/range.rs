@@ -25,7 +25,8 @@ pub(super) fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream,
     let (label, note) = (format!("range on `{col}`"), keys::order_note(cx));
     let bool_ = quote!(__bool);
     let (upper, flags) = (quote!(const UPPER: #bool_,), keys::flags());
-    let key = key_impls(cx, &upper, &quote!(#tr<UPPER>), i, i);
+    let follower = format!("a range on `{col}`");
+    let key = key_impls(cx, &upper, (&quote!(#tr<UPPER>), &tr), &follower, i, i);
     let items = quote! {
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #tr<const UPPER: #bool_> {}

@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::Ident;
 
 use crate::generate::{Cx, keys};
 use crate::model::Field;
@@ -20,19 +21,20 @@ pub(super) fn range_ops(f: &Field<'_>) -> [(syn::Ident, &'static str, &'static s
 /// The impls of a key column's trait `tr` (with the trait's own `generics`): in key state
 /// `n` (where the column is restricted); in the states before it, under the bound that names
 /// the first column missing; after a range on an earlier clustering column (or this one),
-/// under the bound that says nothing may follow a range (range states up to `ranges_end`,
-/// excluded).
+/// under the bound that says `follower` may not follow that range (range states up to
+/// `ranges_end`, excluded). `tag` is `tr`'s name, without its arguments.
 pub(super) fn key_impls(
     cx: &Cx<'_>,
     generics: &TokenStream,
-    tr: &TokenStream,
+    (tr, tag): (&TokenStream, &Ident),
+    follower: &str,
     n: usize,
     ranges_end: usize,
 ) -> TokenStream {
     let (flags, state) = (keys::flags(), keys::key_state(cx, n));
     let ranges = cx.t.partition_state()..ranges_end;
     let missing = keys::missing_impls(cx, generics, tr, 0..n);
-    let after = keys::after_range_impls(cx, generics, tr, ranges);
+    let after = keys::after_range_impls(cx, generics, tr, tag, follower, ranges);
     quote! {
         impl<#generics #flags> #tr for #state {}
         #missing
