@@ -186,6 +186,12 @@ async fn ensure_tables(
         .iter()
         .map(|(k, v)| format!("{}: {}", string_literal(k), string_literal(v)))
         .collect();
+    // Two `CREATE TABLE IF NOT EXISTS` of one table at the same moment may both create it,
+    // under two table ids; statements prepared against the id that lost then fail with
+    // "Unknown CF". Copies started at once in one process (tests run in parallel, a job
+    // backfilling several tables) create the record one after the other.
+    static CREATING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _one_at_a_time = CREATING.lock().await;
     let ddl = [
         format!(
             "CREATE KEYSPACE IF NOT EXISTS {RECORD_KEYSPACE} WITH replication = {{{}}}",
