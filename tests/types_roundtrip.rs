@@ -247,12 +247,27 @@ struct Instants {
     history: Vec<DateTime<Utc>>,
 }
 
+/// The table, column and detail of a value refused before it was sent: a
+/// `RowError::Refused`, of kind `InvalidRequest`. Any other error fails the test.
+fn refused(err: &cassmodel::Error) -> (&str, &str, &str) {
+    use cassmodel::{Error, ErrorKind, RowError};
+    assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+    match err {
+        Error::Row(RowError::Refused {
+            table,
+            column,
+            detail,
+            ..
+        }) => (table, column, detail),
+        other => panic!("expected RowError::Refused, got {other:?}"),
+    }
+}
+
 /// A CQL timestamp holds milliseconds: a `DateTime<Utc>` with digits below the millisecond is
 /// refused when bound, naming the table and column and the fix, and nothing is written; a
 /// value rounded to the millisecond round-trips exactly.
 #[tokio::test]
 async fn sub_millisecond_datetime_is_refused_not_truncated() {
-    use cassmodel::{Error, ErrorKind, RowError};
     use chrono::SubsecRound;
 
     let t = support::test_db("sub_ms").await;
@@ -269,20 +284,12 @@ async fn sub_millisecond_datetime_is_refused_not_truncated() {
     };
     t.db.insert(&row).await.expect("milliseconds are exact");
 
-    let refused_column = |err: &Error| match err {
-        Error::Row(RowError::Refused {
-            table,
-            column,
-            detail,
-            ..
-        }) => {
-            assert_eq!(table, &format!("{ks}.instants"), "{err}");
-            assert!(detail.contains("trunc_subsecs(3)"), "{err}");
-            assert!(detail.contains("10:00:00.123456"), "{err}");
-            assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
-            column.clone()
-        }
-        other => panic!("expected RowError::Refused, got {other:?}"),
+    let refused_column = |err: &cassmodel::Error| {
+        let (table, column, detail) = refused(err);
+        assert_eq!(table, format!("{ks}.instants"), "{err}");
+        assert!(detail.contains("trunc_subsecs(3)"), "{err}");
+        assert!(detail.contains("10:00:00.123456"), "{err}");
+        column.to_owned()
     };
     let cases = [
         (
@@ -359,8 +366,6 @@ struct TimesOfDay {
 /// the last nanosecond of the day round-trips.
 #[tokio::test]
 async fn time_outside_one_day_is_refused() {
-    use cassmodel::{Error, ErrorKind, RowError};
-
     const DAY: i64 = 86_400_000_000_000;
     let t = support::test_db("time_of_day").await;
     t.db.create_table::<TimesOfDay>().await.expect("create");
@@ -379,35 +384,30 @@ async fn time_outside_one_day_is_refused() {
         Some(last.clone())
     );
 
-    let refused = |err: &Error, want: &str| match err {
-        Error::Row(RowError::Refused {
-            table,
-            column,
-            detail,
-            ..
-        }) => {
-            assert_eq!(table, &format!("{ks}.times_of_day"), "{err}");
-            assert_eq!(column, want, "{err}");
-            assert!(detail.contains(want_detail(want)), "{err}");
-            assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
-        }
-        other => panic!("expected RowError::Refused on `{want}`, got {other:?}"),
+    let refused_as = |err: &cassmodel::Error, column: &str, why: &str| {
+        let (table, refused_column, detail) = refused(err);
+        assert_eq!(table, format!("{ks}.times_of_day"), "{err}");
+        assert_eq!(refused_column, column, "{err}");
+        assert!(detail.contains(why), "{err}");
     };
-    fn want_detail(column: &str) -> &'static str {
-        if column == "chrono_at" {
-            "leap second"
-        } else {
-            "0 (00:00:00) to 86399999999999"
-        }
-    }
-    let leap = NaiveTime::from_hms_milli_opt(23, 59, 59, 1_500);
+    let (out_of_day, leap) = (
+        "0 (00:00:00) to 86399999999999",
+        NaiveTime::from_hms_milli_opt(23, 59, 59, 1_500),
+    );
     let cases = [
-        ("at", 2, Time(-1), None, vec![]),
-        ("at", 3, Time(DAY), None, vec![]),
-        ("more", 4, Time(1), None, vec![Time(2), Time(i64::MAX)]),
-        ("chrono_at", 5, Time(1), leap, vec![]),
+        ("at", out_of_day, 2, Time(-1), None, vec![]),
+        ("at", out_of_day, 3, Time(DAY), None, vec![]),
+        (
+            "more",
+            out_of_day,
+            4,
+            Time(1),
+            None,
+            vec![Time(2), Time(i64::MAX)],
+        ),
+        ("chrono_at", "leap second", 5, Time(1), leap, vec![]),
     ];
-    for (column, id, at, chrono_at, more) in cases {
+    for (column, why, id, at, chrono_at, more) in cases {
         let row = TimesOfDay {
             id,
             at,
@@ -415,7 +415,7 @@ async fn time_outside_one_day_is_refused() {
             more,
         };
         let err = t.db.insert(&row).await.expect_err("out of a day");
-        refused(&err, column);
+        refused_as(&err, column, why);
         assert_eq!(
             TimesOfDay::partition(&t.db, &id).await.expect("read"),
             vec![],
@@ -426,6 +426,6 @@ async fn time_outside_one_day_is_refused() {
     let err = TimesOfDay::get(&t.db, &1, &Time(DAY))
         .await
         .expect_err("24:00 as a key");
-    refused(&err, "at");
+    refused_as(&err, "at", out_of_day);
     t.drop_all().await;
 }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use crate::generate::{Cx, keys, marker};
 use crate::model::Field;
 
-use super::states::{after_eq, key_impls, range_ops};
+use super::states::{eq_impls, range_ops};
 
 /// The bucket's source (the first clustering column): `src(v)` restricts the bucket and the
 /// source at once, after the declared partition key; `src_range(from..to)` (on a SELECT, in
@@ -138,21 +138,12 @@ pub(super) fn bucket_markers(
         ),
     );
     let (eq_impls, range_impls) = (
-        key_impls(
+        eq_impls(cx, &eq, &format!("`{col}`"), before),
+        eq_impls(
             cx,
-            &quote!(),
-            (&quote!(#eq), &eq),
-            &format!("`{col}`"),
-            before,
-            after_eq(cx, before),
-        ),
-        key_impls(
-            cx,
-            &quote!(),
-            (&quote!(#range_tr), &range_tr),
+            &range_tr,
             &format!("a range of `{col}` over its buckets"),
             before,
-            after_eq(cx, before),
         ),
     );
     quote! {

@@ -8,7 +8,7 @@ use crate::model::{Field, Role};
 
 use super::bucket::bucket_source;
 use super::range::{ranges, refused_ranges};
-use super::states::{after_eq, key_impls};
+use super::states::eq_impls;
 
 /// Key column `i`: `col(v)` and `col_in(vs)` after the columns before it, then either ranges
 /// (a clustering column) or range methods that exist only to say why not (partition key).
@@ -33,14 +33,7 @@ pub(super) fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStr
             &format!("`{col}` restricted here"),
             &keys::order_note(cx),
         ),
-        key_impls(
-            cx,
-            &quote!(),
-            (&quote!(#eq), &eq),
-            &format!("`{col}`"),
-            before,
-            after_eq(cx, before),
-        ),
+        eq_impls(cx, &eq, &format!("`{col}`"), before),
         imp(&eq, quote!(#st::Filtering)),
     ];
     let next = cx.t.state_after(i);

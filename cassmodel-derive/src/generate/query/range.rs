@@ -23,17 +23,16 @@ pub(super) fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream,
     );
     let i = cx.t.state_before(i);
     let (label, note) = (format!("range on `{col}`"), keys::order_note(cx));
-    let bool_ = quote!(__bool);
-    let (upper, flags) = (quote!(const UPPER: #bool_,), keys::flags());
+    let (upper, flags) = (quote!(const UPPER: __bool,), keys::flags());
     let follower = format!("a range on `{col}`");
-    let key = key_impls(cx, &upper, (&quote!(#tr<UPPER>), &tr), &follower, i, i);
+    let key = key_impls(cx, (&upper, &tr, &quote!(<UPPER>)), &follower, i, i);
     let items = quote! {
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        pub trait #tr<const UPPER: #bool_> {}
+        pub trait #tr<const UPPER: __bool> {}
         #key
         impl<#flags> #tr<false> for #st::Range<#i, false, true, IN, REV> {}
         impl<#flags> #tr<true> for #st::Range<#i, true, false, IN, REV> {}
-        impl<const UPPER: #bool_> #tr<UPPER> for #st::Filtering {}
+        impl<const UPPER: __bool> #tr<UPPER> for #st::Filtering {}
     };
     let (param, bound) = (
         cx.param(&format_ident!("value"), ty),

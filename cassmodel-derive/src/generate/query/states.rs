@@ -18,19 +18,19 @@ pub(super) fn range_ops(f: &Field<'_>) -> [(syn::Ident, &'static str, &'static s
     ]
 }
 
-/// The impls of a key column's trait `tr` (with the trait's own `generics`): in key state
-/// `n` (where the column is restricted); in the states before it, under the bound that names
-/// the first column missing; after a range on an earlier clustering column (or this one),
-/// under the bound that says `follower` may not follow that range (range states up to
-/// `ranges_end`, excluded). `tag` is `tr`'s name, without its arguments.
+/// The impls of a key column's trait `tag<args>` (with the trait's own `generics`): in key
+/// state `n` (where the column is restricted); in the states before it, under the bound that
+/// names the first column missing; after a range on an earlier clustering column (or this
+/// one), under the bound that says `follower` may not follow that range (range states up to
+/// `ranges_end`, excluded).
 pub(super) fn key_impls(
     cx: &Cx<'_>,
-    generics: &TokenStream,
-    (tr, tag): (&TokenStream, &Ident),
+    (generics, tag, args): (&TokenStream, &Ident, &TokenStream),
     follower: &str,
     n: usize,
     ranges_end: usize,
 ) -> TokenStream {
+    let tr = &quote!(#tag #args);
     let (flags, state) = (keys::flags(), keys::key_state(cx, n));
     let ranges = cx.t.partition_state()..ranges_end;
     let missing = keys::missing_impls(cx, generics, tr, 0..n);
@@ -42,8 +42,15 @@ pub(super) fn key_impls(
     }
 }
 
+/// [`key_impls`] of a trait without parameters of a column restricted by `=` from key state
+/// `n`: after a range on an earlier column or on this one, `follower` may not follow.
+pub(super) fn eq_impls(cx: &Cx<'_>, tag: &Ident, follower: &str, n: usize) -> TokenStream {
+    let none = quote!();
+    key_impls(cx, (&none, tag, &none), follower, n, after_eq(cx, n))
+}
+
 /// The end of the range states in which `=` on the key column restricted from state `n` says
 /// that nothing may follow a range: ranges on earlier columns, and on this one.
-pub(super) fn after_eq(cx: &Cx<'_>, n: usize) -> usize {
+fn after_eq(cx: &Cx<'_>, n: usize) -> usize {
     (n + 1).min(cx.t.full_key_state())
 }
