@@ -8,7 +8,7 @@ mod support;
 
 use cassmodel::migrate::{Migrator, Models};
 use cassmodel::value::Vector;
-use cassmodel::{CassProjection, CassTable, Replication, Scored};
+use cassmodel::{Batch, CassProjection, CassTable, Replication, Scored};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "vec_docs")]
@@ -380,5 +380,195 @@ async fn vector_search_orders_like_brute_force() {
         text.contains("docs_by_unit") && text.contains("dot_product"),
         "{text}"
     );
+    t.drop_all().await;
+}
+
+/// A table with a vector index of each similarity function, and a vector without one.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "vec_edges")]
+struct Edge {
+    #[partition_key]
+    id: i32,
+    #[cass(index)]
+    cos: Vector<3>,
+    #[cass(index(similarity = "dot_product"))]
+    dot: Vector<3>,
+    #[cass(index(similarity = "euclidean"))]
+    euc: Option<Vector<3>>,
+    /// No index: any bit pattern is stored and read back.
+    raw: Vector<3>,
+}
+
+const FINE: Vector<3> = Vector::new([0.6, 0.8, 0.0]);
+
+fn edge(id: i32) -> Edge {
+    Edge {
+        id,
+        cos: FINE,
+        dot: FINE,
+        euc: Some(FINE),
+        raw: FINE,
+    }
+}
+
+/// The table, column and detail of a value refused before it was sent.
+fn refused(err: &cassmodel::Error) -> (&str, &str, &str) {
+    use cassmodel::{Error, ErrorKind, RowError};
+    assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+    match err {
+        Error::Row(RowError::Refused {
+            table,
+            column,
+            detail,
+            ..
+        }) => (table, column, detail),
+        other => panic!("expected RowError::Refused, got {other:?}"),
+    }
+}
+
+/// Every vector a vector index cannot take is refused before the request (insert, update,
+/// batch, ANN query vector), naming the table, the column, the rule and the component, and
+/// nothing is written; the same vectors round-trip bit for bit in a column without an index,
+/// and the rules of cosine alone (zero and vanishing vectors) do not touch the other
+/// functions' columns.
+#[tokio::test]
+async fn vectors_an_index_cannot_take_are_refused_before_they_are_sent() {
+    let t = support::test_db("vector_edges").await;
+    let db = &t.db;
+    Migrator::new(db, Models::new().table::<Edge>())
+        .replication(Replication::Simple(1))
+        .apply()
+        .await
+        .expect("migrate");
+    let table = format!("{}.vec_edges", t.keyspace());
+
+    let tiny = 2f32.powi(-75);
+    let nan_payload = f32::from_bits(0xffc0_1234);
+    // (vector, the rule's words, whether only cosine refuses it)
+    let hostile: [([f32; 3], &str, bool); 9] = [
+        ([f32::NAN, 0.0, 1.0], "component 0 is NaN", false),
+        ([1.0, nan_payload, 0.0], "component 1 is NaN", false),
+        ([1.0, 0.0, f32::INFINITY], "component 2 is inf", false),
+        ([f32::NEG_INFINITY, 1.0, 0.0], "component 0 is -inf", false),
+        ([1.0, f32::MAX, 0.0], "magnitude at most 1e17", false),
+        ([1.0, 0.0, -1.5e17], "component 2 is -1.5e17", false),
+        ([0.0, 0.0, 0.0], "every component is zero", true),
+        ([0.0, -0.0, 0.0], "every component is zero", true),
+        (
+            [tiny, -tiny, f32::from_bits(1)],
+            "squared length is zero",
+            true,
+        ),
+    ];
+
+    let mut id = 0;
+    let mut next_id = || {
+        id += 1;
+        id
+    };
+    for (v, rule, cosine_only) in hostile {
+        let v = Vector::new(v);
+        for column in ["cos", "dot", "euc"] {
+            let row = {
+                let mut r = edge(next_id());
+                match column {
+                    "cos" => r.cos = v,
+                    "dot" => r.dot = v,
+                    _ => r.euc = Some(v),
+                }
+                r
+            };
+            let refuses = column == "cos" || !cosine_only;
+            let check = |what: &str, err: cassmodel::Error| {
+                let (tab, col, detail) = refused(&err);
+                assert_eq!((tab, col), (table.as_str(), column), "{what}: {err}");
+                assert!(detail.contains(rule), "{what} {v:?} on {column}: {detail}");
+            };
+
+            // Insert.
+            match db.insert(&row).await {
+                Err(e) if refuses => check("insert", e),
+                Err(e) => panic!("insert {v:?} on {column}: {e}"),
+                Ok(()) if refuses => panic!("insert {v:?} on {column} was not refused"),
+                Ok(()) => {
+                    let back = Edge::get(db, &row.id).await.expect("get").expect("row");
+                    assert_eq!(back, row, "{column} takes {v:?}");
+                    continue;
+                }
+            }
+            assert_eq!(Edge::get(db, &row.id).await.expect("get"), None, "written");
+
+            // Update of a written row: refused, the row unchanged.
+            let id = row.id;
+            let some_v = Some(v);
+            db.insert(&edge(id)).await.expect("insert a fine row");
+            let update = || {
+                let u = Edge::update().id(&id);
+                match column {
+                    "cos" => u.set_cos(&v),
+                    "dot" => u.set_dot(&v),
+                    _ => u.set_euc(&some_v),
+                }
+            };
+            check("update", update().execute(db).await.expect_err("update"));
+            check(
+                "batch update",
+                Batch::logged()
+                    .add(update())
+                    .execute(db)
+                    .await
+                    .expect_err("batch update"),
+            );
+            let mut other = row.clone();
+            other.id = next_id();
+            check(
+                "batch insert",
+                Batch::unlogged()
+                    .insert(&other)
+                    .execute(db)
+                    .await
+                    .expect_err("batch insert"),
+            );
+            assert_eq!(
+                Edge::get(db, &id).await.expect("get"),
+                Some(edge(id)),
+                "a refused update changed the row"
+            );
+            assert_eq!(Edge::get(db, &other.id).await.expect("get"), None);
+
+            // The same vector as an ANN query vector.
+            let q = Edge::select();
+            let q = match column {
+                "cos" => q.ann_cos(&v),
+                "dot" => q.ann_dot(&v),
+                _ => q.ann_euc(&v),
+            };
+            check("ann", q.limit(3).fetch_all(db).await.expect_err("ann"));
+        }
+    }
+
+    // Without an index, every one of them round-trips bit for bit.
+    for (v, _, _) in hostile {
+        let mut row = edge(next_id());
+        row.raw = Vector::new(v);
+        db.insert(&row)
+            .await
+            .expect("an unindexed column takes any vector");
+        let back = Edge::get(db, &row.id).await.expect("get").expect("row");
+        assert_eq!(
+            back.raw.map(f32::to_bits),
+            v.map(f32::to_bits),
+            "{v:?} read back as {:?}",
+            back.raw
+        );
+    }
+    // And a search with a fine vector still works.
+    let found = Edge::select()
+        .ann_cos(&FINE)
+        .limit(3)
+        .fetch_all(db)
+        .await
+        .expect("ann");
+    assert!(!found.is_empty());
     t.drop_all().await;
 }

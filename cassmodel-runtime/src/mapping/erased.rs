@@ -2,13 +2,15 @@
 //! argument behind `&dyn`), [`Bound`] (one bound value of a statement) and [`SizeBound`] (how
 //! large a write's values can be, known before they are written).
 
+use cassmodel_schema::Similarity;
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
-use crate::error::write_error;
+use super::vector_index::index_refuses;
+use crate::error::{value_refused, write_error};
 use crate::schema::model::BucketRule;
 
 /// A value behind a reference, type-erased: a field or argument as its column type writes
@@ -45,6 +47,13 @@ pub trait ErasedValue: Sync {
     fn size_bound(&self) -> Option<usize> {
         None
     }
+
+    /// Its components, if it is a vector (`Vector<N>`, `Some` of one, a query vector
+    /// `[f32; N]`): what the rules of a vector index check before it is written
+    /// ([`check_indexed`]).
+    fn vector(&self) -> Option<&[f32]> {
+        None
+    }
 }
 
 /// A list bound to one marker (`IN ?`, a set of map keys to remove).
@@ -79,6 +88,9 @@ pub enum Bound<'a> {
     Bucket(BucketValue),
     /// An owned adapter (the list of an `IN`).
     Boxed(Box<dyn ErasedValue + Send + 'a>),
+    /// A value of a column with a vector index ranking by this function: checked against
+    /// the index's rules ([`check_indexed`]) before it is written.
+    Indexed(&'a dyn ErasedValue, Similarity),
 }
 
 impl<'a> Bound<'a> {
@@ -96,6 +108,20 @@ impl<'a> Bound<'a> {
             }
             Bound::Bucket(b) => b.write(typ, writer),
             Bound::Boxed(v) => v.write_to(typ, writer),
+            Bound::Indexed(v, similarity) => {
+                check_indexed(*v, *similarity)?;
+                v.write_to(typ, writer)
+            }
+        }
+    }
+
+    /// This value, for a column whose vector index ranks by `similarity` (`None`: the
+    /// column has none): checked against the index's rules when it is written.
+    #[inline]
+    pub(crate) fn for_vector_index(self, similarity: Option<Similarity>) -> Self {
+        match (self, similarity) {
+            (Bound::Value(v), Some(s)) => Bound::Indexed(v, s),
+            (b, _) => b,
         }
     }
 
@@ -118,6 +144,7 @@ impl<'a> Bound<'a> {
             Bound::Counter(_) => Some(8),
             Bound::Bucket(_) => Some(BUCKET_SIZE_BOUND),
             Bound::Boxed(v) => v.size_bound(),
+            Bound::Indexed(v, _) => v.size_bound(),
         }
     }
 
@@ -130,6 +157,7 @@ impl<'a> Bound<'a> {
             Bound::Counter(_) => "i64",
             Bound::Bucket(_) => "bucket",
             Bound::Boxed(v) => v.rust_type(),
+            Bound::Indexed(v, _) => v.rust_type(),
         }
     }
 
@@ -142,12 +170,25 @@ impl<'a> Bound<'a> {
             Bound::Counter(n) => Bound::Counter(*n),
             Bound::Bucket(b) => Bound::Bucket(*b),
             Bound::Boxed(b) => Bound::Value(&**b),
+            Bound::Indexed(v, s) => Bound::Indexed(*v, *s),
         }
     }
 
     /// A list of values bound to one marker (`IN ?`, map keys to remove).
     pub fn list<V: SerializeValue + Sync + Send>(values: &'a [V]) -> Self {
         Bound::Boxed(Box::new(ListOf(values)))
+    }
+}
+
+/// Refuses a vector the column's vector index cannot take ([`index_refuses`]), before it is
+/// written; any other value passes.
+pub(crate) fn check_indexed(
+    value: &dyn ErasedValue,
+    similarity: Similarity,
+) -> Result<(), SerializationError> {
+    match value.vector().and_then(|v| index_refuses(v, similarity)) {
+        Some(detail) => Err(value_refused(value.rust_type(), detail)),
+        None => Ok(()),
     }
 }
 

@@ -2,7 +2,7 @@
 //! CQL type a Rust type is stored as), values behind `&dyn` ([`erased`]), what typed methods
 //! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
 //! rows of tables ([`table`]), projections ([`projection`]), user-defined types ([`udt`]),
-//! vectors ([`vector`]).
+//! vectors ([`vector`]) and what a vector index takes ([`vector_index`]).
 
 pub(crate) mod bind;
 pub(crate) mod bucket;
@@ -12,3 +12,4 @@ pub(crate) mod table;
 pub(crate) mod types;
 pub(crate) mod udt;
 pub(crate) mod vector;
+pub(crate) mod vector_index;

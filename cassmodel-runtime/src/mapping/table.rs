@@ -11,7 +11,7 @@ use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
-use super::erased::ErasedValue;
+use super::erased::{ErasedValue, check_indexed};
 use crate::error::{
     RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
 };
@@ -113,7 +113,12 @@ pub(crate) fn write_value<'b>(
                 "its source column's type has no bucket".to_owned(),
             )),
         },
-        None => v.write_to(spec.typ(), writer),
+        None => match col.and_then(ColumnDef::vector_index) {
+            Some(similarity) => {
+                check_indexed(v, similarity).and_then(|()| v.write_to(spec.typ(), writer))
+            }
+            None => v.write_to(spec.typ(), writer),
+        },
     };
     written.map_err(|e| write_error(spec, rust_type, e))
 }

@@ -148,6 +148,14 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         Ok(())
     }
 
+    /// The components of a vector value (a `Vector<N>`, or `Some` of one), for the rules of a
+    /// vector index ([`ErasedValue::vector`]).
+    #[doc(hidden)]
+    #[inline]
+    fn __vector(&self) -> Option<&[f32]> {
+        None
+    }
+
     #[doc(hidden)]
     #[inline]
     fn __write<'b>(
@@ -194,6 +202,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
 
     fn size_bound(&self) -> Option<usize> {
         self.__size_bound()
+    }
+
+    fn vector(&self) -> Option<&[f32]> {
+        self.__vector()
     }
 }
 
@@ -495,6 +507,11 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
 
     fn __check(&self) -> Result<(), SerializationError> {
         self.as_ref().map_or(Ok(()), T::__check)
+    }
+
+    #[inline]
+    fn __vector(&self) -> Option<&[f32]> {
+        self.as_ref().and_then(T::__vector)
     }
 
     fn __write<'b>(

@@ -37,8 +37,45 @@ use super::types::CqlMapping;
 /// assert!(Vector::<3>::try_from(&[1.0, 0.0][..]).is_err());
 /// ```
 ///
-/// With a cosine index (the default) Cassandra refuses to write a vector whose elements are
-/// all zero (it has no direction); the write fails with a server error.
+/// # Values a vector index refuses
+///
+/// A column without an index stores any `f32`s, NaN payloads and infinities included, and
+/// reads them back bit for bit. A column with a vector index takes only what the index can
+/// compare; cassmodel checks a vector written to such a column (insert, update, batch, entity
+/// save) and the query vector of an ANN search before the request is sent, and refuses one
+/// that breaks a rule with [`RowError::Refused`](crate::RowError::Refused) (kind
+/// `InvalidRequest`), naming the table, the column, the rule and the component. These are the
+/// rules of Cassandra 5.0's SAI vector index (`OnHeapGraph.checkInBounds` and
+/// `validateIndexable`, and the jvector similarity functions it calls), which the server
+/// applies only on the replica, failing the write with `UNKNOWN` or, for cosine, timing out:
+///
+/// | rule | similarity functions |
+/// |---|---|
+/// | every component finite: no NaN (whatever its payload), `inf` or `-inf` | all |
+/// | every component of magnitude at most `1e17` | all |
+/// | the sum of the squared components at most `f32::MAX` (a quarter of it for Euclidean) | all |
+/// | not every component zero (`0.0` or `-0.0`): the vector has no direction | cosine |
+/// | not every component below `2.7e-23` in magnitude (each squared is zero in `f32`) | cosine |
+///
+/// ```
+/// use cassmodel::value::Vector;
+/// # use cassmodel::{CassTable, Db, ErrorKind};
+/// #[derive(CassTable)]
+/// struct Doc {
+///     #[partition_key]
+///     id: i32,
+///     #[cass(index)] // cosine
+///     embedding: Vector<3>,
+/// }
+///
+/// # async fn f(db: &Db) -> cassmodel::Result<()> {
+/// let doc = Doc { id: 1, embedding: Vector::new([0.0, f32::NAN, 1.0]) };
+/// let err = db.insert(&doc).await.expect_err("refused before it is sent");
+/// assert_eq!(err.kind(), ErrorKind::InvalidRequest);
+/// // table `ks.doc`, column `embedding` (Rust `Vector<3>`): component 1 is NaN: a vector
+/// // index (cosine) takes finite components only (no NaN or infinity)
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, PartialEq)]
 pub struct Vector<const N: usize>(pub [f32; N]);
 
@@ -200,6 +237,11 @@ impl<const N: usize> CqlMapping for Vector<N> {
     fn __size_bound(&self) -> Option<usize> {
         Some(4 * N)
     }
+
+    #[inline]
+    fn __vector(&self) -> Option<&[f32]> {
+        Some(&self.0)
+    }
 }
 
 /// A query vector for an ANN search on a column of type `V`: a [`Vector`] of the column's
@@ -231,6 +273,10 @@ impl<const N: usize> ErasedValue for [f32; N] {
 
     fn rust_type(&self) -> &'static str {
         std::any::type_name::<[f32; N]>()
+    }
+
+    fn vector(&self) -> Option<&[f32]> {
+        Some(self)
     }
 }
 

@@ -13,6 +13,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 
+use cassmodel_schema::Similarity;
 use scylla::response::PagingState;
 
 use super::bucket::{BucketRange, BucketRead};
@@ -26,7 +27,7 @@ use crate::mapping::projection::Projection;
 use crate::mapping::table::Table;
 use crate::mapping::types::CqlMapping;
 use crate::mapping::vector::Scored;
-use crate::schema::model::{BucketRule, Order};
+use crate::schema::model::{BucketRule, ColumnDef, Order};
 use crate::session::db::Db;
 use crate::statement::spec::{Cmp, Op, SetOp};
 use crate::statement::state::QueryState;
@@ -170,7 +171,11 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
 
     /// `ORDER BY column ANN OF ?`: the rows nearest `query` first.
     #[inline]
-    pub fn ann<S2>(self, column: u16, query: Bound<'a>) -> Query<'a, T, S2, K, R> {
+    pub fn ann<S2>(self, column: u16, query: Bound<'a>) -> Query<'a, T, S2, K, R>
+    where
+        T: Table,
+    {
+        let query = query.for_vector_index(vector_index::<T>(column));
         self.with(|q| q.ann(column, query)).to()
     }
 
@@ -194,7 +199,11 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
 
     /// A change of `column` in the SET clause.
     #[inline]
-    pub fn set<K2>(self, column: u16, op: SetOp, value: Bound<'a>) -> Query<'a, T, S, K2, R> {
+    pub fn set<K2>(self, column: u16, op: SetOp, value: Bound<'a>) -> Query<'a, T, S, K2, R>
+    where
+        T: Table,
+    {
+        let value = value.for_vector_index(vector_index::<T>(column));
         self.with(|q| q.set(column, op, [Some(value), None])).to()
     }
 
@@ -313,6 +322,14 @@ impl<'a, T: Table, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     pub fn into_batch_entry(self) -> Box<dyn BatchEntry + 'a> {
         query_entry::<T>(self.state, K::STATEMENT)
     }
+}
+
+/// The similarity function of column `column`'s vector index, if it has one.
+#[inline]
+fn vector_index<T: Table>(column: u16) -> Option<Similarity> {
+    T::schema()
+        .column(usize::from(column))
+        .and_then(ColumnDef::vector_index)
 }
 
 /// The result of `fetch_all` or `fetch_first` called on what a generated builder dereferences

@@ -107,6 +107,19 @@ pub struct IndexDef {
     pub similarity: Option<Similarity>,
 }
 
+impl ColumnDef {
+    /// The similarity function of the column's vector index, if it is a vector column with
+    /// one: its values must then pass the index's rules (listed on `cassmodel::value::Vector`),
+    /// checked before they are sent.
+    #[inline]
+    pub fn vector_index(&self) -> Option<Similarity> {
+        match (&self.cql_type, &self.index) {
+            (CqlType::Vector(..), Some(index)) => Some(index.similarity_function()),
+            _ => None,
+        }
+    }
+}
+
 impl IndexDef {
     /// An index named `name` on `target`.
     pub fn new(name: &'static str, target: IndexTarget) -> Self {
