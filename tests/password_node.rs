@@ -384,6 +384,17 @@ async fn refused_tls_handshakes_say_what_to_fix() {
     let msg = err.to_string();
     assert!(msg.contains("requires a client certificate"), "{msg}");
     assert!(msg.contains("CASSMODEL_TLS_CERT"), "{msg}");
+
+    let err = base()
+        .tls_ca(&tls.ca)
+        .tls_client_cert(&tls.untrusted_client_cert, &tls.untrusted_client_key)
+        .connect()
+        .await
+        .expect_err("a client certificate from an authority the node does not trust");
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("The node refused this client"), "{msg}");
+    assert!(msg.contains("CASSMODEL_TLS_CERT"), "{msg}");
 }
 
 /// TLS to a node whose CQL port has no TLS (the project's plain local node) is refused, never
@@ -413,4 +424,102 @@ async fn tls_to_a_port_without_tls_is_refused() {
         msg.contains("did not answer the TLS handshake with TLS"),
         "{msg}"
     );
+}
+
+/// A listener on a free loopback port that accepts connections and never answers (a hung
+/// process, a port that is not a node's), holding each connection open; or, with `close`,
+/// one that closes each connection as soon as it accepts it (as a node that takes only TLS
+/// closes a plain client's).
+async fn silent_peer(close: bool) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("bind a loopback port: {e}"));
+    let addr = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("the listener's address: {e}"))
+        .to_string();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        // Bounded: a test connects a few times at most.
+        for _ in 0..64 {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            if !close {
+                held.push(socket);
+            }
+        }
+    });
+    addr
+}
+
+/// How long a connect to `addr` with `options` took, and its error.
+async fn timed_connect(options: ConnectOptions) -> (std::time::Duration, cassmodel::Error) {
+    let start = std::time::Instant::now();
+    let err = options
+        .connect()
+        .await
+        .expect_err("a peer that never answers cannot give a session");
+    (start.elapsed(), err)
+}
+
+/// The connect timeout bounds the whole connection: a peer that accepts the TCP connection and
+/// never answers ends the attempt within the timeout and a second, with a timeout error
+/// naming the address, without TLS and (feature `tls`) with it (where the handshake is what
+/// waits).
+#[tokio::test]
+async fn a_silent_peer_ends_the_connect_on_time() {
+    use std::time::Duration;
+    let timeout = Duration::from_secs(2);
+    let addr = silent_peer(false).await;
+    let plain = ConnectOptions::new()
+        .contact_points([addr.clone()])
+        .connect_timeout(timeout);
+    let mut cases = vec![("plain", plain)];
+    #[cfg(feature = "tls")]
+    {
+        let tls = password_node().await.tls_files();
+        let options = ConnectOptions::new()
+            .contact_points([addr.clone()])
+            .tls_ca(&tls.ca)
+            .tls_client_cert(&tls.client_cert, &tls.client_key)
+            .connect_timeout(timeout);
+        cases.push(("tls", options));
+    }
+    for (what, options) in cases {
+        let (took, err) = timed_connect(options).await;
+        assert!(
+            took < timeout + Duration::from_secs(1),
+            "{what}: gave up after {took:?}: {err}"
+        );
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{what}: {err}");
+        let msg = err.to_string();
+        assert!(msg.contains(&addr), "{what}: {msg}");
+        assert!(
+            msg.contains("within the connect timeout of 2 s"),
+            "{what}: {msg}"
+        );
+    }
+}
+
+/// A plain client that a node closes the connection on (as a node that accepts only TLS
+/// does) is told that something answered there and that it may want TLS, not to start a
+/// node.
+#[tokio::test]
+async fn a_peer_that_closes_a_plain_client_suggests_tls() {
+    let addr = silent_peer(true).await;
+    let (_, err) = timed_connect(
+        ConnectOptions::new()
+            .contact_points([addr.clone()])
+            .connect_timeout(std::time::Duration::from_secs(3)),
+    )
+    .await;
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+    let msg = err.to_string();
+    assert!(!msg.contains("Start a local node"), "{msg}");
+    assert!(
+        msg.contains("accepted the connection there and then closed it"),
+        "{msg}"
+    );
+    assert!(msg.contains("CASSMODEL_TLS_CA"), "{msg}");
 }

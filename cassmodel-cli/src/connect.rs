@@ -37,7 +37,8 @@ pub struct ConnectArgs {
     /// TLS: the client certificate's private key (PEM) [env: CASSMODEL_TLS_KEY].
     #[arg(long, global = true, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
-    /// Connect timeout, e.g. 5s [env: CASSMODEL_CONNECT_TIMEOUT; default: 5s].
+    /// Connect timeout: how long the whole connection may take (TCP, TLS, CQL start-up, first
+    /// metadata), e.g. 5s [env: CASSMODEL_CONNECT_TIMEOUT; default: 5s].
     #[arg(long, global = true, value_parser = parse_duration)]
     pub connect_timeout: Option<Duration>,
     /// Request timeout, e.g. 30s [env: CASSMODEL_REQUEST_TIMEOUT; default: 30s].

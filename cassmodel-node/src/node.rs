@@ -38,6 +38,12 @@ const ERROR_LOG_LINES: usize = 60;
 /// for it and get [`Started::Reused`]. If the node does not answer within `cfg.start_timeout` it
 /// is stopped again and the error carries the end of its log.
 pub async fn ensure_running(cfg: &NodeConfig) -> Result<Started, NodeError> {
+    if cfg.tls && !cfg.tls_files().complete() {
+        // Certificates added since the node started (its own are kept), under the lock so
+        // that a certificate and its key come from one writer.
+        let _lock = lock::lock_async(&cfg.lock_file(), cfg.start_timeout + LOCK_EXTRA).await?;
+        crate::tls::ensure_certificates(cfg)?;
+    }
     if is_ready(cfg).await {
         return Ok(Started::Reused);
     }

@@ -30,6 +30,11 @@ pub struct TlsFiles {
     pub untrusted_ca: PathBuf,
     /// The node's private key followed by its certificate (Cassandra's PEM keystore).
     pub node_keystore: PathBuf,
+    /// A client certificate signed by an authority the node does not trust: the node
+    /// refuses a client presenting it.
+    pub untrusted_client_cert: PathBuf,
+    /// Its private key.
+    pub untrusted_client_key: PathBuf,
 }
 
 impl TlsFiles {
@@ -40,7 +45,16 @@ impl TlsFiles {
             client_key: dir.join("client-key.pem"),
             untrusted_ca: dir.join("untrusted-ca.pem"),
             node_keystore: dir.join("node-keystore.pem"),
+            untrusted_client_cert: dir.join("untrusted-client.pem"),
+            untrusted_client_key: dir.join("untrusted-client-key.pem"),
         }
+    }
+
+    /// Whether every file is there (the untrusted client's too).
+    pub(crate) fn complete(&self) -> bool {
+        self.all().iter().all(|p| p.is_file())
+            && self.untrusted_client_cert.is_file()
+            && self.untrusted_client_key.is_file()
     }
 
     fn all(&self) -> [&Path; 5] {
@@ -54,17 +68,58 @@ impl TlsFiles {
     }
 }
 
-/// Writes the node's certificates unless all of them are there already.
+/// Writes the node's certificates unless all of them are there already, and the untrusted
+/// client certificate (its own authority, so that adding it leaves a node's keystore as it is).
 pub(crate) fn ensure_certificates(cfg: &NodeConfig) -> Result<TlsFiles, NodeError> {
     let files = cfg.tls_files();
-    if files.all().iter().all(|p| p.is_file()) {
-        return Ok(files);
+    if !files.all().iter().all(|p| p.is_file()) {
+        write_certificates(cfg, &files)?;
     }
-    let dir = cfg.work_dir.join("tls");
-    fs::create_dir_all(&dir)
-        .map_err(|e| NodeError::io(format!("cannot create {}", dir.display()), e))?;
-    let cert_error = |e: rcgen::Error| NodeError::Certificate(e.to_string());
+    if !(files.untrusted_client_cert.is_file() && files.untrusted_client_key.is_file()) {
+        write_untrusted_client(&files)?;
+    }
+    Ok(files)
+}
 
+fn cert_error(e: rcgen::Error) -> NodeError {
+    NodeError::Certificate(e.to_string())
+}
+
+/// A client certificate and key signed by an authority no node trusts.
+fn write_untrusted_client(files: &TlsFiles) -> Result<(), NodeError> {
+    let (_, authority) = authority("cassmodel untrusted client CA").map_err(cert_error)?;
+    let key = KeyPair::generate().map_err(cert_error)?;
+    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(cert_error)?;
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "cassmodel untrusted client");
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let cert = params.signed_by(&key, &authority).map_err(cert_error)?;
+    write_files([
+        (&files.untrusted_client_cert, cert.pem()),
+        (&files.untrusted_client_key, key.serialize_pem()),
+    ])
+}
+
+fn write_files<'a>(
+    files: impl IntoIterator<Item = (&'a PathBuf, String)>,
+) -> Result<(), NodeError> {
+    for (path, text) in files {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)
+                .map_err(|e| NodeError::io(format!("cannot create {}", dir.display()), e))?;
+        }
+        // Written whole, then renamed: a reader never sees half a file.
+        let part = path.with_extension(format!("part{}", std::process::id()));
+        fs::write(&part, text)
+            .and_then(|()| fs::rename(&part, path))
+            .map_err(|e| NodeError::io(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(())
+}
+
+/// The node's authority, its certificate and the trusted client's.
+fn write_certificates(cfg: &NodeConfig, files: &TlsFiles) -> Result<(), NodeError> {
     let (ca_pem, ca) = authority("cassmodel test CA").map_err(cert_error)?;
     let (untrusted_pem, _) = authority("cassmodel untrusted CA").map_err(cert_error)?;
 
@@ -83,7 +138,7 @@ pub(crate) fn ensure_certificates(cfg: &NodeConfig) -> Result<TlsFiles, NodeErro
     client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
     let client_cert = client.signed_by(&client_key, &ca).map_err(cert_error)?;
 
-    for (path, text) in [
+    write_files([
         (&files.ca, ca_pem),
         (&files.untrusted_ca, untrusted_pem),
         (&files.client_cert, client_cert.pem()),
@@ -92,11 +147,7 @@ pub(crate) fn ensure_certificates(cfg: &NodeConfig) -> Result<TlsFiles, NodeErro
             &files.node_keystore,
             format!("{}{}", node_key.serialize_pem(), node_cert.pem()),
         ),
-    ] {
-        fs::write(path, text)
-            .map_err(|e| NodeError::io(format!("cannot write {}", path.display()), e))?;
-    }
-    Ok(files)
+    ])
 }
 
 /// A self-signed certificate authority: its certificate (PEM) and the issuer that signs with

@@ -1,13 +1,11 @@
 //! Errors.
 
 use scylla::deserialize::{DeserializationError, TypeCheckError};
-#[cfg(feature = "tls")]
-use scylla::errors::{BrokenConnectionError, BrokenConnectionErrorKind, FrameHeaderParseError};
 use scylla::errors::{
-    ConnectionError, ConnectionPoolError, ConnectionSetupRequestError,
-    ConnectionSetupRequestErrorKind, DbError, ExecutionError, IntoRowsResultError,
-    MaybeFirstRowError, NewSessionError, NextPageError, NextRowError, PagerExecutionError,
-    PrepareError, RequestAttemptError, RequestError, RowsError,
+    BrokenConnectionError, BrokenConnectionErrorKind, ConnectionError, ConnectionPoolError,
+    ConnectionSetupRequestError, ConnectionSetupRequestErrorKind, DbError, ExecutionError,
+    FrameHeaderParseError, IntoRowsResultError, MaybeFirstRowError, NewSessionError, NextPageError,
+    NextRowError, PagerExecutionError, PrepareError, RequestAttemptError, RequestError, RowsError,
 };
 use scylla::frame::response::result::ColumnSpec;
 use scylla::serialize::SerializationError;
@@ -189,6 +187,27 @@ pub enum Error {
         #[source]
         source: Box<NewSessionError>,
     },
+    /// No connection was set up within the connect timeout
+    /// ([`ConnectOptions::connect_timeout`](crate::ConnectOptions::connect_timeout)): the
+    /// deadline covers the whole connection, from the TCP connection through the TLS handshake
+    /// and the CQL start-up to the first schema metadata. [`Error::kind`] is
+    /// [`ErrorKind::Timeout`].
+    #[error(
+        "could not connect to Cassandra at {contact_points}: no connection was set up within \
+         the connect timeout of {} (TCP connection, TLS handshake, CQL start-up and the first \
+         schema metadata). Something accepts connections there without answering as a Cassandra \
+         node: check that the address is the node's CQL port (9042 by default), that the TLS \
+         settings match the port's, and that the node is not paused or overloaded; for a slow \
+         cluster, raise CASSMODEL_CONNECT_TIMEOUT (`--connect-timeout`, \
+         `ConnectOptions::connect_timeout`)",
+        seconds(*.timeout)
+    )]
+    ConnectTimeout {
+        /// The contact points tried.
+        contact_points: String,
+        /// The connect timeout.
+        timeout: std::time::Duration,
+    },
     /// The server refused to prepare a statement.
     #[error("preparing `{cql}` failed: {source}")]
     Prepare {
@@ -286,6 +305,11 @@ pub enum Error {
     },
 }
 
+/// A duration in seconds as a person writes it: `5 s`, `0.25 s`.
+fn seconds(d: std::time::Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
 /// The advice of a connection error, by its cause.
 fn connect_hint(source: &NewSessionError) -> String {
     #[cfg(feature = "tls")]
@@ -300,6 +324,12 @@ fn connect_hint(source: &NewSessionError) -> String {
         Some(ErrorKind::Unauthorized) => {
             "The user may not do this: grant it the permission".to_owned()
         }
+        _ if closed_by_peer(source) => "Something accepted the connection there and then closed \
+             it before the CQL start-up finished: a node that accepts only TLS connections does \
+             this to a client without TLS, so if the cluster uses TLS set CASSMODEL_TLS_CA \
+             (`--tls-ca`, `ConnectOptions::tls_ca`, with the `tls` feature); otherwise check \
+             that the address is a Cassandra node's CQL port (9042 by default)"
+            .to_owned(),
         // The variable is `config::CONTACT_POINTS_ENV` (a test there checks this text).
         _ => "Start a local node (`cargo run -p cassmodel-node -- start`) or set \
               CASSMODEL_CONTACT_POINTS to a reachable cluster (if the cluster accepts only TLS \
@@ -308,51 +338,83 @@ fn connect_hint(source: &NewSessionError) -> String {
     }
 }
 
-/// The TLS error under a connection failure, if the failure was TLS's. (The driver keeps it in
-/// an `io::Error`, whose `source()` skips it, so the chain is walked by hand.)
+/// The TLS error under a connection failure, if the failure was TLS's.
 #[cfg(feature = "tls")]
 fn tls_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    if let Some(tls) = e.downcast_ref::<rustls::Error>() {
-        return Some(tls);
+    find_cause(e, &|_: &rustls::Error| true)
+}
+
+/// Whether a peer closed the connection during its set-up (the end of the stream where the
+/// first answer's header was due, a reset): something answered on the address, unlike an
+/// address where nothing listens.
+fn closed_by_peer(e: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind as Io;
+    let closed = |io: &std::io::Error| {
+        matches!(
+            io.kind(),
+            Io::UnexpectedEof | Io::ConnectionReset | Io::ConnectionAborted | Io::BrokenPipe
+        )
+    };
+    find_cause(e, &closed).is_some()
+}
+
+/// The first error of type `T` under `e` (itself included) that `pred` accepts. The driver
+/// keeps the causes of a connection failure in `io::Error`s and transparent variants, whose
+/// `source()` skips them, so the chain is walked by hand ([`inner_error`]) as well as by
+/// `source()`.
+fn find_cause<'a, T: std::error::Error + 'static>(
+    e: &'a (dyn std::error::Error + 'static),
+    pred: &dyn Fn(&T) -> bool,
+) -> Option<&'a T> {
+    if let Some(t) = e.downcast_ref::<T>()
+        && pred(t)
+    {
+        return Some(t);
     }
-    let inner: Option<&'a (dyn std::error::Error + 'static)> =
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            io.get_ref()
-                .map(|i| i as &(dyn std::error::Error + 'static))
-        } else if let Some(conn) = e.downcast_ref::<ConnectionError>() {
-            // Its variants are `#[error(transparent)]`: `source()` skips them.
-            match conn {
-                ConnectionError::IoError(io) => Some(io.as_ref()),
-                ConnectionError::ConnectionSetupRequestError(setup) => Some(setup),
-                ConnectionError::BrokenConnection(broken) => Some(broken),
-                _ => None,
-            }
-        } else if let Some(ConnectionPoolError::Broken {
-            last_connection_error,
-        }) = e.downcast_ref::<ConnectionPoolError>()
-        {
-            Some(last_connection_error)
-        } else if let Some(setup) = e.downcast_ref::<ConnectionSetupRequestError>() {
-            Some(setup.get_error())
-        } else if let Some(ConnectionSetupRequestErrorKind::BrokenConnection(broken)) =
-            e.downcast_ref::<ConnectionSetupRequestErrorKind>()
-        {
-            Some(broken)
-        } else if let Some(broken) = e.downcast_ref::<BrokenConnectionError>() {
-            // A handshake the node refused after it finished on the client's side (TLS 1.3
-            // client authentication): the alert arrives with the first response's header.
-            match broken.downcast_ref::<BrokenConnectionErrorKind>() {
-                Some(BrokenConnectionErrorKind::FrameHeaderParseError(
-                    FrameHeaderParseError::HeaderIoError(io),
-                )) => Some(io),
-                _ => None,
-            }
-        } else {
-            None
-        };
-    inner
-        .and_then(tls_failure)
-        .or_else(|| e.source().and_then(tls_failure))
+    inner_error(e)
+        .and_then(|inner| find_cause(inner, pred))
+        .or_else(|| e.source().and_then(|source| find_cause(source, pred)))
+}
+
+/// The error a driver connection error holds where `source()` does not lead.
+fn inner_error<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a (dyn std::error::Error + 'static)> {
+    if let Some(io) = e.downcast_ref::<std::io::Error>() {
+        io.get_ref()
+            .map(|i| i as &(dyn std::error::Error + 'static))
+    } else if let Some(conn) = e.downcast_ref::<ConnectionError>() {
+        // Its variants are `#[error(transparent)]`: `source()` skips them.
+        match conn {
+            ConnectionError::IoError(io) => Some(io.as_ref()),
+            ConnectionError::ConnectionSetupRequestError(setup) => Some(setup),
+            ConnectionError::BrokenConnection(broken) => Some(broken),
+            _ => None,
+        }
+    } else if let Some(ConnectionPoolError::Broken {
+        last_connection_error,
+    }) = e.downcast_ref::<ConnectionPoolError>()
+    {
+        Some(last_connection_error)
+    } else if let Some(setup) = e.downcast_ref::<ConnectionSetupRequestError>() {
+        Some(setup.get_error())
+    } else if let Some(ConnectionSetupRequestErrorKind::BrokenConnection(broken)) =
+        e.downcast_ref::<ConnectionSetupRequestErrorKind>()
+    {
+        Some(broken)
+    } else if let Some(broken) = e.downcast_ref::<BrokenConnectionError>() {
+        // A stream that ended, or a handshake the node refused after it finished on the
+        // client's side (TLS 1.3 client authentication): the failure arrives with the first
+        // response's header.
+        match broken.downcast_ref::<BrokenConnectionErrorKind>() {
+            Some(BrokenConnectionErrorKind::FrameHeaderParseError(
+                FrameHeaderParseError::HeaderIoError(io),
+            )) => Some(io),
+            _ => None,
+        }
+    } else {
+        None
+    }
 }
 
 /// The advice for a failed TLS handshake, by what failed.
@@ -392,6 +454,16 @@ fn tls_hint(e: &rustls::Error) -> String {
               CASSMODEL_TLS_CERT and CASSMODEL_TLS_KEY (--tls-cert/--tls-key, \
               ConnectOptions::tls_client_cert) to one"
             .to_owned(),
+        // Cassandra 5.0 ends the handshake so when the client's certificate is not signed by
+        // an authority in its truststore.
+        rustls::Error::AlertReceived(Alert::InternalError) => {
+            "The node refused this client in the TLS handshake (alert `internal_error`, what \
+             Cassandra 5.0 sends for a client certificate it does not trust): give a client \
+             certificate signed by an authority in the node's truststore with \
+             CASSMODEL_TLS_CERT and CASSMODEL_TLS_KEY (--tls-cert/--tls-key, \
+             ConnectOptions::tls_client_cert)"
+                .to_owned()
+        }
         rustls::Error::InvalidMessage(_) => {
             "The node did not answer the TLS handshake with TLS: its CQL port has no TLS \
              (`client_encryption_options`); drop the TLS settings or use the cluster's TLS port"
@@ -584,7 +656,9 @@ impl Error {
                 return kind_of(source.as_ref()).unwrap_or(ErrorKind::Connection);
             }
             // The wait for the index ran out; the index itself was created.
-            Error::IndexNotReady { .. } => return ErrorKind::Timeout,
+            Error::IndexNotReady { .. } | Error::ConnectTimeout { .. } => {
+                return ErrorKind::Timeout;
+            }
             Error::DualWrite { source, .. } => return source.kind(),
             Error::Prepare { source, .. } => source.as_ref(),
             Error::Execute { source, .. } | Error::Driver(source) => source.as_ref(),

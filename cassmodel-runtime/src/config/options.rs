@@ -226,7 +226,9 @@ impl ConnectOptions {
         self
     }
 
-    /// How long to wait for a connection to a node to open (default 5 s).
+    /// How long [`connect`](Self::connect) may take (default 5 s): the TCP connection, the
+    /// TLS handshake, the CQL start-up and the first schema metadata, all together. Past it,
+    /// the attempt ends with [`Error::ConnectTimeout`](crate::Error::ConnectTimeout).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
@@ -272,6 +274,12 @@ impl ConnectOptions {
     /// The contact points that [`connect`](Self::connect) will use.
     pub fn get_contact_points(&self) -> &[String] {
         &self.contact_points
+    }
+
+    /// The [connect timeout](Self::connect_timeout): how long [`connect`](Self::connect)
+    /// may take.
+    pub fn get_connect_timeout(&self) -> Duration {
+        self.connect_timeout
     }
 
     /// The keyspace set with [`keyspace`](Self::keyspace) or `CASSMODEL_KEYSPACE`.

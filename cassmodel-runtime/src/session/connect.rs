@@ -8,15 +8,24 @@ impl ConnectOptions {
     /// Connects: a driver session with these settings, wrapped in a [`Db`] (with the
     /// keyspace, if one is set).
     ///
-    /// A failure is [`Error::Connect`], whose hint follows the cause (unreachable, refused
-    /// credentials, TLS).
+    /// The [connect timeout](ConnectOptions::connect_timeout) bounds the whole connection:
+    /// the TCP connection, the TLS handshake, the CQL start-up (and login) and the first
+    /// schema metadata. Past it, the attempt ends with [`Error::ConnectTimeout`] (a peer that
+    /// accepts the connection and never answers, a paused node); any other failure is
+    /// [`Error::Connect`], whose hint follows the cause (unreachable, refused credentials,
+    /// TLS).
     pub async fn connect(&self) -> Result<Db> {
-        let session = self
-            .session_builder()?
-            .build()
+        let contact_points = || self.get_contact_points().join(",");
+        let builder = self.session_builder()?;
+        let build = builder.build();
+        let session = tokio::time::timeout(self.get_connect_timeout(), build)
             .await
+            .map_err(|_| Error::ConnectTimeout {
+                contact_points: contact_points(),
+                timeout: self.get_connect_timeout(),
+            })?
             .map_err(|source| Error::Connect {
-                contact_points: self.get_contact_points().join(","),
+                contact_points: contact_points(),
                 source: Box::new(source),
             })?;
         let db = Db::from_parts(
