@@ -182,10 +182,11 @@ fn bucket(cx: &mut Ctxt, t: &Table<'_>) {
             ),
         );
     }
+    let vector = t.has_vector();
     let taken = t
         .fields
         .iter()
-        .find(|f| f.column == b.column || f.builder_methods().contains(&b.column));
+        .find(|f| f.column == b.column || f.builder_methods(vector).contains(&b.column));
     if let Some(f) = taken {
         cx.error_at(
             b.span,
@@ -511,8 +512,9 @@ fn unique_columns(cx: &mut Ctxt, fields: &[Field<'_>]) {
 fn builder_method_names(cx: &mut Ctxt, t: &Table<'_>) {
     use crate::model::BUILDER_METHODS;
     let mut seen: HashMap<String, &Field<'_>> = HashMap::new();
+    let vector = t.has_vector();
     for f in &t.fields {
-        for m in f.builder_methods() {
+        for m in f.builder_methods(vector) {
             if BUILDER_METHODS.contains(&m.as_str()) {
                 cx.error(
                     f.ident,

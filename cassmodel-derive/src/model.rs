@@ -104,8 +104,10 @@ impl Field<'_> {
     }
 
     /// Every method the field gives a table's query builder, for the collision check. The
-    /// generators name them the same way (`tests` in `generate` hold them to this list).
-    pub fn builder_methods(&self) -> Vec<String> {
+    /// generators name them the same way (`tests` in `generate` hold them to this list). In a
+    /// table with a vector column, every other column also has an `ann_<field>` that exists
+    /// to say that it is not a vector (`in_vector_table`).
+    pub fn builder_methods(&self, in_vector_table: bool) -> Vec<String> {
         let n = self.ident.to_string();
         let with = |suffixes: &[&str]| {
             suffixes
@@ -113,7 +115,14 @@ impl Field<'_> {
                 .map(|s| format!("{n}_{s}"))
                 .collect::<Vec<_>>()
         };
-        let mut out = vec![n.clone(), format!("order_by_{n}"), format!("set_{n}")];
+        let mut out = vec![format!("order_by_{n}"), format!("set_{n}")];
+        // A vector takes no `=`: it has `ann_<n>` instead.
+        if !self.is_vector() || self.role.is_key() {
+            out.push(n.clone());
+        }
+        if in_vector_table && !self.is_vector() {
+            out.push(format!("ann_{n}"));
+        }
         if self.role.is_key() {
             out.extend(with(&["in", "gt", "ge", "lt", "le"]));
             if self.attrs.bucket.is_some() {
@@ -530,6 +539,30 @@ impl<'a> Table<'a> {
         } else {
             i + 1
         }
+    }
+
+    /// Whether a column is a vector: the table's builder then has `with_score` and an
+    /// `ann_<field>` for every field.
+    pub fn has_vector(&self) -> bool {
+        self.fields.iter().any(Field::is_vector)
+    }
+
+    /// The vector columns, each with whether it has an index, for messages: "`embedding`
+    /// (indexed), `draft` (no index)".
+    pub fn vector_column_list(&self) -> String {
+        self.fields
+            .iter()
+            .filter(|f| f.is_vector())
+            .map(|f| {
+                let indexed = if f.index.is_some() {
+                    "indexed"
+                } else {
+                    "no index"
+                };
+                format!("`{}` ({indexed})", f.ident)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The partition key for messages: its columns, the bucket by its source.

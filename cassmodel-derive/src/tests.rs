@@ -83,6 +83,22 @@ fn table_bucketed() {
 }
 
 /// A counter table.
+/// A vector column with an index, one without, and other columns.
+fn products() -> TokenStream {
+    quote! {
+        pub struct Product {
+            #[partition_key]
+            shop: String,
+            #[clustering]
+            sku: i32,
+            brand: String,
+            #[cass(index)]
+            embedding: Vector<4>,
+            draft: Option<Vector<2>>,
+        }
+    }
+}
+
 fn views() -> TokenStream {
     quote! {
         pub struct PageViews {
@@ -162,17 +178,18 @@ fn table_with_errors() {
 fn builder_methods_match_the_model() {
     use std::collections::BTreeSet;
 
-    for input in [post(), orders(), views()] {
+    for input in [post(), orders(), views(), products()] {
         let derive: syn::DeriveInput = syn::parse2(input.clone()).expect("an item");
         let mut cx = crate::ctxt::Ctxt::default();
         let table = crate::model::Table::from_input(&mut cx, &derive).expect("a model");
         cx.finish().expect("no errors");
+        let vector = table.has_vector();
         let mut listed: BTreeSet<String> = crate::model::BUILDER_METHODS
             .iter()
             .map(|s| (*s).to_owned())
             .collect();
         for f in &table.fields {
-            listed.extend(f.builder_methods());
+            listed.extend(f.builder_methods(vector));
         }
         let file: syn::File = syn::parse2(expand::table(input)).expect("Rust");
         let builder = format!("{}Query", derive.ident);

@@ -120,7 +120,7 @@ pub mod __private {
         pub use crate::statement::typestate::state::{
             AfterEq, AfterRange, AnnBase, AnnGiven, AnnOrderOnly, EqNext, Flags, HasLimit, InNext,
             IndexNext, Limited, NoInBeforeIndex, Orderable, Pageable, RangeNext, Reversed,
-            Transitions, Unordered, Unpaged,
+            ScoreNeedsVector, Transitions, Unordered, Unpaged,
         };
     }
 

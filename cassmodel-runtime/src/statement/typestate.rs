@@ -213,6 +213,16 @@ pub mod state {
         note = "the score is how near each row's vector is to the query vector"
     )]
     pub trait AnnGiven {}
+
+    /// Implemented by no state: the bound of `with_score` on the builder of a table `T`
+    /// without a vector column, there to say why it has no score.
+    #[doc(hidden)]
+    #[diagnostic::on_unimplemented(
+        message = "`{T}` has no vector column: `.with_score()` reads the similarity score of a vector search",
+        label = "no vector search on this table",
+        note = "a score comes with `.ann_<field>(&query)`, a vector search on a `Vector<N>` field with `#[cass(index)]`"
+    )]
+    pub trait ScoreNeedsVector<T> {}
     impl<const K: bool> AnnGiven for Nearest<K> {}
 
     /// The flags of a vector search with a limit (`Flags<K, _>`, `K` set by `limit(n)`): only

@@ -27,6 +27,7 @@ use quote::quote;
 
 use crate::generate::Cx;
 
+use ann::not_vector_columns;
 use index::filter_column;
 use key::key_column;
 use order::order_by;
@@ -49,6 +50,9 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
         items.push(column_items);
         filters.push(column_methods);
     }
+    let (not_vector, ann_refused) = not_vector_columns(cx);
+    items.push(not_vector);
+    filters.push(ann_refused);
     for f in &cx.t.fields {
         let (column_items, column_methods) = order_by(cx, f);
         items.push(column_items);

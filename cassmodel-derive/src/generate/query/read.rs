@@ -44,7 +44,19 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
     let (q, p, krate, kd, ident) = (cx.q, &cx.p, cx.krate, &cx.kd, cx.ident);
     let (readable, given) = (keys::readable(), keys::partition_given());
     let bucket_range = bucket_range(cx);
-    let with_score = {
+    // Only where a column is a vector: elsewhere there is no score to read, and the method is
+    // there to say so (hidden).
+    let with_score = if !cx.t.has_vector() {
+        quote! {
+            #[doc(hidden)]
+            pub fn with_score(self) -> Self
+            where
+                S: #p::query::ScoreNeedsVector<#ident>,
+            {
+                self
+            }
+        }
+    } else {
         quote! {
             /// Reads each row of the vector search with its similarity to the query vector,
             /// as `Scored { score, row }` (a projection too: call it after `read_as`).
