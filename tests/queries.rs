@@ -632,6 +632,64 @@ async fn f_ebay_time_ranges() {
     )
     .await;
     assert_eq!(typed.len(), 5);
+
+    // Typed counts: what the server counts for a partition, a range of it, an empty one.
+    let count = |n: cassmodel::Result<u64>| n.map(|n| vec![(i64::try_from(n).expect("count"),)]);
+    let whole = same(
+        &t,
+        "f: count of a partition",
+        count(
+            UsersByItem::select()
+                .item_id(&item.item_id)
+                .count_rows(&t.db)
+                .await,
+        ),
+        &format!("SELECT COUNT(*) FROM {ks}.users_by_item WHERE item_id = ?"),
+        (item.item_id,),
+    )
+    .await;
+    assert_eq!(whole, [(20,)]);
+    let range = same(
+        &t,
+        "f: count of a range",
+        count(
+            UsersByItem::select()
+                .item_id(&item.item_id)
+                .liked_at_ge(&from)
+                .liked_at_le(&to)
+                .count_rows(&t.db)
+                .await,
+        ),
+        &format!(
+            "SELECT COUNT(*) FROM {ks}.users_by_item WHERE item_id = ? AND liked_at >= ? \
+             AND liked_at <= ?"
+        ),
+        (item.item_id, from, to),
+    )
+    .await;
+    assert_eq!(range, [(5,)]);
+    let none = same(
+        &t,
+        "f: count of an empty partition",
+        count(
+            UsersByItem::select()
+                .item_id(&id(999))
+                .count_rows(&t.db)
+                .await,
+        ),
+        &format!("SELECT COUNT(*) FROM {ks}.users_by_item WHERE item_id = ?"),
+        (id(999),),
+    )
+    .await;
+    assert_eq!(none, [(0,)]);
+    // A limit would not limit the count: refused, not ignored.
+    let err = UsersByItem::select()
+        .item_id(&item.item_id)
+        .limit(3)
+        .count_rows(&t.db)
+        .await
+        .expect_err("a count with a limit");
+    assert!(err.to_string().contains("remove the limit"), "{err}");
     t.drop_all().await;
 }
 

@@ -164,6 +164,7 @@ impl Field<'_> {
 /// Method names every builder has whatever the columns; a column method may not reuse one.
 pub const BUILDER_METHODS: &[&str] = &[
     "with_score",
+    "count_rows",
     "consistency",
     "serial_consistency",
     "timeout",

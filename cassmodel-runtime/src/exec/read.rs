@@ -252,6 +252,35 @@ pub(crate) async fn select_first<T: Table, R: Projection<T>>(
     first_of(unpaged!(db, st, q.values)?)
 }
 
+/// `SELECT COUNT(*)` with the restrictions of `q`: how many rows they select, counted by the
+/// server in one request (it reads them all, page by page, without sending them). A limit,
+/// an order or a vector search is refused: the count would not be of the rows they read.
+pub(crate) async fn count_rows<T: Table>(db: &Db, q: QueryState<'_>) -> Result<u64> {
+    let spec = &q.spec;
+    let refused = if spec.limit || spec.per_partition_limit {
+        Some("the limit (`limit`, `per_partition_limit`)")
+    } else if spec.ann.is_some() || spec.score {
+        Some("the vector search")
+    } else if spec.reversed {
+        Some("the order (`reversed`)")
+    } else {
+        None
+    };
+    if let Some(what) = refused {
+        return Err(Error::Invalid(format!(
+            "`{}`: `count_rows` counts every row the restrictions select, whatever a read \
+             would return: remove {what}",
+            T::schema().name
+        )));
+    }
+    let st = Stmt::prepare::<T, T>(db, q.spec, Statement::Count, &q.options).await?;
+    let count: Option<(i64,)> = first_of(unpaged!(db, st, q.values)?)?;
+    // One row, with the count; a negative count is not one.
+    count
+        .and_then(|(n,)| u64::try_from(n).ok())
+        .ok_or_else(|| Error::Invalid(format!("`{}` answered no row count", st.cql())))
+}
+
 /// Runs a SELECT as a stream that fetches one page at a time: memory stays constant however
 /// large the partition.
 pub(crate) async fn select_stream<T: Table, R: Projection<T>>(

@@ -66,6 +66,7 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
             Statement::Delete => cql::delete(schema, ks, spec),
             Statement::Update => cql::update(schema, ks, spec),
             Statement::Select => cql::select(schema, ks, R::columns(), spec),
+            Statement::Count => cql::count(schema, ks, spec),
         })
     })
     .await

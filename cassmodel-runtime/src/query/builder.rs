@@ -19,7 +19,7 @@ use scylla::response::PagingState;
 use super::bucket::{BucketRange, BucketRead};
 use crate::error::{Error, Result};
 use crate::exec::batch::{BatchEntry, query_entry};
-use crate::exec::read::{select_all, select_first, select_page, select_stream};
+use crate::exec::read::{count_rows, select_all, select_first, select_page, select_stream};
 use crate::exec::result::{Outcome, Page, QueryFuture, RowStream};
 use crate::exec::write::execute;
 use crate::mapping::erased::Bound;
@@ -280,6 +280,14 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
         'a: 'd,
     {
         select_first::<T, R>(db, self.state)
+    }
+
+    /// `SELECT COUNT(*)` with the query's restrictions: the number of rows they select.
+    pub fn count_rows<'d>(self, db: &'d Db) -> QueryFuture<'d, u64>
+    where
+        'a: 'd,
+    {
+        QueryFuture::new(count_rows::<T>(db, self.state))
     }
 
     /// Runs the query as a stream of rows, one page at a time.

@@ -105,6 +105,17 @@ fn where_clause(schema: &TableSchema, spec: &Spec, out: &mut String) {
     }
 }
 
+/// `SELECT COUNT(*) FROM ks.t WHERE ... [ALLOW FILTERING]`: the restrictions of `spec`
+/// (its limits, order and vector search are refused before: `exec::read::count_rows`).
+pub fn count(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
+    let mut s = format!("SELECT COUNT(*) FROM {}", qualified(keyspace, schema.name));
+    where_clause(schema, spec, &mut s);
+    if spec.allow_filtering {
+        s.push_str(" ALLOW FILTERING");
+    }
+    s
+}
+
 /// `SELECT <columns> FROM ks.t WHERE ... [ORDER BY first_clustering <reversed>]
 /// [PER PARTITION LIMIT ?] [LIMIT ?] [ALLOW FILTERING]`
 ///

@@ -12,6 +12,8 @@ pub enum Statement {
     Update,
     /// `DELETE`
     Delete,
+    /// `SELECT COUNT(*)`: the rows the restrictions select, counted by the server.
+    Count,
 }
 
 /// A restriction or condition operator.

@@ -143,6 +143,12 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
                 #q(self.0.read_as())
             }
 
+            /// `SELECT COUNT(*)` with these restrictions: how many rows they select, counted
+            /// by the server in one request (without a limit, an order or a vector search).
+            pub fn count_rows<'d>(self, #db) -> #krate::QueryFuture<'d, ::core::primitive::u64> where S: #readable, 'a: 'd {
+                self.0.count_rows(db)
+            }
+
             /// Runs the query as a stream that fetches one page at a time: constant memory
             /// whatever the number of rows.
             pub fn fetch_stream<'d>(self, #db) -> #stream where S: #readable + #p::query::Pageable, 'a: 'd {
