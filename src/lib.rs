@@ -71,7 +71,11 @@
 //! (across partitions) or after the whole partition key, each restriction only where its index
 //! answers it: `col(v)`, ranges (`col_gt(v)`, ...) on ordered types (numbers, dates, times,
 //! timestamps, timeuuids, inet), `col_contains(v)` on a list, set or map indexed on its values,
-//! `col_contains_key(k)` with `index(keys)`, `col_entry(k, v)` with `index(entries)`.
+//! `col_contains_key(k)` with `index(keys)`, `col_entry(k, v)` with `index(entries)`. A map
+//! may carry all three (`#[cass(index(keys), index(values), index(entries))]`): the first
+//! index of a column is named `<table>_<column>_idx`, the next ones
+//! `<table>_<column>_<target>_idx`, unless `name = ".."` names them. A column takes one index
+//! per target.
 //!
 //! ```no_run
 //! # use cassmodel::{CassTable, Db}; use std::collections::{HashMap, HashSet};
@@ -100,7 +104,7 @@
 //! # use cassmodel::{CassTable, Db}; use std::collections::HashMap;
 //! # #[derive(CassTable)] struct Item { #[partition_key] shop: String, #[cass(index)] attrs: HashMap<String, String> }
 //! # async fn f(db: &Db) {
-//! // error: `item`: `CONTAINS KEY` on `attrs` needs an index on its keys: write
+//! // error: `item`: `CONTAINS KEY` on `attrs` needs an index on its keys: add
 //! // `#[cass(index(keys))]` on `attrs`
 //! Item::select().attrs_contains_key("size").fetch_all(db).await;
 //! # }
@@ -255,7 +259,7 @@
 //! | `#[cass(name = "col")]` | the column name (default: the field name) |
 //! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`) |
 //! | `#[cass(frozen)]` | store a collection or user-defined type frozen (required in a key) |
-//! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below |
+//! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below; a map may have one on each of `keys`, `values` and `entries` (`index(keys), index(entries)`) |
 //! | `#[cass(index(similarity = "dot_product"))]` | on a [`value::Vector`] field: the vector index's similarity function (`cosine`, the default, `dot_product`, `euclidean`) |
 //!
 //! Options combine in one attribute: `#[cass(static, index)]`.

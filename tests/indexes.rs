@@ -424,3 +424,120 @@ async fn create_table_waits_for_indexes() {
     assert!(e.is_timeout(), "{e:?}");
     t.drop_all().await;
 }
+
+/// A map column with an index on each of its parts: keys, values and entries.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "idx_attrs")]
+struct Attrs {
+    #[partition_key]
+    shop: String,
+    #[clustering(asc)]
+    sku: i32,
+    #[cass(index(keys), index(values))]
+    #[cass(index(entries))]
+    attrs: HashMap<String, i32>,
+}
+
+fn attrs(shop: usize, sku: i32) -> Attrs {
+    Attrs {
+        shop: format!("shop{shop}"),
+        sku,
+        attrs: HashMap::from([
+            (format!("k{}", sku % 4), sku % 5),
+            ("size".to_owned(), sku % 3),
+        ]),
+    }
+}
+
+/// The three indexes of one map column are created (migrator, with `validate` after) under
+/// their names, and each answers its own query: `CONTAINS KEY`, `CONTAINS`, `m[k] = v`, as
+/// plain CQL does (non-empty).
+#[tokio::test]
+async fn a_map_with_keys_values_and_entries_indexes() {
+    use cassmodel::Replication;
+    use cassmodel::migrate::{Migrator, Models};
+
+    let t = support::test_db("idx_map3").await;
+    let db = &t.db;
+    let m = Migrator::new(db, Models::new().table::<Attrs>()).replication(Replication::Simple(1));
+    m.apply().await.expect("migrate");
+    m.validate().await.expect("validate after apply");
+    let mut created: Vec<(String, String)> = db
+        .session()
+        .query_unpaged(
+            "SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? \
+             AND table_name = 'idx_attrs'",
+            (t.keyspace(),),
+        )
+        .await
+        .expect("indexes")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String, HashMap<String, String>)>()
+        .expect("typed")
+        .map(|r| {
+            let (name, options) = r.expect("row");
+            (name, options.get("target").cloned().unwrap_or_default())
+        })
+        .collect();
+    created.sort();
+    assert_eq!(
+        created,
+        [
+            (
+                "idx_attrs_attrs_entries_idx".to_owned(),
+                "entries(attrs)".to_owned()
+            ),
+            ("idx_attrs_attrs_idx".to_owned(), "keys(attrs)".to_owned()),
+            (
+                "idx_attrs_attrs_values_idx".to_owned(),
+                "values(attrs)".to_owned()
+            ),
+        ]
+    );
+
+    for shop in 0..3 {
+        for sku in 0..24 {
+            db.insert(&attrs(shop, sku)).await.expect("insert");
+        }
+    }
+    let sel = "SELECT shop, sku FROM {ks}.idx_attrs";
+    let cases: [(&str, cassmodel::Result<Vec<Attrs>>, String); 3] = [
+        (
+            "CONTAINS KEY",
+            Attrs::select().attrs_contains_key("k1").fetch_all(db).await,
+            format!("{sel} WHERE attrs CONTAINS KEY 'k1'"),
+        ),
+        (
+            "CONTAINS",
+            Attrs::select().attrs_contains(&4).fetch_all(db).await,
+            format!("{sel} WHERE attrs CONTAINS 4"),
+        ),
+        (
+            "entry",
+            Attrs::select().attrs_entry("size", &2).fetch_all(db).await,
+            format!("{sel} WHERE attrs['size'] = 2"),
+        ),
+    ];
+    for (case, typed, cql) in cases {
+        let typed = typed.unwrap_or_else(|e| panic!("{case}: {e}"));
+        let expected = plain(&t, &cql, ()).await;
+        assert!(
+            !expected.is_empty(),
+            "{case}: the plain query returned no row"
+        );
+        let got: BTreeSet<_> = typed.iter().map(|a| (a.shop.clone(), a.sku)).collect();
+        let want: BTreeSet<_> = expected.into_iter().collect();
+        assert_eq!(got.len(), typed.len(), "{case}: duplicate rows");
+        assert_eq!(got, want, "{case}: {cql}");
+        for row in &typed {
+            let shop: usize = row.shop["shop".len()..].parse().expect("shop number");
+            assert_eq!(
+                *row,
+                attrs(shop, row.sku),
+                "{case}: a row read back differs"
+            );
+        }
+    }
+    t.drop_all().await;
+}

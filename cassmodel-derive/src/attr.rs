@@ -49,8 +49,8 @@ pub struct FieldAttrs {
     pub name: Option<Spanned<String>>,
     pub cql_type: Option<Spanned<CqlType>>,
     pub frozen: Option<Span>,
-    /// The `index` option.
-    pub index: Option<IndexAttr>,
+    /// The `index` options, in order (a map may have one on each of its parts).
+    pub index: Vec<IndexAttr>,
     /// `avg_bytes = N`: the average size of the column's values, for the size analysis.
     pub avg_bytes: Option<Spanned<u32>>,
     /// `bucket(month)`, `bucket(width = 1000)`, with an optional `name = "..."`.
@@ -570,7 +570,7 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                     set_once(cx, &mut out.is_static, at, at, "`static`");
                 } else if meta.path.is_ident("index") && kind == Kind::Table {
                     if let Some(index) = index_option(cx, &meta)? {
-                        set_once(cx, &mut out.index, index, at, "`index`");
+                        out.index.push(index);
                     }
                 } else if meta.path.is_ident("bucket") && kind == Kind::Table {
                     if let Some(b) = bucket_option(cx, &meta)? {

@@ -550,9 +550,40 @@ fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
         .filter(|f| f.role == Role::PartitionKey)
         .count();
     let mut names: HashMap<&str, &Field<'_>> = HashMap::new();
-    for f in &t.fields {
-        let Some(ix) = &f.index else { continue };
+    for (f, ix) in t
+        .fields
+        .iter()
+        .flat_map(|f| f.indexes.iter().map(move |ix| (f, ix)))
+    {
         let col = &f.column;
+        let target = f.target_of(ix);
+        if let Some(first) = f
+            .indexes
+            .iter()
+            .take_while(|other| !std::ptr::eq(*other, ix))
+            .find(|other| f.target_of(other) == target)
+        {
+            let others = match f.collection {
+                Some(crate::model::Collection::Map(..)) => {
+                    ": a map takes one index on each of its keys (`index(keys)`), values \
+                     (`index(values)`) and entries (`index(entries)`)"
+                }
+                _ => "",
+            };
+            cx.error(
+                &ix.tokens,
+                format_args!(
+                    "remove this index: `{col}` already has one on `{}` (`{}`), and Cassandra \
+                     takes one index per target (\"Index {} is a duplicate of existing index \
+                     {}\"){others}",
+                    target.cql(col),
+                    first.name,
+                    ix.name,
+                    first.name
+                ),
+            );
+            continue;
+        }
         if ix.named
             && let Err(server) = validate_index_name(&ix.name)
         {

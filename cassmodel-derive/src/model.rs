@@ -45,8 +45,9 @@ pub struct Field<'a> {
     pub column_span: Span,
     pub role: Role,
     pub attrs: FieldAttrs,
-    /// The secondary index on the column (`#[cass(index)]`), in tables.
-    pub index: Option<FieldIndex>,
+    /// The secondary indexes on the column (`#[cass(index)]`, in tables), in declaration
+    /// order: a map may have one each on its keys, values and entries.
+    pub indexes: Vec<FieldIndex>,
     /// The field's type without an outer `Option`.
     pub value_ty: &'a syn::Type,
     /// The shape of the field's type (`Option`, a collection, ...) as its syntax tells.
@@ -63,32 +64,47 @@ pub struct Field<'a> {
 }
 
 impl Field<'_> {
-    /// The target of the field's index, if it declares one: the given one, else the default
-    /// for its type (`values` for a non-frozen collection).
+    /// The target of the field's first index, if it declares one (for messages).
     pub fn index_target(&self) -> Option<IndexTarget> {
-        let ix = self.index.as_ref()?;
+        self.indexes.first().map(|ix| self.target_of(ix))
+    }
+
+    /// The target of the index `ix` of this field: the given one, else the default for its
+    /// type (`values` for a non-frozen collection).
+    pub fn target_of(&self, ix: &FieldIndex) -> IndexTarget {
         let given = ix.target.map(|(t, _)| t);
-        Some(match &self.cql_type {
+        match &self.cql_type {
             Some(t) => IndexTarget::resolve(given, t),
             None => given.unwrap_or(if self.collection.is_some() {
                 IndexTarget::Values
             } else {
                 IndexTarget::Column
             }),
-        })
+        }
+    }
+
+    /// The field's index that answers `op` without `ALLOW FILTERING`, if one does.
+    pub fn index_for(&self, op: IndexOp) -> Option<&FieldIndex> {
+        self.indexes
+            .iter()
+            .find(|ix| self.target_serves(self.target_of(ix), op))
     }
 
     /// Whether the field's index answers `op` without `ALLOW FILTERING`. A range needs the
     /// column's CQL type, so it is `false` when the syntax does not tell it.
     pub fn index_serves(&self, op: IndexOp) -> bool {
-        match (self.index_target(), &self.cql_type) {
-            (Some(target), Some(t)) => target.serves(op, t),
-            (Some(target), None) => match op {
+        self.index_for(op).is_some()
+    }
+
+    /// Whether an index on `target` of this field answers `op`.
+    fn target_serves(&self, target: IndexTarget, op: IndexOp) -> bool {
+        match &self.cql_type {
+            Some(t) => target.serves(op, t),
+            None => match op {
                 IndexOp::Range => false,
                 IndexOp::Eq => matches!(target, IndexTarget::Column | IndexTarget::Full),
                 _ => IndexTarget::for_op(op) == Some(target),
             },
-            (None, _) => false,
         }
     }
 
@@ -222,6 +238,8 @@ pub struct FieldIndex {
     pub similarity: Option<(Similarity, Span)>,
     /// The whole `index(...)` option.
     pub tokens: TokenStream,
+    /// Whether it is the field's first index (the others' default names have their target).
+    pub first: bool,
 }
 
 pub struct Table<'a> {
@@ -420,7 +438,7 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
             counter: types::is_counter(&f.ty, cql_override),
             is_string: types::is_string(&f.ty),
             attrs,
-            index: None,
+            indexes: Vec::new(),
         });
     }
     out
@@ -443,24 +461,46 @@ impl<'a> Table<'a> {
             None => (snake_case(&input.ident.to_string()), input.ident.span()),
         };
         for f in &mut fields {
-            let Some(ix) = &f.attrs.index else { continue };
-            let whole = ix
-                .tokens
-                .clone()
+            let indexes: Vec<FieldIndex> = f
+                .attrs
+                .index
+                .iter()
+                .enumerate()
+                .map(|(n, ix)| {
+                    let whole = ix
+                        .tokens
+                        .clone()
+                        .into_iter()
+                        .next()
+                        .map_or(f.column_span, |t| t.span());
+                    FieldIndex {
+                        name: ix.name.as_ref().map_or_else(
+                            || default_index_name(&name, &f.column),
+                            |n| n.value.clone(),
+                        ),
+                        named: ix.name.is_some(),
+                        name_span: ix.name.as_ref().map_or(whole, |n| n.span),
+                        target: ix.target.as_ref().map(|t| (t.value, t.span)),
+                        similarity: ix.similarity.as_ref().map(|t| (t.value, t.span)),
+                        tokens: ix.tokens.clone(),
+                        first: n == 0,
+                    }
+                })
+                .collect();
+            // The first index keeps Cassandra's default name; the next ones of a column (a
+            // map's keys, values, entries) are told apart by their target.
+            let named: Vec<FieldIndex> = indexes
                 .into_iter()
-                .next()
-                .map_or(f.column_span, |t| t.span());
-            f.index = Some(FieldIndex {
-                name: ix
-                    .name
-                    .as_ref()
-                    .map_or_else(|| default_index_name(&name, &f.column), |n| n.value.clone()),
-                named: ix.name.is_some(),
-                name_span: ix.name.as_ref().map_or(whole, |n| n.span),
-                target: ix.target.as_ref().map(|t| (t.value, t.span)),
-                similarity: ix.similarity.as_ref().map(|t| (t.value, t.span)),
-                tokens: ix.tokens.clone(),
-            });
+                .map(|mut ix| {
+                    if !ix.named && !ix.first {
+                        let target = f.target_of(&ix);
+                        let part = target.modifier().unwrap_or("column");
+                        ix.name = default_index_name(&name, &format!("{}_{part}", f.column));
+                    }
+                    ix
+                })
+                .collect();
+            f.indexes = named;
         }
         let positions = |pred: fn(Role) -> bool| {
             fields
@@ -555,7 +595,7 @@ impl<'a> Table<'a> {
             .iter()
             .filter(|f| f.is_vector())
             .map(|f| {
-                let indexed = if f.index.is_some() {
+                let indexed = if !f.indexes.is_empty() {
                     "indexed"
                 } else {
                     "no index"

@@ -268,7 +268,7 @@ fn nearest_states(cx: &Cx<'_>) -> TokenStream {
 pub fn has_indexed_columns(cx: &Cx<'_>) -> bool {
     cx.t.fields
         .iter()
-        .any(|f| !f.role.is_key() && f.index.is_some())
+        .any(|f| !f.role.is_key() && !f.indexes.is_empty())
 }
 
 /// `__IndexBase`: the states from which an indexed column may be restricted: none of the key

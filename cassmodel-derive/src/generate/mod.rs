@@ -161,7 +161,7 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         None => quote!(#p::std::Option::None),
     };
     let frozen = f.attrs.frozen.is_some();
-    let index = f.index.as_ref().map(|ix| {
+    let index = f.indexes.iter().map(|ix| {
         let name = &ix.name;
         let target = match ix.target {
             Some((t, _)) => {
@@ -181,7 +181,7 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         let n = a.value;
         quote!(.with_avg_bytes(#n))
     });
-    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #index #avg)
+    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #(#index)* #avg)
 }
 
 /// `read` functions for `RowReader::next` / `UdtReader::field`, one per field.

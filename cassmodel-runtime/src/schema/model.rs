@@ -77,8 +77,9 @@ pub struct ColumnDef {
     pub nullable: bool,
     /// The Rust type's name, for error messages.
     pub rust_type: &'static str,
-    /// The secondary index on this column (`#[cass(index)]`), if any.
-    pub index: Option<IndexDef>,
+    /// The secondary indexes on this column (`#[cass(index)]`), in declaration order: one at
+    /// most on most columns; a map may have one each on its keys, values and entries.
+    pub indexes: Vec<IndexDef>,
     /// The average size of its values in bytes, declared with `#[cass(avg_bytes = N)]` for
     /// the partition-size analysis ([`sizing`](crate::sizing)) of a type whose size varies.
     pub avg_bytes: Option<u32>,
@@ -113,7 +114,7 @@ impl ColumnDef {
     /// checked before they are sent.
     #[inline]
     pub fn vector_index(&self) -> Option<Similarity> {
-        match (&self.cql_type, &self.index) {
+        match (&self.cql_type, self.indexes.first()) {
             (CqlType::Vector(..), Some(index)) => Some(index.similarity_function()),
             _ => None,
         }
@@ -189,7 +190,7 @@ impl ColumnDef {
             kind,
             nullable,
             rust_type,
-            index: None,
+            indexes: Vec::new(),
             avg_bytes: None,
             bucket: None,
             udts,
@@ -199,17 +200,17 @@ impl ColumnDef {
 
     /// The column with an SAI index named `name` on `target` (`None`: the default for its
     /// type, [`IndexTarget::default_for`]: `values` for a non-frozen list, set or map, `full`
-    /// for a frozen collection, the column itself otherwise).
+    /// for a frozen collection, the column itself otherwise), after those it has.
     pub fn with_index(mut self, name: &'static str, target: Option<IndexTarget>) -> Self {
         let target = IndexTarget::resolve(target, &self.cql_type);
-        self.index = Some(IndexDef::new(name, target));
+        self.indexes.push(IndexDef::new(name, target));
         self
     }
 
-    /// The column's vector index ranks by `similarity` (`#[cass(index(similarity = ..))]`);
-    /// after [`with_index`](Self::with_index).
+    /// The column's last index (a vector index) ranks by `similarity`
+    /// (`#[cass(index(similarity = ..))]`); after [`with_index`](Self::with_index).
     pub fn with_similarity(mut self, similarity: Similarity) -> Self {
-        if let Some(index) = &mut self.index {
+        if let Some(index) = self.indexes.last_mut() {
             index.similarity = Some(similarity);
         }
         self
@@ -439,11 +440,12 @@ impl TableSchema {
         &self.udts
     }
 
-    /// The columns that have a secondary index, with it, in field order.
+    /// Every secondary index with its column, in field order (a column's in declaration
+    /// order).
     pub fn indexes(&self) -> impl Iterator<Item = (&ColumnDef, &IndexDef)> {
         self.columns
             .iter()
-            .filter_map(|c| c.index.as_ref().map(|i| (c, i)))
+            .flat_map(|c| c.indexes.iter().map(move |i| (c, i)))
     }
 
     /// Why Cassandra would refuse the index on `column`, in the server's words: an index on

@@ -4,11 +4,11 @@
 
 use std::fmt::Write;
 
-use cassmodel_schema::{Similarity, quote_ident};
+use cassmodel_schema::quote_ident;
 
 use super::spec::{Op, SetOp, Spec};
 use crate::schema::ddl::qualified;
-use crate::schema::model::TableSchema;
+use crate::schema::model::{ColumnDef, TableSchema};
 
 fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
     schema
@@ -128,8 +128,8 @@ pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Sp
             let f = schema
                 .columns
                 .get(c)
-                .and_then(|c| c.index.as_ref())
-                .map_or(Similarity::default(), |i| i.similarity_function());
+                .and_then(ColumnDef::vector_index)
+                .unwrap_or_default();
             format!("{}({}, ?), ", f.function(), name(schema, c))
         }
         _ => String::new(),

@@ -16,8 +16,8 @@ pub(super) fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStrea
     let (table, col, name, idx, ty) = (cx.table, &f.column, f.ident, f.position, f.ty);
     let tr = format_ident!("__Ann_{}", name);
     let method = format_ident!("ann_{}", name);
-    let (doc, items) = match &f.index {
-        Some(ix) if f.index_serves(IndexOp::Ann) => {
+    let (doc, items) = match f.index_for(IndexOp::Ann) {
+        Some(ix) => {
             let base = keys::index_base();
             let mark = marker(
                 &tr,

@@ -137,8 +137,8 @@ pub(super) fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenSt
 /// index, `__NoRange_col`, `__NoContains_col`, ... when the index does not answer `op`).
 pub(super) fn filter_trait(cx: &Cx<'_>, f: &Field<'_>, op: IndexOp) -> (syn::Ident, String) {
     let (name, ident) = (f.ident, cx.ident);
-    match &f.index {
-        Some(ix) if f.index_serves(op) => (
+    match (f.index_for(op), f.indexes.first()) {
+        (Some(ix), _) => (
             format_ident!("__Ix_{}", name),
             format!(
                 ", through the SAI index `{}`: with no key column (across partitions), or \
@@ -146,13 +146,13 @@ pub(super) fn filter_trait(cx: &Cx<'_>, f: &Field<'_>, op: IndexOp) -> (syn::Ide
                 ix.name
             ),
         ),
-        Some(_) => (
+        (None, Some(_)) => (
             format_ident!("__No{}_{}", format!("{op:?}"), name),
             format!(
                 " (only after `{ident}::select_allow_filtering()`: the column's index does not answer it)"
             ),
         ),
-        None => (
+        (None, None) => (
             format_ident!("__Filter_{}", name),
             format!(
                 " (only after `{ident}::select_allow_filtering()`, or with `#[cass(index)]` on the field)"
@@ -208,7 +208,7 @@ pub(super) fn filter_message(cx: &Cx<'_>, f: &Field<'_>, op: IndexOp) -> (String
     let current = target.cql(col);
     let message = match IndexTarget::for_op(op) {
         Some(needed) => format!(
-            "`{table}`: {} on `{col}` needs an index on its {}: write \
+            "`{table}`: {} on `{col}` needs an index on its {}: add \
              `#[cass(index({}))]` on `{field}`",
             what(op),
             match needed {
