@@ -333,3 +333,169 @@ async fn width_buckets_match_plain_cql() {
     }
     t.drop_all().await;
 }
+
+/// Events of a device in day buckets, oldest first in each (so that the latest rows are read
+/// against the declared order).
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "device_events")]
+struct DeviceEvent {
+    #[partition_key]
+    device: i32,
+    #[clustering]
+    #[cass(bucket(day))]
+    at: DateTime<Utc>,
+    #[clustering]
+    seq: i32,
+    value: i64,
+}
+
+fn day_at(day: u32, hour: u32) -> DateTime<Utc> {
+    use chrono::TimeZone;
+    Utc.with_ymd_and_hms(2025, 3, day, hour, 0, 0)
+        .single()
+        .expect("an instant")
+}
+
+/// The latest `n` rows of `device` in `horizon..=start` as plain CQL reads them: each day
+/// from the start's back to the horizon's, newest first, until `n`.
+async fn plain_latest(
+    db: &Db,
+    ks: &str,
+    device: i32,
+    n: usize,
+    horizon: DateTime<Utc>,
+    start: DateTime<Utc>,
+) -> Vec<(DateTime<Utc>, i32)> {
+    let mut out = Vec::new();
+    let mut day = start.date_naive();
+    while day >= horizon.date_naive() && out.len() < n {
+        let rows = db
+            .session()
+            .query_unpaged(
+                format!(
+                    "SELECT at, seq FROM {ks}.device_events WHERE device = ? AND at_day = ? \
+                     AND at >= ? AND at <= ? ORDER BY at DESC, seq DESC"
+                ),
+                (device, day, horizon, start),
+            )
+            .await
+            .expect("plain CQL")
+            .into_rows_result()
+            .expect("rows");
+        for r in rows.rows::<(DateTime<Utc>, i32)>().expect("typed") {
+            out.push(r.expect("row"));
+        }
+        day = day.pred_opt().expect("a day before");
+    }
+    out.truncate(n);
+    out
+}
+
+/// The latest N rows back from a start across day buckets, newest first, equal to plain CQL
+/// over the same buckets: N inside the start's bucket, N across several (over an empty day),
+/// N past the horizon (fewer rows), with one bucket at a time and several; and back from now.
+#[tokio::test]
+async fn latest_rows_walk_buckets_back_to_a_horizon() {
+    let t = support::test_db("buckets_latest").await;
+    let db = &t.db;
+    db.create_table::<DeviceEvent>()
+        .await
+        .expect("create table");
+    let ks = t.keyspace().to_owned();
+    // Days 1..=9 of March, day 6 empty, a few events a day; device 2 is another partition.
+    let mut seq = 0;
+    for day in [1u32, 2, 3, 4, 5, 7, 8, 9] {
+        for hour in [3, 9, 15].into_iter().take(1 + (day as usize % 3)) {
+            for device in [1, 2] {
+                seq += 1;
+                db.insert(&DeviceEvent {
+                    device,
+                    at: day_at(day, hour),
+                    seq,
+                    value: i64::from(seq),
+                })
+                .await
+                .expect("insert");
+            }
+        }
+    }
+    let keys = |rows: Vec<DeviceEvent>| -> Vec<(DateTime<Utc>, i32)> {
+        rows.into_iter().map(|e| (e.at, e.seq)).collect()
+    };
+    let start = day_at(8, 12);
+    for (case, n, horizon) in [
+        ("inside the start's bucket", 1, day_at(1, 0)),
+        ("across buckets and an empty day", 6, day_at(1, 0)),
+        ("past the horizon", 50, day_at(4, 6)),
+    ] {
+        let expected = plain_latest(db, &ks, 1, n, horizon, start).await;
+        assert!(!expected.is_empty(), "{case}: plain CQL found no row");
+        assert!(
+            expected.windows(2).all(|w| w[0] > w[1]),
+            "{case}: newest first"
+        );
+        for concurrency in [1, 4] {
+            let got = DeviceEvent::select()
+                .device(&1)
+                .at_latest(i32::try_from(n).expect("n"), horizon..=start)
+                .concurrency(concurrency)
+                .fetch_all(db)
+                .await
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(keys(got), expected, "{case}, {concurrency} at a time");
+        }
+        let streamed: Vec<DeviceEvent> = DeviceEvent::select()
+            .device(&1)
+            .at_latest(i32::try_from(n).expect("n"), horizon..=start)
+            .fetch_stream(db)
+            .await
+            .expect("stream")
+            .try_collect()
+            .await
+            .expect("rows");
+        assert_eq!(keys(streamed), expected, "{case}, streamed");
+        if case == "past the horizon" {
+            assert!(expected.len() < n, "the horizon stops the walk");
+            assert!(expected.iter().all(|(at, _)| *at >= horizon));
+        }
+    }
+    assert_eq!(
+        plain_latest(db, &ks, 1, 1, day_at(1, 0), start).await[0].0,
+        day_at(8, 9),
+        "the start's bucket holds the latest row"
+    );
+
+    // Back from now: rows in the last hours and days, none in the future.
+    let now = chrono::SubsecRound::trunc_subsecs(Utc::now(), 3);
+    let recent = [2i64, 30, 54, 200].map(|h| now - chrono::Duration::hours(h));
+    for (i, at) in recent.iter().enumerate() {
+        db.insert(&DeviceEvent {
+            device: 3,
+            at: *at,
+            seq: i32::try_from(i).expect("seq"),
+            value: 0,
+        })
+        .await
+        .expect("insert");
+    }
+    db.insert(&DeviceEvent {
+        device: 3,
+        at: now + chrono::Duration::days(2),
+        seq: 99,
+        value: 0,
+    })
+    .await
+    .expect("a future event");
+    let got = DeviceEvent::select()
+        .device(&3)
+        .at_latest(3, now - chrono::Duration::days(3)..)
+        .fetch_all(db)
+        .await
+        .expect("latest back from now");
+    assert_eq!(
+        got.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [0, 1, 2],
+        "the three latest before now, newest first, none past the horizon"
+    );
+    t.drop_all().await;
+}

@@ -143,6 +143,7 @@ impl Field<'_> {
             out.extend(with(&["in", "gt", "ge", "lt", "le"]));
             if self.attrs.bucket.is_some() {
                 out.push(format!("{n}_range"));
+                out.push(format!("{n}_latest"));
             }
             return out;
         }

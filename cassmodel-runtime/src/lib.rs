@@ -35,7 +35,7 @@ pub use mapping::table::Table;
 pub use mapping::types::{BucketSource, CqlMapping, KeyColumn};
 pub use mapping::udt::Udt;
 pub use mapping::vector::Scored;
-pub use query::bucket::{BucketRange, BucketRead, BucketStream};
+pub use query::bucket::{BucketRange, BucketRead, BucketStream, LatestRange};
 pub use schema::ddl::Replication;
 pub use schema::model::{
     BucketDef, BucketRule, ColumnDef, ColumnKind, Growth, IndexDef, Order, SourceDef, TableOptions,

@@ -34,6 +34,14 @@
 //!     .submission_time_range(from..to)
 //!     .fetch_all(db)
 //!     .await?;
+//! // The latest 50 orders of a customer, whatever month they fell in: back from now, month
+//! // by month, to a horizon a year ago (fewer if there are fewer since).
+//! let horizon = chrono::SubsecRound::trunc_subsecs(Utc::now() - chrono::Duration::days(365), 3);
+//! let latest = OrderByMonth::select()
+//!     .customer_id(&customer)
+//!     .submission_time_latest(50, horizon..)
+//!     .fetch_all(db)
+//!     .await?;
 //! # Ok(()) }
 //! ```
 
@@ -81,6 +89,52 @@ impl<V> BucketRange<V> for RangeInclusive<V> {
     fn into_bounds(self) -> (V, V, bool) {
         let (a, b) = self.into_inner();
         (a, b, true)
+    }
+}
+
+/// Where a read of the latest rows of a bucketed table walks: back from a start to a
+/// horizon, `horizon..` (back from now) or `horizon..=start`.
+#[diagnostic::on_unimplemented(
+    message = "the latest rows are read back from a start to a horizon: write `horizon..` (back from now) or `horizon..=start`",
+    label = "not `horizon..` or `horizon..=start`",
+    note = "the horizon is the oldest value to read back to: the walk stops there even when it found fewer rows"
+)]
+pub trait LatestRange<V> {
+    /// `(horizon, start)`.
+    #[doc(hidden)]
+    fn into_bounds(self) -> (V, V);
+}
+
+/// A bucket source with a current value: what `horizon..` reads back from.
+#[doc(hidden)]
+pub trait Now: Sized {
+    /// The current value (the current instant to the millisecond, today in UTC).
+    fn now() -> Self;
+}
+
+impl Now for chrono::DateTime<chrono::Utc> {
+    fn now() -> Self {
+        use chrono::SubsecRound;
+        // A timestamp holds milliseconds.
+        chrono::Utc::now().trunc_subsecs(3)
+    }
+}
+
+impl Now for chrono::NaiveDate {
+    fn now() -> Self {
+        chrono::Utc::now().date_naive()
+    }
+}
+
+impl<V: Now> LatestRange<V> for std::ops::RangeFrom<V> {
+    fn into_bounds(self) -> (V, V) {
+        (self.start, V::now())
+    }
+}
+
+impl<V> LatestRange<V> for RangeInclusive<V> {
+    fn into_bounds(self) -> (V, V) {
+        self.into_inner()
     }
 }
 
@@ -135,6 +189,30 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
             concurrency: 1,
             _marker: PhantomData,
         }
+    }
+
+    /// The latest `n` rows whose source is in `horizon..=start` (newest first, whatever the
+    /// declared order): the buckets from `start`'s back to `horizon`'s, until `n` rows are
+    /// read.
+    pub(crate) fn latest<V: CqlMapping + Sync + Send + 'static>(
+        state: QueryState<'a>,
+        bucket_column: u16,
+        source_column: u16,
+        rule: BucketRule,
+        n: i32,
+        range: impl LatestRange<V>,
+    ) -> Self {
+        let (horizon, start) = range.into_bounds();
+        let read = Self::new(state, bucket_column, source_column, rule, horizon..=start);
+        let declared = T::schema()
+            .order_of(usize::from(source_column))
+            .unwrap_or(Order::Asc);
+        let read = if declared == Order::Asc {
+            read.reversed()
+        } else {
+            read
+        };
+        read.limit(n)
     }
 
     fn with(mut self, f: impl FnOnce(&mut QueryState<'a>)) -> Self {
@@ -317,6 +395,11 @@ impl<'a> Plan<'a> {
         if self.concurrency <= 1 {
             for b in self.buckets() {
                 self.values.where_[self.slot] = Bound::Bucket(b);
+                // Each bucket's query asks only for the rows still missing.
+                if let Some(n) = limit {
+                    let missing = n.saturating_sub(out.len());
+                    self.values.limit = Some(i32::try_from(missing).unwrap_or(i32::MAX));
+                }
                 collect_pages(db, &self.st, &self.values, &mut out).await?;
                 if full(&out) {
                     break;

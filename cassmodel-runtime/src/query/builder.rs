@@ -16,7 +16,7 @@ use std::marker::PhantomData;
 use cassmodel_schema::Similarity;
 use scylla::response::PagingState;
 
-use super::bucket::{BucketRange, BucketRead};
+use super::bucket::{BucketRange, BucketRead, LatestRange};
 use crate::error::{Error, Result};
 use crate::exec::batch::{BatchEntry, query_entry};
 use crate::exec::read::{count_rows, select_all, select_first, select_page, select_stream};
@@ -261,6 +261,19 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
         range: impl BucketRange<V>,
     ) -> BucketRead<'a, T, R> {
         BucketRead::new(self.state, bucket, source, rule, range)
+    }
+
+    /// The latest `n` rows of `source` in a range back from a start to a horizon, over its
+    /// buckets (`bucket`, computed by `rule`), newest first.
+    pub fn bucket_latest<V: CqlMapping + Sync + Send + 'static>(
+        self,
+        bucket: u16,
+        source: u16,
+        rule: BucketRule,
+        n: i32,
+        range: impl LatestRange<V>,
+    ) -> BucketRead<'a, T, R> {
+        BucketRead::latest(self.state, bucket, source, rule, n, range)
     }
 
     /// Runs the query and collects every row. Unboxed, like `fetch_first`: these are the reads

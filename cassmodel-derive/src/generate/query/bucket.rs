@@ -172,6 +172,14 @@ pub(super) fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
          buckets `{}` in range, one query per bucket, in clustering order.",
         b.column
     );
+    let latest = format_ident!("{}_latest", name);
+    let latest_doc = format!(
+        "The latest `n` rows (newest `{col}` first) in `range`: `horizon..` reads back from \
+         now, `horizon..=start` from `start`. The buckets `{}` are read one by one from the \
+         start's back to the horizon's, each asked only for the rows still missing, until `n` \
+         rows are read or the horizon is reached (then fewer).",
+        b.column
+    );
     Some(quote_spanned! {name.span()=>
         #[doc = #doc]
         pub fn #method(
@@ -182,6 +190,18 @@ pub(super) fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
             S: #tr,
         {
             self.0.bucket_range(#bucket_idx, #idx, #rule, range)
+        }
+
+        #[doc = #latest_doc]
+        pub fn #latest(
+            self,
+            n: ::core::primitive::i32,
+            range: impl #krate::LatestRange<#ty>,
+        ) -> #krate::BucketRead<'a, #ident, R>
+        where
+            S: #tr,
+        {
+            self.0.bucket_latest(#bucket_idx, #idx, #rule, n, range)
         }
     })
 }
