@@ -429,3 +429,205 @@ async fn time_outside_one_day_is_refused() {
     refused_as(&err, "at", out_of_day);
     t.drop_all().await;
 }
+
+/// Every kind of value, written as the CQL literal cassmodel prints in its reports and
+/// messages (`analyze --live`, a key change's verify), inserted with that text and read back
+/// by the driver: the same value, so each literal is valid CQL and exact (a float's digits, a
+/// decimal's scale, `NaN` and the infinities, the dates and timestamps outside the years 1 to
+/// 9999 written as numbers, a text's quotes, a UDT's quoted field names).
+#[tokio::test]
+async fn cql_literals_read_back_as_the_same_values() {
+    use cassmodel::__private::testing::cql_literal;
+    use cassmodel::scylla::frame::response::result::{ColumnType, NativeType};
+    use cassmodel::scylla::value::CqlValue as V;
+
+    let t = support::test_db("literals").await;
+    let ks = t.keyspace().to_owned();
+    t.db.execute_ddl(&format!(
+        "CREATE TYPE {ks}.lit_addr (street text, \"zipCode\" int, \"order\" list<int>)"
+    ))
+    .await
+    .expect("type");
+    t.db.execute_ddl(&format!(
+        "CREATE TABLE {ks}.literals (id int PRIMARY KEY, a ascii, t text, b boolean, bl blob, \
+         d date, dec decimal, dbl double, dur duration, f float, i int, big bigint, \
+         s smallint, ti tinyint, vi varint, ts timestamp, tm time, u uuid, tu timeuuid, \
+         ip inet, l list<int>, st set<text>, m map<float, int>, \
+         tup frozen<tuple<int, text, boolean>>, ad frozen<lit_addr>, v vector<float, 2>)"
+    ))
+    .await
+    .expect("table");
+
+    let epoch_day = 1u32 << 31;
+    let varint = |n: i128| V::Varint(Varint::from_signed_bytes_be(n.to_be_bytes().to_vec()));
+    let decimal = |n: i128, scale| {
+        V::Decimal(Decimal::from_signed_be_bytes_and_exponent(
+            n.to_be_bytes().to_vec(),
+            scale,
+        ))
+    };
+    let duration = |months, days, nanoseconds| {
+        V::Duration(Duration {
+            months,
+            days,
+            nanoseconds,
+        })
+    };
+    let text = |s: &str| V::Text(s.to_owned());
+    let cases: Vec<(&str, V)> = vec![
+        ("a", V::Ascii("it's".into())),
+        ("a", V::Ascii(String::new())),
+        ("t", text("O'Brien, Jr. ''")),
+        ("t", text("ünïcødé ✓")),
+        ("b", V::Boolean(false)),
+        ("bl", V::Blob(vec![])),
+        ("bl", V::Blob(vec![0xca, 0xfe, 0x00])),
+        ("d", V::Date(Date(epoch_day))),
+        ("d", V::Date(Date(epoch_day + 19_783))),
+        ("d", V::Date(Date(epoch_day - 719_162))), // 0001-01-01
+        ("d", V::Date(Date(epoch_day - 719_163))), // the day before: a number
+        ("d", V::Date(Date(epoch_day + 2_932_897))), // 10000-01-01: a number
+        ("d", V::Date(Date(0))),
+        ("d", V::Date(Date(u32::MAX))),
+        ("dec", decimal(12345, 2)),
+        ("dec", decimal(-5, 3)),
+        ("dec", decimal(150, 2)),
+        ("dec", decimal(0, 2)),
+        ("dec", decimal(12, -3)),
+        ("dec", decimal(1, 40)),
+        ("dec", decimal(i128::MIN, 7)),
+        ("dbl", V::Double(1.5)),
+        ("dbl", V::Double(-0.0)),
+        ("dbl", V::Double(0.1)),
+        ("dbl", V::Double(f64::NAN)),
+        ("dbl", V::Double(f64::INFINITY)),
+        ("dbl", V::Double(f64::NEG_INFINITY)),
+        ("dbl", V::Double(f64::MAX)),
+        ("dbl", V::Double(f64::MIN_POSITIVE)),
+        ("dbl", V::Double(5e-324)),
+        ("dbl", V::Double(1e10)),
+        ("dur", duration(1, 2, 3)),
+        ("dur", duration(0, 0, 0)),
+        ("dur", duration(-14, -1, -5_400_000_000_001)),
+        ("dur", duration(i32::MAX, i32::MAX, i64::MAX)),
+        ("dur", duration(i32::MIN + 1, i32::MIN + 1, i64::MIN + 1)),
+        ("f", V::Float(0.1)),
+        ("f", V::Float(-0.0)),
+        ("f", V::Float(f32::NAN)),
+        ("f", V::Float(f32::NEG_INFINITY)),
+        ("f", V::Float(f32::MAX)),
+        ("f", V::Float(1e-40)),
+        ("i", V::Int(i32::MIN)),
+        ("big", V::BigInt(i64::MAX)),
+        ("s", V::SmallInt(i16::MIN)),
+        ("ti", V::TinyInt(i8::MIN)),
+        ("vi", varint(i128::MIN)),
+        ("vi", varint(i128::MAX)),
+        ("vi", varint(0)),
+        ("ts", V::Timestamp(Timestamp(0))),
+        ("ts", V::Timestamp(Timestamp(1_709_287_200_123))),
+        ("ts", V::Timestamp(Timestamp(-1))),
+        ("ts", V::Timestamp(Timestamp(253_402_300_799_999))), // 9999-12-31T23:59:59.999Z
+        ("ts", V::Timestamp(Timestamp(253_402_300_800_000))), // a number
+        ("ts", V::Timestamp(Timestamp(i64::MIN))),
+        ("ts", V::Timestamp(Timestamp(i64::MAX))),
+        ("tm", V::Time(Time(0))),
+        ("tm", V::Time(Time(86_399_999_999_999))),
+        ("tm", V::Time(Time(37_845_000_000_123))),
+        (
+            "u",
+            V::Uuid(Uuid::from_u128(0xda70_0000_1111_4222_8333_4444_5555_6666)),
+        ),
+        (
+            "tu",
+            V::Timeuuid(Timeuuid::from(
+                Uuid::parse_str("8e14e760-7fa8-11eb-bc66-000000000001").expect("uuid"),
+            )),
+        ),
+        ("ip", V::Inet(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)))),
+        ("ip", V::Inet(IpAddr::V6(Ipv6Addr::LOCALHOST))),
+        (
+            "ip",
+            V::Inet(IpAddr::V6(Ipv6Addr::new(
+                0x2001, 0xdb8, 0, 0, 0, 0xff00, 0x42, 0x8329,
+            ))),
+        ),
+        ("l", V::List(vec![V::Int(2), V::Int(1), V::Int(2)])),
+        ("st", V::Set(vec![text("a'"), text("b")])),
+        (
+            "m",
+            // In the server's order of float keys.
+            V::Map(vec![
+                (V::Float(f32::NEG_INFINITY), V::Int(1)),
+                (V::Float(-0.0), V::Int(2)),
+                (V::Float(0.0), V::Int(3)),
+                (V::Float(1.5), V::Int(4)),
+                (V::Float(f32::INFINITY), V::Int(5)),
+                (V::Float(f32::NAN), V::Int(6)),
+            ]),
+        ),
+        (
+            "tup",
+            V::Tuple(vec![Some(V::Int(1)), None, Some(V::Boolean(true))]),
+        ),
+        (
+            "ad",
+            V::UserDefinedType {
+                keyspace: ks.clone(),
+                name: "lit_addr".into(),
+                fields: vec![
+                    ("street".into(), Some(text("Main's"))),
+                    ("zipCode".into(), None),
+                    ("order".into(), Some(V::List(vec![V::Int(1)]))),
+                ],
+            },
+        ),
+        ("v", V::Vector(vec![V::Float(0.5), V::Float(-1.0)])),
+    ];
+    let same = |a: &V, b: &V| a == b || cql_literal(a, None) == cql_literal(b, None);
+    let mut failures = Vec::new();
+    for (id, (column, value)) in cases.iter().enumerate() {
+        let literal = cql_literal(value, None);
+        let insert = format!("INSERT INTO {ks}.literals (id, {column}) VALUES ({id}, {literal})");
+        if let Err(e) = t.db.session().query_unpaged(insert.as_str(), ()).await {
+            failures.push(format!("{insert}: {e}"));
+            continue;
+        }
+        let select = format!("SELECT {column} FROM {ks}.literals WHERE id = {id}");
+        let (back,): (Option<V>,) =
+            t.db.session()
+                .query_unpaged(select.as_str(), ())
+                .await
+                .expect("select")
+                .into_rows_result()
+                .expect("rows")
+                .single_row()
+                .expect("one row");
+        match back {
+            // NaN equals nothing: the same literal is the same value there.
+            Some(back) if same(&back, value) => {}
+            other => failures.push(format!("{literal} in `{column}` read back as {other:?}")),
+        }
+    }
+    // An empty value (no literal of its own) by its type.
+    let int = ColumnType::Native(NativeType::Int);
+    let empty = cql_literal(&V::Empty, Some(&int));
+    let insert = format!("INSERT INTO {ks}.literals (id, i) VALUES (1000, {empty})");
+    t.db.session()
+        .query_unpaged(insert.as_str(), ())
+        .await
+        .unwrap_or_else(|e| panic!("{insert}: {e}"));
+    let select = format!("SELECT i FROM {ks}.literals WHERE id = 1000");
+    let (back,): (Option<V>,) =
+        t.db.session()
+            .query_unpaged(select.as_str(), ())
+            .await
+            .expect("select")
+            .into_rows_result()
+            .expect("rows")
+            .single_row()
+            .expect("one row");
+    assert_eq!(back, Some(V::Empty), "{empty}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    t.drop_all().await;
+}

@@ -118,9 +118,38 @@ pub(crate) fn write_value<'b>(
     written.map_err(|e| write_error(spec, rust_type, e))
 }
 
-/// The CQL text of a driver column type, for messages.
+/// The CQL text of a driver column type, for messages. A part of a kind this version of
+/// cassmodel does not know (a type a later protocol adds) is written `unknown`:
+/// `list<unknown>`.
 pub fn describe_type(typ: &ColumnType<'_>) -> String {
-    to_cql_type(typ).map_or_else(|| format!("{typ:?}"), |t| t.to_string())
+    use scylla::frame::response::result::CollectionType;
+    if let Some(t) = to_cql_type(typ) {
+        return t.to_string();
+    }
+    let frozen = |frozen: bool, t: String| {
+        if frozen { format!("frozen<{t}>") } else { t }
+    };
+    match typ {
+        ColumnType::Collection { frozen: f, typ } => frozen(
+            *f,
+            match typ {
+                CollectionType::List(e) => format!("list<{}>", describe_type(e)),
+                CollectionType::Set(e) => format!("set<{}>", describe_type(e)),
+                CollectionType::Map(k, v) => {
+                    format!("map<{}, {}>", describe_type(k), describe_type(v))
+                }
+                _ => "unknown".to_owned(),
+            },
+        ),
+        ColumnType::Tuple(ts) => format!(
+            "tuple<{}>",
+            ts.iter().map(describe_type).collect::<Vec<_>>().join(", ")
+        ),
+        ColumnType::Vector { typ, dimensions } => {
+            format!("vector<{}, {dimensions}>", describe_type(typ))
+        }
+        _ => "unknown".to_owned(),
+    }
 }
 
 fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
@@ -420,4 +449,49 @@ pub fn serialize_by_name<T: Table>(
         write_column(row, i, spec, false, writer)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use scylla::frame::response::result::{CollectionType, NativeType};
+
+    use super::*;
+
+    #[test]
+    fn column_types_are_described_in_cql() {
+        use scylla::frame::response::result::UserDefinedType;
+        let native = |n| ColumnType::Native(n);
+        let addr = ColumnType::UserDefinedType {
+            frozen: true,
+            definition: std::sync::Arc::new(UserDefinedType {
+                name: "addr".into(),
+                keyspace: "ks".into(),
+                field_types: vec![],
+            }),
+        };
+        let cases = [
+            (native(NativeType::BigInt), "bigint"),
+            (
+                ColumnType::Tuple(vec![native(NativeType::Int), addr.clone()]),
+                "tuple<int, frozen<addr>>",
+            ),
+            (
+                ColumnType::Vector {
+                    typ: Box::new(native(NativeType::Float)),
+                    dimensions: 3,
+                },
+                "vector<float, 3>",
+            ),
+            (
+                ColumnType::Collection {
+                    frozen: true,
+                    typ: CollectionType::Set(Box::new(native(NativeType::Timeuuid))),
+                },
+                "frozen<set<timeuuid>>",
+            ),
+        ];
+        for (typ, text) in cases {
+            assert_eq!(describe_type(&typ), text);
+        }
+    }
 }
