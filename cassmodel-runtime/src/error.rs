@@ -70,6 +70,25 @@ pub enum RowError {
         /// The column's CQL type on the server.
         actual: String,
     },
+    /// The column has the CQL type the struct declares, yet the field's Rust type cannot read
+    /// it: a `#[cass(cql_type = "...")]` that the Rust type does not fit, or a user-defined
+    /// type whose fields differ from the struct's. `reason` says which part does not fit.
+    #[error(
+        "table `{table}`, column `{column}` (Rust `{}`, CQL `{cql_type}`): {reason}",
+        rust_name(.rust_type)
+    )]
+    Unreadable {
+        /// `keyspace.table`.
+        table: String,
+        /// The column.
+        column: String,
+        /// The field's Rust type.
+        rust_type: &'static str,
+        /// The column's CQL type, the same on the server and in the struct.
+        cql_type: String,
+        /// Why the Rust type cannot read it (the driver's reason, in CQL's words).
+        reason: String,
+    },
     /// A null in a column whose Rust type cannot hold one.
     #[error(
         "table `{table}`, column `{column}` is null, but its field has Rust type `{ty}` \

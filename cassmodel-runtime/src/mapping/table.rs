@@ -12,6 +12,7 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 use super::erased::ErasedValue;
+use super::reason::{deserialize_reason, explained, type_check_reason};
 use crate::error::{
     RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
 };
@@ -115,7 +116,7 @@ pub(crate) fn write_value<'b>(
         },
         None => v.write_to(spec.typ(), writer),
     };
-    written.map_err(|e| write_error(spec, rust_type, e))
+    written.map_err(|e| write_error(spec, rust_type, explained(e)))
 }
 
 /// The CQL text of a driver column type, for messages. A part of a kind this version of
@@ -234,17 +235,46 @@ pub fn check_columns(
                 actual: spec.name().to_owned(),
             }));
         }
-        if (col.type_check)(spec.typ()).is_err() {
-            return Err(TypeCheckError::new(RowError::Type {
-                table: table(),
-                column: col.name.to_owned(),
-                expected: col.cql_type.to_string(),
-                rust_type: col.rust_type,
-                actual: describe_type(spec.typ()),
-            }));
+        if let Err(e) = (col.type_check)(spec.typ()) {
+            return Err(TypeCheckError::new(type_error(
+                table(),
+                col,
+                spec.typ(),
+                &e,
+            )));
         }
     }
     Ok(())
+}
+
+/// The error of column `col`, whose field cannot read the server's type `actual`: the two
+/// types ([`RowError::Type`]); or, when they are the same type (a `cql_type` the Rust type
+/// does not fit, a user-defined type whose fields differ), why the Rust type cannot read it
+/// ([`RowError::Unreadable`]), never two equal types shown as a mismatch.
+#[cold]
+fn type_error(
+    table: String,
+    col: &ColumnDef,
+    actual: &ColumnType<'_>,
+    e: &TypeCheckError,
+) -> RowError {
+    let (expected, actual) = (col.cql_type.to_string(), describe_type(actual));
+    if expected == actual {
+        return RowError::Unreadable {
+            table,
+            column: col.name.to_owned(),
+            rust_type: col.rust_type,
+            cql_type: expected,
+            reason: type_check_reason(e),
+        };
+    }
+    RowError::Type {
+        table,
+        column: col.name.to_owned(),
+        expected,
+        rust_type: col.rust_type,
+        actual,
+    }
 }
 
 /// Reads the fields of one row in order; the body of a generated `DeserializeRow::deserialize`.
@@ -353,7 +383,7 @@ impl<'f, 'm> RowReader<'f, 'm> {
                 table,
                 column,
                 rust_type,
-                detail: e.to_string(),
+                detail: deserialize_reason(&e),
             }
         })
     }
@@ -453,9 +483,70 @@ pub fn serialize_by_name<T: Table>(
 
 #[cfg(test)]
 mod tests {
-    use scylla::frame::response::result::{CollectionType, NativeType};
+    use scylla::frame::response::result::{CollectionType, NativeType, TableSpec};
 
     use super::*;
+
+    fn spec(typ: ColumnType<'static>) -> ColumnSpec<'static> {
+        let table = TableSpec::owned("ks".into(), "t".into());
+        ColumnSpec::owned("scores".into(), typ, table)
+    }
+
+    /// The error of reading column `col` from a column of type `typ`.
+    fn read_error(col: ColumnDef, typ: ColumnType<'static>) -> RowError {
+        let e = check_columns("Row", &[col], &[spec(typ)]).expect_err("refused");
+        e.downcast_ref::<RowError>().cloned().expect("a RowError")
+    }
+
+    /// Two equal type texts are never a mismatch: when the column has the struct's type and
+    /// the field's Rust type still cannot read it (a `cql_type` it does not fit), the error
+    /// says why, in CQL's words.
+    #[test]
+    fn equal_types_say_why_not_a_mismatch() {
+        let map = ColumnType::Collection {
+            frozen: false,
+            typ: CollectionType::Map(
+                Box::new(ColumnType::Native(NativeType::Float)),
+                Box::new(ColumnType::Native(NativeType::Int)),
+            ),
+        };
+        let column = |cql_type: Option<&str>| {
+            let cql_type = cql_type.map(|t| t.parse().expect("a CQL type"));
+            ColumnDef::new::<Option<Vec<String>>>(
+                "scores",
+                "scores",
+                ColumnKind::Regular,
+                cql_type,
+                false,
+            )
+        };
+        let e = read_error(column(Some("map<float, int>")), map.clone());
+        assert_eq!(
+            e,
+            RowError::Unreadable {
+                table: "ks.t".into(),
+                column: "scores".into(),
+                rust_type: std::any::type_name::<Option<Vec<String>>>(),
+                cql_type: "map<float, int>".into(),
+                reason: "Rust `Vec<String>` cannot read CQL `map<float, int>`: a `Vec` reads a \
+                         list, a set or a vector"
+                    .into(),
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "table `ks.t`, column `scores` (Rust `Option<Vec<String>>`, CQL `map<float, int>`): \
+             Rust `Vec<String>` cannot read CQL `map<float, int>`: a `Vec` reads a list, a set \
+             or a vector"
+        );
+        // Two different types: both, as before.
+        let e = read_error(column(None), map);
+        assert_eq!(
+            e.to_string(),
+            "table `ks.t`, column `scores`: the struct expects CQL type `list<text>` (Rust \
+             `Option<Vec<String>>`), but the table has `map<float, int>`"
+        );
+    }
 
     #[test]
     fn column_types_are_described_in_cql() {
