@@ -631,3 +631,202 @@ async fn cql_literals_read_back_as_the_same_values() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     t.drop_all().await;
 }
+
+/// Maps with float keys and sets of floats, which no map or set type of Rust holds (`f32` and
+/// `f64` are neither `Hash` nor `Ord`): a `Vec` of pairs with `cql_type = "map<..>"`, a `Vec`
+/// with `cql_type = "set<..>"`.
+#[derive(CassTable, Debug, Clone)]
+#[cass(table = "float_keys")]
+struct FloatKeys {
+    #[partition_key]
+    id: i32,
+    #[cass(cql_type = "map<float, int>")]
+    scores: Option<Vec<(f32, i32)>>,
+    #[cass(cql_type = "map<double, text>")]
+    weights: Vec<(f64, String)>,
+    #[cass(cql_type = "frozen<map<float, int>>")]
+    frozen: Vec<(f32, i32)>,
+    #[cass(cql_type = "set<double>")]
+    levels: Option<Vec<f64>>,
+}
+
+/// The entries of a map with float keys, bit for bit (`NaN` equals nothing, `-0.0` equals
+/// `0.0`).
+fn bits<V: Clone>(entries: &[(f32, V)]) -> Vec<(u32, V)> {
+    entries
+        .iter()
+        .map(|(k, v)| (k.to_bits(), v.clone()))
+        .collect()
+}
+
+/// A `Vec<(f32, i32)>` field with `cql_type = "map<float, int>"` creates the column, writes
+/// it and reads it back exactly, edge values included, in the server's order of the keys
+/// (`-Infinity` < `-0.0` < `0.0` < ... < `Infinity` < `NaN`, Java's `Float.compare`), one
+/// entry per key; the map methods of the builder take the key and value types.
+#[tokio::test]
+async fn a_vec_of_pairs_is_a_map_with_float_keys() {
+    let t = support::test_db("float_keys").await;
+    t.db.create_table::<FloatKeys>().await.expect("create");
+    let in_server_order: Vec<(f32, i32)> = vec![
+        (f32::NEG_INFINITY, 1),
+        (f32::MIN, 2),
+        (-1.5, 3),
+        (-0.0, 4),
+        (0.0, 5),
+        (1e-45, 6), // the least subnormal
+        (f32::MIN_POSITIVE, 7),
+        (0.1, 8),
+        (f32::MAX, 9),
+        (f32::INFINITY, 10),
+        (f32::NAN, 11),
+    ];
+    let mut shuffled = in_server_order.clone();
+    shuffled.reverse();
+    shuffled.swap(2, 7);
+    let doubles = vec![
+        (f64::NEG_INFINITY, "-inf".to_owned()),
+        (-0.0, "minus zero".to_owned()),
+        (5e-324, "least".to_owned()),
+        (0.1, "a tenth".to_owned()),
+        (f64::NAN, "nan".to_owned()),
+    ];
+    let row = FloatKeys {
+        id: 1,
+        scores: Some(shuffled.clone()),
+        weights: doubles.clone(),
+        frozen: shuffled,
+        levels: Some(vec![f64::NAN, 2.5, -0.0, 2.5, f64::NEG_INFINITY]),
+    };
+    t.db.insert(&row).await.expect("insert");
+    let back = FloatKeys::get(&t.db, &1).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.as_deref().map(bits),
+        Some(bits(&in_server_order))
+    );
+    assert_eq!(bits(&back.frozen), bits(&in_server_order));
+    let weight_bits = |w: &[(f64, String)]| {
+        w.iter()
+            .map(|(k, v)| (k.to_bits(), v.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(weight_bits(&back.weights), weight_bits(&doubles));
+    let level_bits = |l: &[f64]| l.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        back.levels.as_deref().map(level_bits),
+        Some(level_bits(&[f64::NEG_INFINITY, -0.0, 2.5, f64::NAN])),
+        "a set: in order, each value once"
+    );
+
+    // One entry per key: a key given twice keeps its last value.
+    let twice = FloatKeys {
+        id: 2,
+        scores: Some(vec![(1.5, 1), (f32::NAN, 2), (1.5, 3), (f32::NAN, 4)]),
+        weights: vec![],
+        frozen: vec![(2.5, 1), (2.5, 2)],
+        levels: None,
+    };
+    t.db.insert(&twice).await.expect("insert");
+    let back = FloatKeys::get(&t.db, &2).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.as_deref().map(bits),
+        Some(bits(&[(1.5, 3), (f32::NAN, 4)]))
+    );
+    assert_eq!(bits(&back.frozen), bits(&[(2.5, 2)]));
+    // An empty non-frozen map is stored as null: `None` for an `Option`, empty for a `Vec`;
+    // an empty frozen one stays empty.
+    assert_eq!(back.weights, vec![]);
+    let empty = FloatKeys {
+        id: 3,
+        scores: Some(vec![]),
+        weights: vec![],
+        frozen: vec![],
+        levels: Some(vec![]),
+    };
+    t.db.insert(&empty).await.expect("insert");
+    let back_empty = FloatKeys::get(&t.db, &3).await.expect("read").expect("row");
+    assert_eq!(
+        (
+            back_empty.scores,
+            back_empty.weights,
+            back_empty.frozen,
+            back_empty.levels
+        ),
+        (None, vec![], vec![], None)
+    );
+    let (frozen_empty,): (i64,) =
+        t.db.session()
+            .query_unpaged(
+                format!(
+                    "SELECT COUNT(*) FROM {}.float_keys WHERE id = 3 AND frozen = {{}} \
+                     ALLOW FILTERING",
+                    t.keyspace()
+                ),
+                (),
+            )
+            .await
+            .expect("select")
+            .into_rows_result()
+            .expect("rows")
+            .single_row()
+            .expect("one row");
+    assert_eq!(frozen_empty, 1, "the frozen map is empty, not null");
+
+    // The builder's map methods: put one entry, merge entries, remove keys.
+    FloatKeys::update()
+        .put_scores(&f32::NAN, &20)
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("put");
+    FloatKeys::update()
+        .merge_weights(&vec![
+            (0.5, "half".to_owned()),
+            (-0.0, "minus zero".to_owned()),
+        ])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("merge");
+    FloatKeys::update()
+        .remove_scores_keys(&[1.5])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("remove");
+    // And a set's: add values, remove values.
+    FloatKeys::update()
+        .add_levels(&vec![1.0, f64::INFINITY, 1.0])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("add");
+    FloatKeys::update()
+        .remove_levels(&vec![f64::INFINITY])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("remove");
+    let back = FloatKeys::get(&t.db, &2).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.as_deref().map(bits),
+        Some(bits(&[(f32::NAN, 20)]))
+    );
+    assert_eq!(
+        weight_bits(&back.weights),
+        weight_bits(&[(-0.0, "minus zero".to_owned()), (0.5, "half".to_owned())])
+    );
+    assert_eq!(back.levels, Some(vec![1.0]));
+    FloatKeys::update()
+        .remove_scores_keys(&[f32::NAN])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("remove");
+    let back = FloatKeys::get(&t.db, &2).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.map(|s| bits(&s)),
+        None,
+        "the map's last key removed"
+    );
+    t.drop_all().await;
+}
