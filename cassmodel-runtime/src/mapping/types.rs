@@ -46,6 +46,37 @@ use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 /// `-Infinity`, `-0.0`, `0.0`, ..., `Infinity`, `NaN`), each value or key once (a key
 /// written twice keeps its last value).
 ///
+/// Cassandra stores an empty collection that is not frozen as no value at all, a null: it
+/// reads back as `None` from an `Option<Vec<_>>` field (so `Some(vec![])` written reads back
+/// `None`), and as an empty collection from a plain `Vec<_>` field (a field that cannot hold
+/// a null reads a null collection as empty). A frozen collection keeps its empty value.
+///
+/// ```no_run
+/// use cassmodel::CassTable;
+///
+/// #[derive(CassTable)]
+/// struct Player {
+///     #[partition_key]
+///     id: i32,
+///     /// Scores by their weight: a `map<float, int>`, float keys in a `Vec` of pairs.
+///     #[cass(cql_type = "map<float, int>")]
+///     by_weight: Vec<(f32, i32)>,
+///     /// Empty reads back as `None`.
+///     nicknames: Option<Vec<String>>,
+///     /// Empty reads back as empty.
+///     badges: Vec<String>,
+/// }
+///
+/// # async fn f(db: &cassmodel::Db) -> cassmodel::Result<()> {
+/// let p = Player { id: 1, by_weight: vec![(0.5, 3), (-1.5, 7)], nicknames: Some(vec![]), badges: vec![] };
+/// db.insert(&p).await?;
+/// let back = Player::get(db, &1).await?.expect("the row");
+/// assert_eq!(back.by_weight, vec![(-1.5, 7), (0.5, 3)]); // in the order of the keys
+/// assert_eq!(back.nicknames, None); // the empty list was stored as null
+/// assert_eq!(back.badges, Vec::<String>::new());
+/// # Ok(()) }
+/// ```
+///
 /// # Implementing it for your own type
 ///
 /// ```
