@@ -14,7 +14,7 @@ use chrono::{DateTime, Datelike, NaiveDate};
 use scylla::frame::response::result::ColumnType;
 use scylla::value::{CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlValue};
 
-use super::table::describe_type;
+use super::reason::describe_type;
 
 /// `value` as a CQL literal. `typ`, the value's column type where known, names the type of
 /// an empty value (a zero-length value of a type other than text or blob, which has no literal

@@ -2,8 +2,8 @@
 //! CQL type a Rust type is stored as), values behind `&dyn` ([`erased`]), what typed methods
 //! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
 //! rows of tables ([`table`]), projections ([`projection`]), user-defined types ([`udt`]),
-//! vectors ([`vector`]); for messages, driver values as CQL literals ([`literal`]) and the
-//! driver's reasons in CQL's words ([`reason`]).
+//! vectors ([`vector`]); for messages, driver values as CQL literals ([`literal`]), and the
+//! driver's types and reasons in CQL's words ([`reason`]).
 
 pub(crate) mod bind;
 pub(crate) mod bucket;

@@ -1,18 +1,19 @@
-//! Why the driver refused a type or a value, in CQL's words: the driver's own messages show
-//! its column types as Rust debug output (`Collection { frozen: false, typ: Map(Native(Float),
-//! Native(Int)) }`) and its Rust types by their full paths; these show `map<float, int>` and
-//! `Vec<(f32, i32)>`, and follow a collection, tuple or UDT down to the element that failed.
+//! A driver column type as CQL text ([`describe_type`]), and why the driver refused a type or
+//! a value, in CQL's words: the driver's own messages show its column types as Rust debug
+//! output (`Collection { frozen: false, typ: Map(Native(Float), Native(Int)) }`) and its Rust
+//! types by their full paths; these show `map<float, int>` and `Vec<(f32, i32)>`, and follow a
+//! collection, tuple or UDT down to the element that failed.
 //!
 //! An error of cassmodel's own ([`RowError`]) and a driver error of a kind not known here are
 //! shown as they are.
 
+use cassmodel_schema::CqlType;
 use scylla::deserialize::value as de;
 use scylla::deserialize::{DeserializationError, TypeCheckError};
 use scylla::frame::response::result::ColumnType;
 use scylla::serialize::SerializationError;
 use scylla::serialize::value as ser;
 
-use super::table::describe_type;
 use crate::error::{RowError, rust_name};
 
 /// Why a Rust type cannot read a CQL type (a failed `type_check`).
@@ -230,5 +231,135 @@ fn one_of(types: &[ColumnType<'_>]) -> String {
         [] => "no CQL type".to_owned(),
         [one] => one.clone(),
         [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The CQL text of a driver column type, for messages. A part of a kind this version of
+/// cassmodel does not know (a type a later protocol adds) is written `unknown`:
+/// `list<unknown>`.
+pub fn describe_type(typ: &ColumnType<'_>) -> String {
+    use scylla::frame::response::result::CollectionType;
+    if let Some(t) = to_cql_type(typ) {
+        return t.to_string();
+    }
+    let frozen = |frozen: bool, t: String| {
+        if frozen { format!("frozen<{t}>") } else { t }
+    };
+    match typ {
+        ColumnType::Collection { frozen: f, typ } => frozen(
+            *f,
+            match typ {
+                CollectionType::List(e) => format!("list<{}>", describe_type(e)),
+                CollectionType::Set(e) => format!("set<{}>", describe_type(e)),
+                CollectionType::Map(k, v) => {
+                    format!("map<{}, {}>", describe_type(k), describe_type(v))
+                }
+                _ => "unknown".to_owned(),
+            },
+        ),
+        ColumnType::Tuple(ts) => format!(
+            "tuple<{}>",
+            ts.iter().map(describe_type).collect::<Vec<_>>().join(", ")
+        ),
+        ColumnType::Vector { typ, dimensions } => {
+            format!("vector<{}, {dimensions}>", describe_type(typ))
+        }
+        _ => "unknown".to_owned(),
+    }
+}
+
+fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
+    use cassmodel_schema::NativeType as N;
+    use scylla::frame::response::result::{CollectionType, NativeType as D};
+    let boxed = |t: &ColumnType<'_>| to_cql_type(t).map(Box::new);
+    Some(match typ {
+        ColumnType::Native(n) => CqlType::Native(match n {
+            D::Ascii => N::Ascii,
+            D::Boolean => N::Boolean,
+            D::Blob => N::Blob,
+            D::Counter => N::Counter,
+            D::Date => N::Date,
+            D::Decimal => N::Decimal,
+            D::Double => N::Double,
+            D::Duration => N::Duration,
+            D::Float => N::Float,
+            D::Int => N::Int,
+            D::BigInt => N::Bigint,
+            D::Text => N::Text,
+            D::Timestamp => N::Timestamp,
+            D::Inet => N::Inet,
+            D::SmallInt => N::Smallint,
+            D::TinyInt => N::Tinyint,
+            D::Time => N::Time,
+            D::Timeuuid => N::Timeuuid,
+            D::Uuid => N::Uuid,
+            D::Varint => N::Varint,
+            _ => return None,
+        }),
+        ColumnType::Collection { frozen, typ } => {
+            let t = match typ {
+                CollectionType::List(e) => CqlType::List(boxed(e)?),
+                CollectionType::Set(e) => CqlType::Set(boxed(e)?),
+                CollectionType::Map(k, v) => CqlType::Map(boxed(k)?, boxed(v)?),
+                _ => return None,
+            };
+            if *frozen { t.frozen() } else { t }
+        }
+        ColumnType::UserDefinedType { frozen, definition } => {
+            let t = CqlType::Udt(definition.name.to_string());
+            if *frozen { t.frozen() } else { t }
+        }
+        ColumnType::Tuple(ts) => {
+            CqlType::Tuple(ts.iter().map(to_cql_type).collect::<Option<Vec<_>>>()?)
+        }
+        ColumnType::Vector { typ, dimensions } => {
+            CqlType::Vector(boxed(typ)?, u32::from(*dimensions))
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use scylla::frame::response::result::{CollectionType, NativeType};
+
+    use super::*;
+
+    #[test]
+    fn column_types_are_described_in_cql() {
+        use scylla::frame::response::result::UserDefinedType;
+        let native = |n| ColumnType::Native(n);
+        let addr = ColumnType::UserDefinedType {
+            frozen: true,
+            definition: std::sync::Arc::new(UserDefinedType {
+                name: "addr".into(),
+                keyspace: "ks".into(),
+                field_types: vec![],
+            }),
+        };
+        let cases = [
+            (native(NativeType::BigInt), "bigint"),
+            (
+                ColumnType::Tuple(vec![native(NativeType::Int), addr.clone()]),
+                "tuple<int, frozen<addr>>",
+            ),
+            (
+                ColumnType::Vector {
+                    typ: Box::new(native(NativeType::Float)),
+                    dimensions: 3,
+                },
+                "vector<float, 3>",
+            ),
+            (
+                ColumnType::Collection {
+                    frozen: true,
+                    typ: CollectionType::Set(Box::new(native(NativeType::Timeuuid))),
+                },
+                "frozen<set<timeuuid>>",
+            ),
+        ];
+        for (typ, text) in cases {
+            assert_eq!(describe_type(&typ), text);
+        }
     }
 }

@@ -3,7 +3,6 @@
 //! Generated code stays small: per field it emits one entry in a match or a call to a
 //! generic function here, which carries the logic and the error messages.
 
-use cassmodel_schema::CqlType;
 use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
 use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
@@ -12,7 +11,7 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 use super::erased::ErasedValue;
-use super::reason::{deserialize_reason, explained, type_check_reason};
+use super::reason::{describe_type, deserialize_reason, explained, type_check_reason};
 use crate::error::{
     RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
 };
@@ -117,91 +116,6 @@ pub(crate) fn write_value<'b>(
         None => v.write_to(spec.typ(), writer),
     };
     written.map_err(|e| write_error(spec, rust_type, explained(e)))
-}
-
-/// The CQL text of a driver column type, for messages. A part of a kind this version of
-/// cassmodel does not know (a type a later protocol adds) is written `unknown`:
-/// `list<unknown>`.
-pub fn describe_type(typ: &ColumnType<'_>) -> String {
-    use scylla::frame::response::result::CollectionType;
-    if let Some(t) = to_cql_type(typ) {
-        return t.to_string();
-    }
-    let frozen = |frozen: bool, t: String| {
-        if frozen { format!("frozen<{t}>") } else { t }
-    };
-    match typ {
-        ColumnType::Collection { frozen: f, typ } => frozen(
-            *f,
-            match typ {
-                CollectionType::List(e) => format!("list<{}>", describe_type(e)),
-                CollectionType::Set(e) => format!("set<{}>", describe_type(e)),
-                CollectionType::Map(k, v) => {
-                    format!("map<{}, {}>", describe_type(k), describe_type(v))
-                }
-                _ => "unknown".to_owned(),
-            },
-        ),
-        ColumnType::Tuple(ts) => format!(
-            "tuple<{}>",
-            ts.iter().map(describe_type).collect::<Vec<_>>().join(", ")
-        ),
-        ColumnType::Vector { typ, dimensions } => {
-            format!("vector<{}, {dimensions}>", describe_type(typ))
-        }
-        _ => "unknown".to_owned(),
-    }
-}
-
-fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
-    use cassmodel_schema::NativeType as N;
-    use scylla::frame::response::result::{CollectionType, NativeType as D};
-    let boxed = |t: &ColumnType<'_>| to_cql_type(t).map(Box::new);
-    Some(match typ {
-        ColumnType::Native(n) => CqlType::Native(match n {
-            D::Ascii => N::Ascii,
-            D::Boolean => N::Boolean,
-            D::Blob => N::Blob,
-            D::Counter => N::Counter,
-            D::Date => N::Date,
-            D::Decimal => N::Decimal,
-            D::Double => N::Double,
-            D::Duration => N::Duration,
-            D::Float => N::Float,
-            D::Int => N::Int,
-            D::BigInt => N::Bigint,
-            D::Text => N::Text,
-            D::Timestamp => N::Timestamp,
-            D::Inet => N::Inet,
-            D::SmallInt => N::Smallint,
-            D::TinyInt => N::Tinyint,
-            D::Time => N::Time,
-            D::Timeuuid => N::Timeuuid,
-            D::Uuid => N::Uuid,
-            D::Varint => N::Varint,
-            _ => return None,
-        }),
-        ColumnType::Collection { frozen, typ } => {
-            let t = match typ {
-                CollectionType::List(e) => CqlType::List(boxed(e)?),
-                CollectionType::Set(e) => CqlType::Set(boxed(e)?),
-                CollectionType::Map(k, v) => CqlType::Map(boxed(k)?, boxed(v)?),
-                _ => return None,
-            };
-            if *frozen { t.frozen() } else { t }
-        }
-        ColumnType::UserDefinedType { frozen, definition } => {
-            let t = CqlType::Udt(definition.name.to_string());
-            if *frozen { t.frozen() } else { t }
-        }
-        ColumnType::Tuple(ts) => {
-            CqlType::Tuple(ts.iter().map(to_cql_type).collect::<Option<Vec<_>>>()?)
-        }
-        ColumnType::Vector { typ, dimensions } => {
-            CqlType::Vector(boxed(typ)?, u32::from(*dimensions))
-        }
-        _ => return None,
-    })
 }
 
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
@@ -546,43 +460,5 @@ mod tests {
             "table `ks.t`, column `scores`: the struct expects CQL type `list<text>` (Rust \
              `Option<Vec<String>>`), but the table has `map<float, int>`"
         );
-    }
-
-    #[test]
-    fn column_types_are_described_in_cql() {
-        use scylla::frame::response::result::UserDefinedType;
-        let native = |n| ColumnType::Native(n);
-        let addr = ColumnType::UserDefinedType {
-            frozen: true,
-            definition: std::sync::Arc::new(UserDefinedType {
-                name: "addr".into(),
-                keyspace: "ks".into(),
-                field_types: vec![],
-            }),
-        };
-        let cases = [
-            (native(NativeType::BigInt), "bigint"),
-            (
-                ColumnType::Tuple(vec![native(NativeType::Int), addr.clone()]),
-                "tuple<int, frozen<addr>>",
-            ),
-            (
-                ColumnType::Vector {
-                    typ: Box::new(native(NativeType::Float)),
-                    dimensions: 3,
-                },
-                "vector<float, 3>",
-            ),
-            (
-                ColumnType::Collection {
-                    frozen: true,
-                    typ: CollectionType::Set(Box::new(native(NativeType::Timeuuid))),
-                },
-                "frozen<set<timeuuid>>",
-            ),
-        ];
-        for (typ, text) in cases {
-            assert_eq!(describe_type(&typ), text);
-        }
     }
 }

@@ -14,8 +14,8 @@ use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 use cassmodel_schema::quote_ident;
 
 use super::erased::ErasedValue;
+use super::reason::describe_type;
 use super::reason::{deserialize_reason, serialize_reason, type_check_reason};
-use super::table::describe_type;
 use super::types::CqlMapping;
 use crate::error::{RowError, rust_name};
 use crate::schema::model::{ColumnDef, UdtSchema};
