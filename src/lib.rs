@@ -257,7 +257,7 @@
 //! | `#[clustering]`, `#[clustering(asc)]`, `#[clustering(desc)]` | a clustering column, in field order, with its clustering order |
 //! | `#[cass(static)]` | a static column (one value per partition; needs a clustering column) |
 //! | `#[cass(name = "col")]` | the column name (default: the field name) |
-//! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`) |
+//! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`, a `Vec` as a `set<...>`, a `Vec` of pairs as a `map<...>`: see [`CqlMapping`]) |
 //! | `#[cass(frozen)]` | store a collection or user-defined type frozen (required in a key) |
 //! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below; a map may have one on each of `keys`, `values` and `entries` (`index(keys), index(entries)`) |
 //! | `#[cass(index(similarity = "dot_product"))]` | on a [`value::Vector`] field: the vector index's similarity function (`cosine`, the default, `dot_product`, `euclidean`) |

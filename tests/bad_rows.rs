@@ -190,3 +190,91 @@ async fn raw_select_in_another_column_order() {
     }
     t.drop_all().await;
 }
+
+/// A user-defined type as the code expects it.
+#[derive(cassmodel::CassUdt, Debug, PartialEq)]
+#[cass(name = "addr")]
+struct Addr {
+    street: String,
+    zip: i32,
+}
+
+#[derive(CassTable, Debug, PartialEq)]
+#[cass(table = "homes")]
+struct Home {
+    #[partition_key]
+    id: i32,
+    addr: Addr,
+}
+
+/// A field of a user-defined type whose type differs on the server: the column's type is
+/// `addr` on both sides, so the error is not "expects `addr` but has `addr`", but says which
+/// field of which type (named as a type, with its keyspace, not as a table) does not fit.
+#[tokio::test]
+async fn udt_field_type_differs_from_the_struct() {
+    let t = support::test_db("bad_udt").await;
+    let ks = t.keyspace().to_owned();
+    t.db.execute_ddl(&format!("CREATE TYPE {ks}.addr (street text, zip text)"))
+        .await
+        .expect("type");
+    t.db.execute_ddl(&format!(
+        "CREATE TABLE {ks}.homes (id int PRIMARY KEY, addr addr)"
+    ))
+    .await
+    .expect("table");
+    t.db.execute_ddl(&format!(
+        "INSERT INTO {ks}.homes (id, addr) VALUES (1, {{street: 'Main', zip: '0123'}})"
+    ))
+    .await
+    .expect("insert");
+
+    let err = Home::get(&t.db, &1)
+        .await
+        .expect_err("a text zip is not i32");
+    let field = format!("type `{ks}.addr`, field `zip` (Rust `i32`)");
+    match &err {
+        Error::Row(RowError::Unreadable {
+            table,
+            column,
+            cql_type,
+            reason,
+            ..
+        }) => {
+            assert_eq!(table, &format!("{ks}.homes"));
+            assert_eq!(column, "addr");
+            assert_eq!(cql_type, "addr");
+            assert_eq!(
+                reason,
+                &format!("{field}: the struct expects CQL type `int`, but the type has `text`")
+            );
+        }
+        other => panic!("expected RowError::Unreadable, got {other:?}"),
+    }
+    assert!(err.is_schema_mismatch(), "{err}");
+
+    // Writing the struct names the same field, and what the driver refused, in CQL's words.
+    let home = Home {
+        id: 2,
+        addr: Addr {
+            street: "Side".into(),
+            zip: 7,
+        },
+    };
+    let err =
+        t.db.insert(&home)
+            .await
+            .expect_err("an i32 zip is not text");
+    match &err {
+        Error::Row(RowError::Value { column, detail, .. }) => {
+            assert_eq!(column, "addr");
+            assert_eq!(
+                detail,
+                &format!(
+                    "{field}: Rust `i32` cannot be written as CQL `text`: it is written as `int`"
+                )
+            );
+        }
+        other => panic!("expected RowError::Value, got {other:?}"),
+    }
+    t.drop_all().await;
+}

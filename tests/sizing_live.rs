@@ -1,7 +1,8 @@
 //! The live partition-size check (`cassmodel::sizing::live`, `migrate analyze --live`) on the
 //! node: one partition made large (3,000 rows of 1 kB, about 3 MB) among 40 small ones, then
 //! flushed, so the node's own figures (`system_views.max_partition_size`,
-//! `system.table_estimates`) describe it, and the row count finds it.
+//! `system.table_estimates`) describe it, and the row count finds it. And the key of the
+//! largest partition, printed as CQL literals, pasted back into a query on the node.
 
 mod support;
 
@@ -123,5 +124,70 @@ async fn live_check_finds_the_large_partition() {
         String::from_utf8_lossy(&err)
     );
     assert!(out.contains("most rows: 3,000"), "{out}");
+    t.drop_all().await;
+}
+
+/// Visits of a city's shop on a day: a composite partition key of a text and a date.
+#[derive(CassTable, Debug, Clone)]
+#[cass(table = "visits")]
+struct Visit {
+    #[partition_key]
+    city: String,
+    #[partition_key]
+    day: chrono::NaiveDate,
+    #[clustering]
+    seq: i32,
+}
+
+/// The key of the partition with the most rows is printed as CQL literals (a text quoted, its
+/// quote doubled; a date as `'YYYY-MM-DD'`), which `cqlsh` takes as they are: the printed key,
+/// pasted into `token(..)`, counts the partition's rows on the node.
+#[tokio::test]
+async fn largest_key_is_written_as_cql_literals() {
+    let t = support::test_db("sizing_literals").await;
+    t.db.create_table::<Visit>().await.expect("create table");
+    let day = |d| chrono::NaiveDate::from_ymd_opt(2024, 3, d).expect("date");
+    let city = "O'Brien's, Main St";
+    let mut rows: Vec<Visit> = (0..300)
+        .map(|seq| Visit {
+            city: city.to_owned(),
+            day: day(1),
+            seq,
+        })
+        .collect();
+    for (other, d) in [("Oslo", 1), (city, 2), ("Lyon", 3)] {
+        rows.extend((0..5).map(|seq| Visit {
+            city: other.to_owned(),
+            day: day(d),
+            seq,
+        }));
+    }
+    support::insert_all(&t.db, rows).await;
+
+    let live = sizing::live(&t.db, Visit::schema(), true)
+        .await
+        .expect("live check");
+    let (key, rows) = live.largest.clone().expect("a largest partition");
+    assert_eq!(rows, 300);
+    assert_eq!(key, "'O''Brien''s, Main St', '2024-03-01'");
+    let text = live.compare(None);
+    assert!(
+        text.contains("most rows: 300 in partition ('O''Brien''s, Main St', '2024-03-01')"),
+        "{text}"
+    );
+
+    // The printed key is valid CQL for those values: it finds the partition's 300 rows.
+    let ks = t.keyspace().to_owned();
+    let cql = format!("SELECT COUNT(*) FROM {ks}.visits WHERE token(city, day) = token({key})");
+    let (count,): (i64,) =
+        t.db.session()
+            .query_unpaged(cql.as_str(), ())
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"))
+            .into_rows_result()
+            .expect("rows")
+            .single_row()
+            .expect("one row");
+    assert_eq!(count, 300, "{cql}");
     t.drop_all().await;
 }

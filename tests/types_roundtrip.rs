@@ -429,3 +429,404 @@ async fn time_outside_one_day_is_refused() {
     refused_as(&err, "at", out_of_day);
     t.drop_all().await;
 }
+
+/// Every kind of value, written as the CQL literal cassmodel prints in its reports and
+/// messages (`analyze --live`, a key change's verify), inserted with that text and read back
+/// by the driver: the same value, so each literal is valid CQL and exact (a float's digits, a
+/// decimal's scale, `NaN` and the infinities, the dates and timestamps outside the years 1 to
+/// 9999 written as numbers, a text's quotes, a UDT's quoted field names).
+#[tokio::test]
+async fn cql_literals_read_back_as_the_same_values() {
+    use cassmodel::__private::testing::cql_literal;
+    use cassmodel::scylla::frame::response::result::{ColumnType, NativeType};
+    use cassmodel::scylla::value::CqlValue as V;
+
+    let t = support::test_db("literals").await;
+    let ks = t.keyspace().to_owned();
+    t.db.execute_ddl(&format!(
+        "CREATE TYPE {ks}.lit_addr (street text, \"zipCode\" int, \"order\" list<int>)"
+    ))
+    .await
+    .expect("type");
+    t.db.execute_ddl(&format!(
+        "CREATE TABLE {ks}.literals (id int PRIMARY KEY, a ascii, t text, b boolean, bl blob, \
+         d date, dec decimal, dbl double, dur duration, f float, i int, big bigint, \
+         s smallint, ti tinyint, vi varint, ts timestamp, tm time, u uuid, tu timeuuid, \
+         ip inet, l list<int>, st set<text>, m map<float, int>, \
+         tup frozen<tuple<int, text, boolean>>, ad frozen<lit_addr>, v vector<float, 2>)"
+    ))
+    .await
+    .expect("table");
+
+    let epoch_day = 1u32 << 31;
+    let varint = |n: i128| V::Varint(Varint::from_signed_bytes_be(n.to_be_bytes().to_vec()));
+    let decimal = |n: i128, scale| {
+        V::Decimal(Decimal::from_signed_be_bytes_and_exponent(
+            n.to_be_bytes().to_vec(),
+            scale,
+        ))
+    };
+    let duration = |months, days, nanoseconds| {
+        V::Duration(Duration {
+            months,
+            days,
+            nanoseconds,
+        })
+    };
+    let text = |s: &str| V::Text(s.to_owned());
+    let cases: Vec<(&str, V)> = vec![
+        ("a", V::Ascii("it's".into())),
+        ("a", V::Ascii(String::new())),
+        ("t", text("O'Brien, Jr. ''")),
+        ("t", text("ünïcødé ✓")),
+        ("b", V::Boolean(false)),
+        ("bl", V::Blob(vec![])),
+        ("bl", V::Blob(vec![0xca, 0xfe, 0x00])),
+        ("d", V::Date(Date(epoch_day))),
+        ("d", V::Date(Date(epoch_day + 19_783))),
+        ("d", V::Date(Date(epoch_day - 719_162))), // 0001-01-01
+        ("d", V::Date(Date(epoch_day - 719_163))), // the day before: a number
+        ("d", V::Date(Date(epoch_day + 2_932_897))), // 10000-01-01: a number
+        ("d", V::Date(Date(0))),
+        ("d", V::Date(Date(u32::MAX))),
+        ("dec", decimal(12345, 2)),
+        ("dec", decimal(-5, 3)),
+        ("dec", decimal(150, 2)),
+        ("dec", decimal(0, 2)),
+        ("dec", decimal(12, -3)),
+        ("dec", decimal(1, 40)),
+        ("dec", decimal(i128::MIN, 7)),
+        ("dbl", V::Double(1.5)),
+        ("dbl", V::Double(-0.0)),
+        ("dbl", V::Double(0.1)),
+        ("dbl", V::Double(f64::NAN)),
+        ("dbl", V::Double(f64::INFINITY)),
+        ("dbl", V::Double(f64::NEG_INFINITY)),
+        ("dbl", V::Double(f64::MAX)),
+        ("dbl", V::Double(f64::MIN_POSITIVE)),
+        ("dbl", V::Double(5e-324)),
+        ("dbl", V::Double(1e10)),
+        ("dur", duration(1, 2, 3)),
+        ("dur", duration(0, 0, 0)),
+        ("dur", duration(-14, -1, -5_400_000_000_001)),
+        ("dur", duration(i32::MAX, i32::MAX, i64::MAX)),
+        ("dur", duration(i32::MIN + 1, i32::MIN + 1, i64::MIN + 1)),
+        ("f", V::Float(0.1)),
+        ("f", V::Float(-0.0)),
+        ("f", V::Float(f32::NAN)),
+        ("f", V::Float(f32::NEG_INFINITY)),
+        ("f", V::Float(f32::MAX)),
+        ("f", V::Float(1e-40)),
+        ("i", V::Int(i32::MIN)),
+        ("big", V::BigInt(i64::MAX)),
+        ("s", V::SmallInt(i16::MIN)),
+        ("ti", V::TinyInt(i8::MIN)),
+        ("vi", varint(i128::MIN)),
+        ("vi", varint(i128::MAX)),
+        ("vi", varint(0)),
+        ("ts", V::Timestamp(Timestamp(0))),
+        ("ts", V::Timestamp(Timestamp(1_709_287_200_123))),
+        ("ts", V::Timestamp(Timestamp(-1))),
+        ("ts", V::Timestamp(Timestamp(253_402_300_799_999))), // 9999-12-31T23:59:59.999Z
+        ("ts", V::Timestamp(Timestamp(253_402_300_800_000))), // a number
+        ("ts", V::Timestamp(Timestamp(i64::MIN))),
+        ("ts", V::Timestamp(Timestamp(i64::MAX))),
+        ("tm", V::Time(Time(0))),
+        ("tm", V::Time(Time(86_399_999_999_999))),
+        ("tm", V::Time(Time(37_845_000_000_123))),
+        (
+            "u",
+            V::Uuid(Uuid::from_u128(0xda70_0000_1111_4222_8333_4444_5555_6666)),
+        ),
+        (
+            "tu",
+            V::Timeuuid(Timeuuid::from(
+                Uuid::parse_str("8e14e760-7fa8-11eb-bc66-000000000001").expect("uuid"),
+            )),
+        ),
+        ("ip", V::Inet(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)))),
+        ("ip", V::Inet(IpAddr::V6(Ipv6Addr::LOCALHOST))),
+        (
+            "ip",
+            V::Inet(IpAddr::V6(Ipv6Addr::new(
+                0x2001, 0xdb8, 0, 0, 0, 0xff00, 0x42, 0x8329,
+            ))),
+        ),
+        ("l", V::List(vec![V::Int(2), V::Int(1), V::Int(2)])),
+        ("st", V::Set(vec![text("a'"), text("b")])),
+        (
+            "m",
+            // In the server's order of float keys.
+            V::Map(vec![
+                (V::Float(f32::NEG_INFINITY), V::Int(1)),
+                (V::Float(-0.0), V::Int(2)),
+                (V::Float(0.0), V::Int(3)),
+                (V::Float(1.5), V::Int(4)),
+                (V::Float(f32::INFINITY), V::Int(5)),
+                (V::Float(f32::NAN), V::Int(6)),
+            ]),
+        ),
+        (
+            "tup",
+            V::Tuple(vec![Some(V::Int(1)), None, Some(V::Boolean(true))]),
+        ),
+        (
+            "ad",
+            V::UserDefinedType {
+                keyspace: ks.clone(),
+                name: "lit_addr".into(),
+                fields: vec![
+                    ("street".into(), Some(text("Main's"))),
+                    ("zipCode".into(), None),
+                    ("order".into(), Some(V::List(vec![V::Int(1)]))),
+                ],
+            },
+        ),
+        ("v", V::Vector(vec![V::Float(0.5), V::Float(-1.0)])),
+    ];
+    let same = |a: &V, b: &V| a == b || cql_literal(a, None) == cql_literal(b, None);
+    let mut failures = Vec::new();
+    for (id, (column, value)) in cases.iter().enumerate() {
+        let literal = cql_literal(value, None);
+        let insert = format!("INSERT INTO {ks}.literals (id, {column}) VALUES ({id}, {literal})");
+        if let Err(e) = t.db.session().query_unpaged(insert.as_str(), ()).await {
+            failures.push(format!("{insert}: {e}"));
+            continue;
+        }
+        let select = format!("SELECT {column} FROM {ks}.literals WHERE id = {id}");
+        let (back,): (Option<V>,) =
+            t.db.session()
+                .query_unpaged(select.as_str(), ())
+                .await
+                .expect("select")
+                .into_rows_result()
+                .expect("rows")
+                .single_row()
+                .expect("one row");
+        match back {
+            // NaN equals nothing: the same literal is the same value there.
+            Some(back) if same(&back, value) => {}
+            other => failures.push(format!("{literal} in `{column}` read back as {other:?}")),
+        }
+    }
+    // An empty value (no literal of its own) by its type.
+    let int = ColumnType::Native(NativeType::Int);
+    let empty = cql_literal(&V::Empty, Some(&int));
+    let insert = format!("INSERT INTO {ks}.literals (id, i) VALUES (1000, {empty})");
+    t.db.session()
+        .query_unpaged(insert.as_str(), ())
+        .await
+        .unwrap_or_else(|e| panic!("{insert}: {e}"));
+    let select = format!("SELECT i FROM {ks}.literals WHERE id = 1000");
+    let (back,): (Option<V>,) =
+        t.db.session()
+            .query_unpaged(select.as_str(), ())
+            .await
+            .expect("select")
+            .into_rows_result()
+            .expect("rows")
+            .single_row()
+            .expect("one row");
+    assert_eq!(back, Some(V::Empty), "{empty}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    t.drop_all().await;
+}
+
+/// Maps with float keys and sets of floats, which no map or set type of Rust holds (`f32` and
+/// `f64` are neither `Hash` nor `Ord`): a `Vec` of pairs with `cql_type = "map<..>"`, a `Vec`
+/// with `cql_type = "set<..>"`.
+#[derive(CassTable, Debug, Clone)]
+#[cass(table = "float_keys")]
+struct FloatKeys {
+    #[partition_key]
+    id: i32,
+    #[cass(cql_type = "map<float, int>")]
+    scores: Option<Vec<(f32, i32)>>,
+    #[cass(cql_type = "map<double, text>")]
+    weights: Vec<(f64, String)>,
+    #[cass(cql_type = "frozen<map<float, int>>")]
+    frozen: Vec<(f32, i32)>,
+    #[cass(cql_type = "set<double>")]
+    levels: Option<Vec<f64>>,
+}
+
+/// The entries of a map with float keys, bit for bit (`NaN` equals nothing, `-0.0` equals
+/// `0.0`).
+fn bits<V: Clone>(entries: &[(f32, V)]) -> Vec<(u32, V)> {
+    entries
+        .iter()
+        .map(|(k, v)| (k.to_bits(), v.clone()))
+        .collect()
+}
+
+/// A `Vec<(f32, i32)>` field with `cql_type = "map<float, int>"` creates the column, writes
+/// it and reads it back exactly, edge values included, in the server's order of the keys
+/// (`-Infinity` < `-0.0` < `0.0` < ... < `Infinity` < `NaN`, Java's `Float.compare`), one
+/// entry per key; the map methods of the builder take the key and value types.
+#[tokio::test]
+async fn a_vec_of_pairs_is_a_map_with_float_keys() {
+    let t = support::test_db("float_keys").await;
+    t.db.create_table::<FloatKeys>().await.expect("create");
+    let in_server_order: Vec<(f32, i32)> = vec![
+        (f32::NEG_INFINITY, 1),
+        (f32::MIN, 2),
+        (-1.5, 3),
+        (-0.0, 4),
+        (0.0, 5),
+        (1e-45, 6), // the least subnormal
+        (f32::MIN_POSITIVE, 7),
+        (0.1, 8),
+        (f32::MAX, 9),
+        (f32::INFINITY, 10),
+        (f32::NAN, 11),
+    ];
+    let mut shuffled = in_server_order.clone();
+    shuffled.reverse();
+    shuffled.swap(2, 7);
+    let doubles = vec![
+        (f64::NEG_INFINITY, "-inf".to_owned()),
+        (-0.0, "minus zero".to_owned()),
+        (5e-324, "least".to_owned()),
+        (0.1, "a tenth".to_owned()),
+        (f64::NAN, "nan".to_owned()),
+    ];
+    let row = FloatKeys {
+        id: 1,
+        scores: Some(shuffled.clone()),
+        weights: doubles.clone(),
+        frozen: shuffled,
+        levels: Some(vec![f64::NAN, 2.5, -0.0, 2.5, f64::NEG_INFINITY]),
+    };
+    t.db.insert(&row).await.expect("insert");
+    let back = FloatKeys::get(&t.db, &1).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.as_deref().map(bits),
+        Some(bits(&in_server_order))
+    );
+    assert_eq!(bits(&back.frozen), bits(&in_server_order));
+    let weight_bits = |w: &[(f64, String)]| {
+        w.iter()
+            .map(|(k, v)| (k.to_bits(), v.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(weight_bits(&back.weights), weight_bits(&doubles));
+    let level_bits = |l: &[f64]| l.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        back.levels.as_deref().map(level_bits),
+        Some(level_bits(&[f64::NEG_INFINITY, -0.0, 2.5, f64::NAN])),
+        "a set: in order, each value once"
+    );
+
+    // One entry per key: a key given twice keeps its last value.
+    let twice = FloatKeys {
+        id: 2,
+        scores: Some(vec![(1.5, 1), (f32::NAN, 2), (1.5, 3), (f32::NAN, 4)]),
+        weights: vec![],
+        frozen: vec![(2.5, 1), (2.5, 2)],
+        levels: None,
+    };
+    t.db.insert(&twice).await.expect("insert");
+    let back = FloatKeys::get(&t.db, &2).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.as_deref().map(bits),
+        Some(bits(&[(1.5, 3), (f32::NAN, 4)]))
+    );
+    assert_eq!(bits(&back.frozen), bits(&[(2.5, 2)]));
+    // An empty non-frozen map is stored as null: `None` for an `Option`, empty for a `Vec`;
+    // an empty frozen one stays empty.
+    assert_eq!(back.weights, vec![]);
+    let empty = FloatKeys {
+        id: 3,
+        scores: Some(vec![]),
+        weights: vec![],
+        frozen: vec![],
+        levels: Some(vec![]),
+    };
+    t.db.insert(&empty).await.expect("insert");
+    let back_empty = FloatKeys::get(&t.db, &3).await.expect("read").expect("row");
+    assert_eq!(
+        (
+            back_empty.scores,
+            back_empty.weights,
+            back_empty.frozen,
+            back_empty.levels
+        ),
+        (None, vec![], vec![], None)
+    );
+    let (frozen_empty,): (i64,) =
+        t.db.session()
+            .query_unpaged(
+                format!(
+                    "SELECT COUNT(*) FROM {}.float_keys WHERE id = 3 AND frozen = {{}} \
+                     ALLOW FILTERING",
+                    t.keyspace()
+                ),
+                (),
+            )
+            .await
+            .expect("select")
+            .into_rows_result()
+            .expect("rows")
+            .single_row()
+            .expect("one row");
+    assert_eq!(frozen_empty, 1, "the frozen map is empty, not null");
+
+    // The builder's map methods: put one entry, merge entries, remove keys.
+    FloatKeys::update()
+        .put_scores(&f32::NAN, &20)
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("put");
+    FloatKeys::update()
+        .merge_weights(&vec![
+            (0.5, "half".to_owned()),
+            (-0.0, "minus zero".to_owned()),
+        ])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("merge");
+    FloatKeys::update()
+        .remove_scores_keys(&[1.5])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("remove");
+    // And a set's: add values, remove values.
+    FloatKeys::update()
+        .add_levels(&vec![1.0, f64::INFINITY, 1.0])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("add");
+    FloatKeys::update()
+        .remove_levels(&vec![f64::INFINITY])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("remove");
+    let back = FloatKeys::get(&t.db, &2).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.as_deref().map(bits),
+        Some(bits(&[(f32::NAN, 20)]))
+    );
+    assert_eq!(
+        weight_bits(&back.weights),
+        weight_bits(&[(-0.0, "minus zero".to_owned()), (0.5, "half".to_owned())])
+    );
+    assert_eq!(back.levels, Some(vec![1.0]));
+    FloatKeys::update()
+        .remove_scores_keys(&[f32::NAN])
+        .id(&2)
+        .execute(&t.db)
+        .await
+        .expect("remove");
+    let back = FloatKeys::get(&t.db, &2).await.expect("read").expect("row");
+    assert_eq!(
+        back.scores.map(|s| bits(&s)),
+        None,
+        "the map's last key removed"
+    );
+    t.drop_all().await;
+}

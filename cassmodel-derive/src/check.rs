@@ -10,13 +10,14 @@ use cassmodel_schema::{
 
 use crate::ctxt::Ctxt;
 use crate::model::{Field, FieldIndex, Role, Table, Udt};
-use crate::types::Shape;
+use crate::types::{self, Shape};
 
 pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     schema_names(cx, t);
     has_partition_key(cx, t);
     for f in &t.fields {
         frozen_or_cql_type(cx, f);
+        float_keys(cx, f);
         column_name(cx, f);
         if f.role.is_key() {
             key_type(cx, f);
@@ -262,6 +263,7 @@ pub fn udt(cx: &mut Ctxt, u: &Udt<'_>) {
     }
     for f in &u.fields {
         frozen_or_cql_type(cx, f);
+        float_keys(cx, f);
         column_name(cx, f);
         if f.is_counter() {
             cx.error(
@@ -356,6 +358,50 @@ fn has_partition_key(cx: &mut Ctxt, t: &Table<'_>) {
             ),
         );
     }
+}
+
+/// A map or set keyed by floats: Rust's maps and sets need keys that are `Ord` (`BTreeMap`)
+/// or `Hash` (`HashMap`), which `f32` and `f64` are not, and the compiler would say only
+/// that. A CQL map or set of floats is a `Vec` with a `cql_type`.
+fn float_keys(cx: &mut Ctxt, f: &Field<'_>) {
+    let (kind, args) = (types::shape(f.value_ty), types::type_args(f.value_ty));
+    let (Some(key), true) = (args.first(), matches!(kind, Shape::Map | Shape::Set)) else {
+        return;
+    };
+    let Some(float) = types::float_in(key) else {
+        return;
+    };
+    let container = types::last_ident(f.value_ty).unwrap_or_default();
+    let cql = |t: &syn::Type| {
+        types::syntactic_cql_type(t, None, false).map_or_else(
+            || "<its CQL type>".to_owned(),
+            |t| t.frozen_for_nesting().to_string(),
+        )
+    };
+    let (key_text, key_cql) = (types::type_text(key), cql(key));
+    let (what, vec, cql_type, order) = match (kind, args.get(1)) {
+        (Shape::Map, Some(value)) => (
+            "the key of a",
+            format!("Vec<({key_text}, {})>", types::type_text(value)),
+            format!("map<{key_cql}, {}>", cql(value)),
+            "in the server's order of the keys, one entry per key",
+        ),
+        _ => (
+            "an element of a",
+            format!("Vec<{key_text}>"),
+            format!("set<{key_cql}>"),
+            "in the server's order, each value once",
+        ),
+    };
+    cx.error(
+        key,
+        format_args!(
+            "`{float}` cannot be {what} `{container}` (it is neither `Ord` nor `Hash`): for a \
+             CQL `{cql_type}`, make the field's `{}` a `{vec}` and add \
+             `#[cass(cql_type = \"{cql_type}\")]` (read back {order})",
+            types::type_text(f.value_ty)
+        ),
+    );
 }
 
 /// `frozen` and `cql_type` both say the column's type; only one may.

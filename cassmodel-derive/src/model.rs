@@ -203,18 +203,26 @@ pub const BUILDER_METHODS: &[&str] = &[
 ];
 
 /// The collection of a field (after an outer `Option`), unless it is frozen or its
-/// `cql_type` says it is not a collection.
+/// `cql_type` says it is not a collection. A `Vec` whose `cql_type` is a set is that set, and
+/// a `Vec` of pairs `(K, V)` whose `cql_type` is a map that map (the runtime reads and writes
+/// them as such).
 fn collection<'a>(value_ty: &'a syn::Type, attrs: &FieldAttrs) -> Option<Collection<'a>> {
-    if attrs.frozen.is_some()
-        || attrs
-            .cql_type
-            .as_ref()
-            .is_some_and(|t| !t.value.is_collection())
-    {
+    let cql = attrs.cql_type.as_ref().map(|t| &t.value);
+    if attrs.frozen.is_some() || cql.is_some_and(|t| !t.is_collection()) {
         return None;
     }
     let args = types::type_args(value_ty);
     match types::shape(value_ty) {
+        types::Shape::List if matches!(cql, Some(CqlType::Map(..))) => match args.first() {
+            Some(syn::Type::Tuple(pair)) if pair.elems.len() == 2 => {
+                Some(Collection::Map(&pair.elems[0], &pair.elems[1]))
+            }
+            _ => None,
+        },
+        // A `Vec` reads and writes a CQL set too: a set's methods (`add_`, `remove_`).
+        types::Shape::List if matches!(cql, Some(CqlType::Set(_))) => {
+            args.first().map(|e| Collection::Set(e))
+        }
         types::Shape::List => args.first().map(|e| Collection::List(e)),
         types::Shape::Set => args.first().map(|e| Collection::Set(e)),
         types::Shape::Map => match args[..] {

@@ -52,6 +52,43 @@ pub fn type_args(ty: &Type) -> Vec<&Type> {
         .collect()
 }
 
+/// The name of the last segment: `BTreeMap` in `std::collections::BTreeMap<K, V>`.
+pub fn last_ident(ty: &Type) -> Option<String> {
+    last_segment(ty).map(|s| s.ident.to_string())
+}
+
+/// `f32` or `f64` when the type is one, or holds one in a tuple, an array or a `Vec`: a
+/// type that is neither `Ord` nor `Hash`.
+pub fn float_in(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Tuple(t) => t.elems.iter().find_map(float_in),
+        Type::Array(a) => float_in(&a.elem),
+        Type::Group(g) => float_in(&g.elem),
+        Type::Paren(p) => float_in(&p.elem),
+        _ => match last_ident(ty)?.as_str() {
+            name @ ("f32" | "f64") => Some(name.to_owned()),
+            "Vec" | "Option" => first_type_arg(ty).and_then(float_in),
+            _ => None,
+        },
+    }
+}
+
+/// A type as a user writes it: `Vec<(f32, i32)>`, not the tokens' `Vec < (f32 , i32) >`.
+pub fn type_text(ty: &Type) -> String {
+    use quote::ToTokens;
+    let mut out = ty.to_token_stream().to_string();
+    for (from, to) in [
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        (" :: ", "::"),
+    ] {
+        out = out.replace(from, to);
+    }
+    out.replace(":: ", "::")
+}
+
 /// Whether the type is written `String` (any path ending in `String`, without arguments).
 pub fn is_string(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "String" && s.arguments.is_none())
@@ -274,5 +311,25 @@ mod tests {
             Some("vector<float, 768>")
         );
         assert_eq!(cql("Vector<DIM>", false), None);
+    }
+
+    #[test]
+    fn floats_and_type_texts() {
+        let ty = |s: &str| syn::parse_str::<Type>(s).unwrap();
+        let float = |s: &str| float_in(&ty(s));
+        assert_eq!(float("f32").as_deref(), Some("f32"));
+        assert_eq!(float("(i32, f64)").as_deref(), Some("f64"));
+        assert_eq!(float("Vec<[f32; 2]>").as_deref(), Some("f32"));
+        assert_eq!(
+            float("Option<(String, core::primitive::f64)>").as_deref(),
+            Some("f64")
+        );
+        // A wrapper of its own may be `Ord` (`OrderedFloat<f32>`): not looked into.
+        assert_eq!(float("OrderedFloat<f32>"), None);
+        assert_eq!(float("i32"), None);
+        assert_eq!(
+            type_text(&ty("std::collections::BTreeMap<f32, Vec<(i32, String)>>")),
+            "std::collections::BTreeMap<f32, Vec<(i32, String)>>"
+        );
     }
 }

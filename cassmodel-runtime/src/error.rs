@@ -68,6 +68,38 @@ pub enum RowError {
         /// The column's CQL type on the server.
         actual: String,
     },
+    /// The column has the CQL type the struct declares, yet the field's Rust type cannot read
+    /// it: a `#[cass(cql_type = "...")]` that the Rust type does not fit, or a user-defined
+    /// type whose fields differ from the struct's. `reason` says which part does not fit.
+    #[error(
+        "table `{table}`, column `{column}` (Rust `{}`, CQL `{cql_type}`): {reason}",
+        rust_name(.rust_type)
+    )]
+    Unreadable {
+        /// `keyspace.table`.
+        table: String,
+        /// The column.
+        column: String,
+        /// The field's Rust type.
+        rust_type: &'static str,
+        /// The column's CQL type, the same on the server and in the struct.
+        cql_type: String,
+        /// Why the Rust type cannot read it (the driver's reason, in CQL's words).
+        reason: String,
+    },
+    /// A field of a user-defined type does not fit the struct's field (a type, a null, a
+    /// value, a field missing from the server's type), or the value is not of that type.
+    #[error("{}: {detail}", udt_place(.udt, .field, .rust_type))]
+    UdtField {
+        /// `keyspace.type`, or the type's name where its keyspace is not known.
+        udt: String,
+        /// The field (empty: the type as a whole).
+        field: String,
+        /// The field's Rust type (the struct's, for the type as a whole).
+        rust_type: &'static str,
+        /// What does not fit, and what to do.
+        detail: String,
+    },
     /// A null in a column whose Rust type cannot hold one.
     #[error(
         "table `{table}`, column `{column}` is null, but its field has Rust type `{ty}` \
@@ -111,6 +143,16 @@ pub enum RowError {
         /// What the driver said.
         detail: String,
     },
+}
+
+/// Where in a user-defined type an error is: `` type `ks.addr`, field `zip` (Rust `i32`) ``.
+fn udt_place(udt: &str, field: &str, rust_type: &str) -> String {
+    let rust = rust_name(rust_type);
+    if field.is_empty() {
+        format!("type `{udt}` (Rust `{rust}`)")
+    } else {
+        format!("type `{udt}`, field `{field}` (Rust `{rust}`)")
+    }
 }
 
 /// A Rust type name (`std::any::type_name`) as a user writes it: paths dropped
@@ -786,7 +828,9 @@ pub(crate) fn write_error(
             detail: detail.clone(),
         }),
         Some(RowError::Value { detail, .. }) => value_mismatch(spec, rust_type, detail.clone()),
-        _ => value_mismatch(spec, rust_type, e.to_string()),
+        // A user-defined type's field: its type and field, under the column's table and name.
+        Some(other) => value_mismatch(spec, rust_type, other.to_string()),
+        None => value_mismatch(spec, rust_type, e.to_string()),
     }
 }
 

@@ -172,6 +172,7 @@ pub mod __private {
     #[doc(hidden)]
     pub mod testing {
         pub use crate::error::rust_name;
+        pub use crate::mapping::literal::cql_literal;
         pub use crate::statement::cql::{delete, insert, select, token_range_scan, update};
         pub use crate::statement::spec::{Spec, Statement};
     }

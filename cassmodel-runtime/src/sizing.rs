@@ -67,6 +67,7 @@ use cassmodel_schema::{CqlType, NativeType, Period, fixed_size};
 use futures::TryStreamExt;
 
 use crate::error::{Error, Result};
+use crate::mapping::literal::cql_literal_or_null;
 use crate::schema::ddl::qualified;
 use crate::schema::model::{BucketRule, ColumnKind, Growth, TableSchema};
 use crate::session::db::Db;
@@ -579,7 +580,8 @@ pub struct LiveSize {
     /// The same: mean partition size in bytes.
     pub mean_partition_bytes: Option<i64>,
     /// With a row count ([`live`]'s `count_rows`): the partition with the most rows, its
-    /// key (each column's value, CQL-like) and its row count.
+    /// key (each column's value as a CQL literal, `'O''Brien', '2024-03-01'`, to paste into
+    /// `cqlsh`: `WHERE token(city, day) = token(<key>)`) and its row count.
     pub largest: Option<(String, i64)>,
 }
 
@@ -646,6 +648,7 @@ async fn largest_partition(
     schema: &TableSchema,
     keyspace: &str,
 ) -> Result<Option<(String, i64)>> {
+    use scylla::frame::response::result::ColumnType;
     use scylla::value::{CqlValue, Row};
     let pk = column_list(schema, &schema.partition_key);
     let cql = format!(
@@ -659,6 +662,12 @@ async fn largest_partition(
         .map_err(|e| Error::execute(&cql, e))?
         .rows_stream::<Row>()
         .map_err(|e| Error::Driver(Box::new(e)))?;
+    // The key columns' types, which name the type of an empty value (`blobAsint(0x)`).
+    let types: Vec<ColumnType<'static>> = rows
+        .column_specs()
+        .iter()
+        .map(|spec| spec.typ().clone().into_owned())
+        .collect();
     let mut best: Option<(String, i64)> = None;
     while let Some(row) = rows
         .try_next()
@@ -672,7 +681,8 @@ async fn largest_partition(
         if best.as_ref().is_none_or(|(_, m)| n > *m) {
             let key: Vec<String> = cols
                 .iter()
-                .map(|v| v.as_ref().map_or("null".to_owned(), |v| format!("{v:?}")))
+                .enumerate()
+                .map(|(i, v)| cql_literal_or_null(v.as_ref(), types.get(i)))
                 .collect();
             best = Some((key.join(", "), n));
         }

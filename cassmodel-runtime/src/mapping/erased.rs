@@ -9,6 +9,7 @@ use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
+use super::reason::explained;
 use super::vector_index::index_refuses;
 use crate::error::{value_refused, write_error};
 use crate::schema::model::BucketRule;
@@ -132,7 +133,7 @@ impl<'a> Bound<'a> {
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         self.write_to(spec.typ(), writer)
-            .map_err(|e| write_error(spec, self.rust_type(), e))
+            .map_err(|e| write_error(spec, self.rust_type(), explained(e)))
     }
 
     /// At least as many bytes as [`write_to`](Self::write_to) writes, if known.

@@ -2,12 +2,16 @@
 //! CQL type a Rust type is stored as), values behind `&dyn` ([`erased`]), what typed methods
 //! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
 //! rows of tables ([`table`]), projections ([`projection`]), user-defined types ([`udt`]),
-//! vectors ([`vector`]) and what a vector index takes ([`vector_index`]).
+//! vectors ([`vector`]) and what a vector index takes ([`vector_index`]); for messages, driver
+//! values as CQL literals ([`literal`]), and the driver's types and reasons in CQL's words
+//! ([`reason`]).
 
 pub(crate) mod bind;
 pub(crate) mod bucket;
 pub(crate) mod erased;
+pub(crate) mod literal;
 pub(crate) mod projection;
+pub(crate) mod reason;
 pub(crate) mod table;
 pub(crate) mod types;
 pub(crate) mod udt;

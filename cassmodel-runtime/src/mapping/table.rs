@@ -3,7 +3,6 @@
 //! Generated code stays small: per field it emits one entry in a match or a call to a
 //! generic function here, which carries the logic and the error messages.
 
-use cassmodel_schema::CqlType;
 use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
 use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
@@ -12,6 +11,7 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 use super::erased::{ErasedValue, check_indexed};
+use super::reason::{describe_type, deserialize_reason, explained, type_check_reason};
 use crate::error::{
     RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
 };
@@ -120,63 +120,7 @@ pub(crate) fn write_value<'b>(
             None => v.write_to(spec.typ(), writer),
         },
     };
-    written.map_err(|e| write_error(spec, rust_type, e))
-}
-
-/// The CQL text of a driver column type, for messages.
-pub fn describe_type(typ: &ColumnType<'_>) -> String {
-    to_cql_type(typ).map_or_else(|| format!("{typ:?}"), |t| t.to_string())
-}
-
-fn to_cql_type(typ: &ColumnType<'_>) -> Option<CqlType> {
-    use cassmodel_schema::NativeType as N;
-    use scylla::frame::response::result::{CollectionType, NativeType as D};
-    let boxed = |t: &ColumnType<'_>| to_cql_type(t).map(Box::new);
-    Some(match typ {
-        ColumnType::Native(n) => CqlType::Native(match n {
-            D::Ascii => N::Ascii,
-            D::Boolean => N::Boolean,
-            D::Blob => N::Blob,
-            D::Counter => N::Counter,
-            D::Date => N::Date,
-            D::Decimal => N::Decimal,
-            D::Double => N::Double,
-            D::Duration => N::Duration,
-            D::Float => N::Float,
-            D::Int => N::Int,
-            D::BigInt => N::Bigint,
-            D::Text => N::Text,
-            D::Timestamp => N::Timestamp,
-            D::Inet => N::Inet,
-            D::SmallInt => N::Smallint,
-            D::TinyInt => N::Tinyint,
-            D::Time => N::Time,
-            D::Timeuuid => N::Timeuuid,
-            D::Uuid => N::Uuid,
-            D::Varint => N::Varint,
-            _ => return None,
-        }),
-        ColumnType::Collection { frozen, typ } => {
-            let t = match typ {
-                CollectionType::List(e) => CqlType::List(boxed(e)?),
-                CollectionType::Set(e) => CqlType::Set(boxed(e)?),
-                CollectionType::Map(k, v) => CqlType::Map(boxed(k)?, boxed(v)?),
-                _ => return None,
-            };
-            if *frozen { t.frozen() } else { t }
-        }
-        ColumnType::UserDefinedType { frozen, definition } => {
-            let t = CqlType::Udt(definition.name.to_string());
-            if *frozen { t.frozen() } else { t }
-        }
-        ColumnType::Tuple(ts) => {
-            CqlType::Tuple(ts.iter().map(to_cql_type).collect::<Option<Vec<_>>>()?)
-        }
-        ColumnType::Vector { typ, dimensions } => {
-            CqlType::Vector(boxed(typ)?, u32::from(*dimensions))
-        }
-        _ => return None,
-    })
+    written.map_err(|e| write_error(spec, rust_type, explained(e)))
 }
 
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
@@ -210,17 +154,46 @@ pub fn check_columns(
                 actual: spec.name().to_owned(),
             }));
         }
-        if (col.type_check)(spec.typ()).is_err() {
-            return Err(TypeCheckError::new(RowError::Type {
-                table: table(),
-                column: col.name.to_owned(),
-                expected: col.cql_type.to_string(),
-                rust_type: col.rust_type,
-                actual: describe_type(spec.typ()),
-            }));
+        if let Err(e) = (col.type_check)(spec.typ()) {
+            return Err(TypeCheckError::new(type_error(
+                table(),
+                col,
+                spec.typ(),
+                &e,
+            )));
         }
     }
     Ok(())
+}
+
+/// The error of column `col`, whose field cannot read the server's type `actual`: the two
+/// types ([`RowError::Type`]); or, when they are the same type (a `cql_type` the Rust type
+/// does not fit, a user-defined type whose fields differ), why the Rust type cannot read it
+/// ([`RowError::Unreadable`]), never two equal types shown as a mismatch.
+#[cold]
+fn type_error(
+    table: String,
+    col: &ColumnDef,
+    actual: &ColumnType<'_>,
+    e: &TypeCheckError,
+) -> RowError {
+    let (expected, actual) = (col.cql_type.to_string(), describe_type(actual));
+    if expected == actual {
+        return RowError::Unreadable {
+            table,
+            column: col.name.to_owned(),
+            rust_type: col.rust_type,
+            cql_type: expected,
+            reason: type_check_reason(e),
+        };
+    }
+    RowError::Type {
+        table,
+        column: col.name.to_owned(),
+        expected,
+        rust_type: col.rust_type,
+        actual,
+    }
 }
 
 /// Reads the fields of one row in order; the body of a generated `DeserializeRow::deserialize`.
@@ -329,7 +302,7 @@ impl<'f, 'm> RowReader<'f, 'm> {
                 table,
                 column,
                 rust_type,
-                detail: e.to_string(),
+                detail: deserialize_reason(&e),
             }
         })
     }
@@ -425,4 +398,72 @@ pub fn serialize_by_name<T: Table>(
         write_column(row, i, spec, false, writer)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use scylla::frame::response::result::{CollectionType, NativeType, TableSpec};
+
+    use super::*;
+
+    fn spec(typ: ColumnType<'static>) -> ColumnSpec<'static> {
+        let table = TableSpec::owned("ks".into(), "t".into());
+        ColumnSpec::owned("scores".into(), typ, table)
+    }
+
+    /// The error of reading column `col` from a column of type `typ`.
+    fn read_error(col: ColumnDef, typ: ColumnType<'static>) -> RowError {
+        let e = check_columns("Row", &[col], &[spec(typ)]).expect_err("refused");
+        e.downcast_ref::<RowError>().cloned().expect("a RowError")
+    }
+
+    /// Two equal type texts are never a mismatch: when the column has the struct's type and
+    /// the field's Rust type still cannot read it (a `cql_type` it does not fit), the error
+    /// says why, in CQL's words.
+    #[test]
+    fn equal_types_say_why_not_a_mismatch() {
+        let map = ColumnType::Collection {
+            frozen: false,
+            typ: CollectionType::Map(
+                Box::new(ColumnType::Native(NativeType::Float)),
+                Box::new(ColumnType::Native(NativeType::Int)),
+            ),
+        };
+        let column = |cql_type: Option<&str>| {
+            let cql_type = cql_type.map(|t| t.parse().expect("a CQL type"));
+            ColumnDef::new::<Option<Vec<String>>>(
+                "scores",
+                "scores",
+                ColumnKind::Regular,
+                cql_type,
+                false,
+            )
+        };
+        let e = read_error(column(Some("map<float, int>")), map.clone());
+        assert_eq!(
+            e,
+            RowError::Unreadable {
+                table: "ks.t".into(),
+                column: "scores".into(),
+                rust_type: std::any::type_name::<Option<Vec<String>>>(),
+                cql_type: "map<float, int>".into(),
+                reason: "Rust `Vec<String>` cannot read CQL `map<float, int>`: a `Vec` reads a \
+                         list, a set or a vector"
+                    .into(),
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "table `ks.t`, column `scores` (Rust `Option<Vec<String>>`, CQL `map<float, int>`): \
+             Rust `Vec<String>` cannot read CQL `map<float, int>`: a `Vec` reads a list, a set \
+             or a vector"
+        );
+        // Two different types: both, as before.
+        let e = read_error(column(None), map);
+        assert_eq!(
+            e.to_string(),
+            "table `ks.t`, column `scores`: the struct expects CQL type `list<text>` (Rust \
+             `Option<Vec<String>>`), but the table has `map<float, int>`"
+        );
+    }
 }

@@ -11,14 +11,14 @@ use std::hash::BuildHasher;
 use std::net::IpAddr;
 
 use cassmodel_schema::{CqlType, NativeType};
-use scylla::deserialize::value::DeserializeValue;
+use scylla::deserialize::value::{DeserializeValue, MapIterator};
 use scylla::serialize::value::SerializeValue;
 use scylla::value::{
     Counter, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlVarint,
 };
 
 use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
-use scylla::frame::response::result::ColumnType;
+use scylla::frame::response::result::{CollectionType, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
@@ -33,6 +33,49 @@ use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 ///
 /// The derive macros require it for every field; the scylla driver's
 /// [`SerializeValue`]/[`DeserializeValue`] do the actual encoding.
+///
+/// # Collections
+///
+/// A `Vec<T>` is a `list`, a `HashSet<T>` or `BTreeSet<T>` a `set`, a `HashMap<K, V>` or
+/// `BTreeMap<K, V>` a `map` (elements that are collections themselves are frozen). A `Vec`
+/// holds a set or a map too, given the column's type with `#[cass(cql_type = "...")]`: a
+/// `Vec<T>` with `cql_type = "set<..>"`, and a `Vec` of pairs `(K, V)` with
+/// `cql_type = "map<..>"`, one pair per entry. That is how a set or map of floats is held
+/// (`f32` and `f64` are neither `Hash` nor `Ord`, so no `HashSet` or `BTreeMap` takes them).
+/// Read back, its elements or entries come in the server's order (of the keys, for a map:
+/// `-Infinity`, `-0.0`, `0.0`, ..., `Infinity`, `NaN`), each value or key once (a key
+/// written twice keeps its last value).
+///
+/// Cassandra stores an empty collection that is not frozen as no value at all, a null: it
+/// reads back as `None` from an `Option<Vec<_>>` field (so `Some(vec![])` written reads back
+/// `None`), and as an empty collection from a plain `Vec<_>` field (a field that cannot hold
+/// a null reads a null collection as empty). A frozen collection keeps its empty value.
+///
+/// ```no_run
+/// use cassmodel::CassTable;
+///
+/// #[derive(CassTable)]
+/// struct Player {
+///     #[partition_key]
+///     id: i32,
+///     /// Scores by their weight: a `map<float, int>`, float keys in a `Vec` of pairs.
+///     #[cass(cql_type = "map<float, int>")]
+///     by_weight: Vec<(f32, i32)>,
+///     /// Empty reads back as `None`.
+///     nicknames: Option<Vec<String>>,
+///     /// Empty reads back as empty.
+///     badges: Vec<String>,
+/// }
+///
+/// # async fn f(db: &cassmodel::Db) -> cassmodel::Result<()> {
+/// let p = Player { id: 1, by_weight: vec![(0.5, 3), (-1.5, 7)], nicknames: Some(vec![]), badges: vec![] };
+/// db.insert(&p).await?;
+/// let back = Player::get(db, &1).await?.expect("the row");
+/// assert_eq!(back.by_weight, vec![(-1.5, 7), (0.5, 3)]); // in the order of the keys
+/// assert_eq!(back.nicknames, None); // the empty list was stored as null
+/// assert_eq!(back.badges, Vec::<String>::new());
+/// # Ok(()) }
+/// ```
 ///
 /// # Implementing it for your own type
 ///
@@ -176,6 +219,43 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         Self: Sized,
     {
         <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
+    }
+
+    // A `Vec<Self>` and a CQL map: a pair `(K, V)` is one entry (the impl of 2-tuples);
+    // any other type is not, and a `Vec` of it gives the driver's error.
+
+    /// `type_check` of a `Vec<Self>` against the map type `typ`.
+    #[doc(hidden)]
+    fn __map_type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError>
+    where
+        Self: Sized,
+    {
+        <Vec<Self> as DeserializeValue<'_, '_>>::type_check(typ)
+    }
+
+    /// Writes `entries` for the map type `typ`.
+    #[doc(hidden)]
+    fn __write_map<'b>(
+        entries: &[Self],
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError>
+    where
+        Self: Sized,
+    {
+        SerializeValue::serialize(entries, typ, writer)
+    }
+
+    /// Reads the entries of a value of the map type `typ`.
+    #[doc(hidden)]
+    fn __read_map<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Vec<Self>, DeserializationError>
+    where
+        Self: Sized,
+    {
+        <Vec<Self> as DeserializeValue<'f, 'm>>::deserialize(typ, v)
     }
 }
 
@@ -474,6 +554,62 @@ impl CqlMapping for uuid::Uuid {
 impl KeyColumn for uuid::Uuid {}
 
 #[inline]
+fn is_map(typ: &ColumnType<'_>) -> bool {
+    matches!(
+        typ,
+        ColumnType::Collection {
+            typ: CollectionType::Map(..),
+            ..
+        }
+    )
+}
+
+/// Writes the entries `entries` (`len` of them) as a value of the map type `typ` (key type
+/// `key`, value type `value`), as the driver writes a map; its errors are the driver's.
+fn write_map<'t, 'b, K: SerializeValue + 't, V: SerializeValue + 't>(
+    rust_name: &'static str,
+    len: usize,
+    entries: impl Iterator<Item = (&'t K, &'t V)>,
+    typ: &ColumnType<'_>,
+    writer: CellWriter<'b>,
+) -> Result<WrittenCellProof<'b>, SerializationError> {
+    use scylla::serialize::value::{
+        BuiltinSerializationError as E, BuiltinSerializationErrorKind as Kind,
+        MapSerializationErrorKind as MapKind,
+    };
+    let ColumnType::Collection {
+        typ: CollectionType::Map(key, value),
+        ..
+    } = typ
+    else {
+        return Err(SerializationError::new(
+            scylla::serialize::value::BuiltinTypeCheckError {
+                rust_name,
+                got: typ.clone().into_owned(),
+                kind: scylla::serialize::value::MapTypeCheckErrorKind::NotMap.into(),
+            },
+        ));
+    };
+    let error = |kind: Kind| {
+        SerializationError::new(E {
+            rust_name,
+            got: typ.clone().into_owned(),
+            kind,
+        })
+    };
+    let mut builder = writer.into_value_builder();
+    let count = i32::try_from(len).map_err(|_| error(MapKind::TooManyElements.into()))?;
+    builder.append_bytes(&count.to_be_bytes());
+    for (k, v) in entries {
+        k.serialize(key, builder.make_sub_writer())
+            .map_err(|e| error(MapKind::KeySerializationFailed(e).into()))?;
+        v.serialize(value, builder.make_sub_writer())
+            .map_err(|e| error(MapKind::ValueSerializationFailed(e).into()))?;
+    }
+    builder.finish().map_err(|_| error(Kind::SizeOverflow))
+}
+
+#[inline]
 fn is_timeuuid(typ: &ColumnType<'_>) -> bool {
     matches!(
         typ,
@@ -547,9 +683,42 @@ fn collection_bound(elements: impl Iterator<Item = Option<usize>>) -> Option<usi
     Some(sum)
 }
 
+/// A `list` (or a `set`: the driver reads and writes a `Vec` as either); a `Vec` of pairs
+/// `(K, V)` with `#[cass(cql_type = "map<..>")]` is a `map` (see [`CqlMapping`]).
 impl<T: CqlMapping> CqlMapping for Vec<T> {
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter().try_for_each(T::__check)
+    }
+
+    fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+        if is_map(typ) {
+            return T::__map_type_check(typ);
+        }
+        <Self as DeserializeValue<'_, '_>>::type_check(typ)
+    }
+
+    #[inline]
+    fn __write<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        self.__check()?;
+        if is_map(typ) {
+            return T::__write_map(self, typ, writer);
+        }
+        SerializeValue::serialize(self, typ, writer)
+    }
+
+    #[inline]
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        if is_map(typ) {
+            return T::__read_map(typ, v);
+        }
+        <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v)
     }
 
     #[inline]
@@ -661,8 +830,9 @@ impl<K: CqlMapping + Ord, V: CqlMapping> CqlMapping for BTreeMap<K, V> {
 }
 
 macro_rules! tuples {
-    ($($($t:ident)+;)*) => {$(
+    ($($($t:ident)+ $(=> { $($entry:tt)* })?;)*) => {$(
         impl<$($t: CqlMapping),+> CqlMapping for ($($t,)+) {
+            $($($entry)*)?
             fn cql_type() -> CqlType {
                 CqlType::Tuple(vec![$($t::cql_type().frozen_for_nesting()),+])
             }
@@ -684,7 +854,31 @@ macro_rules! tuples {
 
 tuples! {
     A;
-    A B;
+    // A pair is an entry of a map: a `Vec<(K, V)>` holds a CQL map (its entries in the
+    // server's order of the keys, one per key), for keys no `HashMap` or `BTreeMap` can hold
+    // (`f32`, `f64`: not `Hash` or `Ord`).
+    A B => {
+        fn __map_type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
+            <MapIterator<'_, '_, A, B> as DeserializeValue<'_, '_>>::type_check(typ)
+        }
+
+        fn __write_map<'b>(
+            entries: &[Self],
+            typ: &ColumnType<'_>,
+            writer: CellWriter<'b>,
+        ) -> Result<WrittenCellProof<'b>, SerializationError> {
+            let pairs = entries.iter().map(|(k, v)| (k, v));
+            write_map(std::any::type_name::<Vec<Self>>(), entries.len(), pairs, typ, writer)
+        }
+
+        fn __read_map<'f, 'm>(
+            typ: &'m ColumnType<'m>,
+            v: Option<FrameSlice<'f>>,
+        ) -> Result<Vec<Self>, DeserializationError> {
+            <MapIterator<'f, 'm, A, B> as DeserializeValue<'f, 'm>>::deserialize(typ, v)?
+                .collect()
+        }
+    };
     A B C;
     A B C D;
     A B C D E;
@@ -964,6 +1158,108 @@ mod tests {
             ErasedValue::size_bound(&vec![CqlVarint::from_signed_bytes_be_slice(&[1])]),
             None,
             "a list of values without a bound has none"
+        );
+    }
+
+    /// A `Vec<(K, V)>` is a CQL map when the column is one: written as the driver writes a
+    /// `BTreeMap` (the same bytes), read back entry by entry, with float keys no map type of
+    /// Rust can hold; a `Vec` of anything else still refuses a map, with the driver's reason.
+    #[test]
+    fn a_vec_of_pairs_is_a_map() {
+        use scylla::frame::response::result::NativeType as N;
+        let native = |n| Box::new(ColumnType::Native(n));
+        let map = |k, v| ColumnType::Collection {
+            frozen: false,
+            typ: CollectionType::Map(native(k), native(v)),
+        };
+        let floats = map(N::Float, N::Int);
+        type Entries = Vec<(f32, i32)>;
+        assert!(Entries::__type_check(&floats).is_ok());
+        assert!(Option::<Entries>::__type_check(&floats).is_ok());
+        // Still a list (of tuples) for a list column.
+        let list = ColumnType::Collection {
+            frozen: false,
+            typ: CollectionType::List(Box::new(ColumnType::Tuple(vec![
+                ColumnType::Native(N::Float),
+                ColumnType::Native(N::Int),
+            ]))),
+        };
+        assert!(Entries::__type_check(&list).is_ok());
+        // Wrong key type, and a Vec of non-pairs.
+        let e = Entries::__type_check(&map(N::Int, N::Int)).expect_err("int keys");
+        let why = super::super::reason::type_check_reason(&e);
+        assert!(
+            why.contains("its keys: Rust `f32` cannot read CQL `int`"),
+            "{why}"
+        );
+        let e = Vec::<i32>::__type_check(&floats).expect_err("not pairs");
+        let why = super::super::reason::type_check_reason(&e);
+        assert_eq!(
+            why,
+            "Rust `Vec<i32>` cannot read CQL `map<float, int>`: a `Vec` reads a list, a set or \
+             a vector"
+        );
+
+        let entries: Entries = vec![
+            (f32::NEG_INFINITY, 1),
+            (-0.0, 2),
+            (0.0, 3),
+            (1.5, 4),
+            (f32::MAX, 5),
+            (f32::INFINITY, 6),
+            (f32::NAN, 7),
+        ];
+        let write = |v: &dyn Fn(CellWriter<'_>)| {
+            let mut buf = Vec::new();
+            v(CellWriter::new(&mut buf));
+            buf
+        };
+        let ours = write(&|w| {
+            entries.__write(&floats, w).expect("written");
+        });
+        // The bytes the driver writes for the same entries in a map of Rust's.
+        let ints: Vec<(i32, i32)> = vec![(-5, 1), (2, 20), (7, -3)];
+        let ints_map = map(N::Int, N::Int);
+        assert_eq!(
+            write(&|w| {
+                ints.__write(&ints_map, w).expect("written");
+            }),
+            write(&|w| {
+                BTreeMap::from([(-5, 1), (2, 20), (7, -3)])
+                    .serialize(&ints_map, w)
+                    .expect("written");
+            })
+        );
+        // Read back, bit for bit (NaN and -0.0 included).
+        let slice = FrameSlice::new_borrowed(&ours[4..]);
+        let back = Entries::__read(&floats, Some(slice)).expect("read");
+        let bits = |v: &Entries| v.iter().map(|(k, v)| (k.to_bits(), *v)).collect::<Vec<_>>();
+        assert_eq!(bits(&back), bits(&entries));
+        // A null (an empty map, as Cassandra stores one) reads as no entries.
+        assert_eq!(Entries::__read(&floats, None).expect("null"), vec![]);
+        assert_eq!(
+            Option::<Entries>::__read(&floats, None).expect("null"),
+            None
+        );
+        // A value refused before it is written is refused in a map too.
+        let times: Vec<(CqlTime, i32)> = vec![(CqlTime(-1), 1)];
+        let mut buf = Vec::new();
+        let e = times
+            .__write(&map(N::Time, N::Int), CellWriter::new(&mut buf))
+            .expect_err("refused");
+        assert!(e.to_string().contains("not a time of day"), "{e}");
+        // A value of the wrong type for a key: the driver's error, in CQL's words.
+        let e = entries
+            .__write(&map(N::Double, N::Int), CellWriter::new(&mut buf))
+            .expect_err("a float is not a double");
+        let why = super::super::reason::serialize_reason(&e);
+        assert!(
+            why.starts_with(
+                "Rust `Vec<(f32, i32)>` could not be written as CQL `map<double, int>`: one of \
+                 its keys: Rust `f32` cannot be written as CQL `double`: it is written as \
+                 `float`"
+            ),
+            "{why}"
         );
     }
 }

@@ -195,7 +195,7 @@ impl<'f, 'm, const N: usize> DeserializeValue<'f, 'm> for Vector<N> {
             }
             _ => Err(TypeCheckError::new(VectorTypeError {
                 expected: N,
-                found: super::table::describe_type(typ),
+                found: super::reason::describe_type(typ),
             })),
         }
     }

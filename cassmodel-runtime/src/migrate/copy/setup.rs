@@ -18,6 +18,7 @@ use super::problem::copy_problem;
 use super::source::SourceColumns;
 use crate::error::Error;
 use crate::exec::insert::insert_statement;
+use crate::mapping::literal::{cql_literal, cql_literal_or_null};
 use crate::mapping::table::{Table, write_column};
 use crate::migrate::error::MigrationError;
 use crate::migrate::live::LiveSchema;
@@ -226,10 +227,7 @@ async fn foreign_row(
     let describe = |row: &Row| {
         key.iter()
             .zip(&row.columns)
-            .map(|(k, v)| match v {
-                Some(v) => format!("{k} = {v}"),
-                None => format!("{k} = null"),
-            })
+            .map(|(k, v)| format!("{k} = {}", cql_literal_or_null(v.as_ref(), None)))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -285,7 +283,7 @@ pub(super) fn describe<R: Table>(row: &R, columns: &[usize], specs: &[ColumnSpec
         .join(", ")
 }
 
-/// Column `index` of `row` as CQL writes it (`'text'`, `123`, a uuid...).
+/// Column `index` of `row` as a CQL literal (`'text'`, `123`, a uuid...).
 fn value_text<R: Table>(row: &R, index: usize, spec: &ColumnSpec<'_>) -> String {
     let mut buf = Vec::new();
     let mut writer = scylla::serialize::writers::RowWriter::new(&mut buf);
@@ -301,7 +299,7 @@ fn value_text<R: Table>(row: &R, index: usize, spec: &ColumnSpec<'_>) -> String 
         spec.typ(),
         Some(slice),
     )
-    .map_or_else(|_| "?".to_owned(), |v| v.to_string())
+    .map_or_else(|_| "?".to_owned(), |v| cql_literal(&v, Some(spec.typ())))
 }
 
 /// The bytes of every column of `row`, as the INSERT of `T` writes them: two rows with the
