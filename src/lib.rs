@@ -56,7 +56,11 @@
 //!
 //! Reads end with `fetch_all` (every row, paged), `fetch_first` (adds `LIMIT 1`),
 //! `fetch_stream` (one page at a time, constant memory) or `fetch_page` (one page and an
-//! opaque [`PagingState`] to resume from, for web APIs). Before that: `limit(n)`,
+//! opaque [`PagingState`] to resume from, for web APIs), or `count_rows` (`SELECT COUNT(*)`
+//! with the same restrictions: the server counts, a `u64` comes back). On a bucketed table
+//! (`#[cass(bucket(..))]`), `<source>_range(from..to)` reads a range over its buckets and
+//! `<source>_latest(n, horizon..)` the latest `n` rows back from now (see [`BucketRead`]).
+//! Before that: `limit(n)`,
 //! `per_partition_limit(n)`, `reversed()` (a reverse scan: explicit on purpose),
 //! `order_by_<first clustering column>(Order)`, `read_as::<P>()` for a projection
 //! (`#[derive(CassProjection)]`), and per-query options (`consistency`, `serial_consistency`,
