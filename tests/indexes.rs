@@ -462,25 +462,12 @@ async fn a_map_with_keys_values_and_entries_indexes() {
     let m = Migrator::new(db, Models::new().table::<Attrs>()).replication(Replication::Simple(1));
     m.apply().await.expect("migrate");
     m.validate().await.expect("validate after apply");
-    let mut created: Vec<(String, String)> = db
-        .session()
-        .query_unpaged(
-            "SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? \
-             AND table_name = 'idx_attrs'",
-            (t.keyspace(),),
-        )
-        .await
-        .expect("indexes")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<(String, HashMap<String, String>)>()
-        .expect("typed")
-        .map(|r| {
-            let (name, options) = r.expect("row");
-            (name, options.get("target").cloned().unwrap_or_default())
-        })
-        .collect();
-    created.sort();
+    let created: Vec<(String, String)> =
+        support::index_options(db, t.keyspace(), "idx_attrs", "target")
+            .await
+            .into_iter()
+            .map(|(name, target)| (name, target.unwrap_or_default()))
+            .collect();
     assert_eq!(
         created,
         [

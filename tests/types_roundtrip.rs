@@ -247,22 +247,6 @@ struct Instants {
     history: Vec<DateTime<Utc>>,
 }
 
-/// The table, column and detail of a value refused before it was sent: a
-/// `RowError::Refused`, of kind `InvalidRequest`. Any other error fails the test.
-fn refused(err: &cassmodel::Error) -> (&str, &str, &str) {
-    use cassmodel::{Error, ErrorKind, RowError};
-    assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
-    match err {
-        Error::Row(RowError::Refused {
-            table,
-            column,
-            detail,
-            ..
-        }) => (table, column, detail),
-        other => panic!("expected RowError::Refused, got {other:?}"),
-    }
-}
-
 /// A CQL timestamp holds milliseconds: a `DateTime<Utc>` with digits below the millisecond is
 /// refused when bound, naming the table and column and the fix, and nothing is written; a
 /// value rounded to the millisecond round-trips exactly.
@@ -285,7 +269,7 @@ async fn sub_millisecond_datetime_is_refused_not_truncated() {
     t.db.insert(&row).await.expect("milliseconds are exact");
 
     let refused_column = |err: &cassmodel::Error| {
-        let (table, column, detail) = refused(err);
+        let (table, column, detail) = support::refused(err);
         assert_eq!(table, format!("{ks}.instants"), "{err}");
         assert!(detail.contains("trunc_subsecs(3)"), "{err}");
         assert!(detail.contains("10:00:00.123456"), "{err}");
@@ -385,7 +369,7 @@ async fn time_outside_one_day_is_refused() {
     );
 
     let refused_as = |err: &cassmodel::Error, column: &str, why: &str| {
-        let (table, refused_column, detail) = refused(err);
+        let (table, refused_column, detail) = support::refused(err);
         assert_eq!(table, format!("{ks}.times_of_day"), "{err}");
         assert_eq!(refused_column, column, "{err}");
         assert!(detail.contains(why), "{err}");
@@ -428,6 +412,26 @@ async fn time_outside_one_day_is_refused() {
         .expect_err("24:00 as a key");
     refused_as(&err, "at", out_of_day);
     t.drop_all().await;
+}
+
+/// Column `column` of row `id` of `ks.literals`, as the driver reads it.
+async fn read_back(
+    db: &cassmodel::Db,
+    ks: &str,
+    column: &str,
+    id: usize,
+) -> Option<cassmodel::scylla::value::CqlValue> {
+    let select = format!("SELECT {column} FROM {ks}.literals WHERE id = {id}");
+    let (back,) = db
+        .session()
+        .query_unpaged(select.as_str(), ())
+        .await
+        .expect("select")
+        .into_rows_result()
+        .expect("rows")
+        .single_row()
+        .expect("one row");
+    back
 }
 
 /// Every kind of value, written as the CQL literal cassmodel prints in its reports and
@@ -593,17 +597,7 @@ async fn cql_literals_read_back_as_the_same_values() {
             failures.push(format!("{insert}: {e}"));
             continue;
         }
-        let select = format!("SELECT {column} FROM {ks}.literals WHERE id = {id}");
-        let (back,): (Option<V>,) =
-            t.db.session()
-                .query_unpaged(select.as_str(), ())
-                .await
-                .expect("select")
-                .into_rows_result()
-                .expect("rows")
-                .single_row()
-                .expect("one row");
-        match back {
+        match read_back(&t.db, &ks, column, id).await {
             // NaN equals nothing: the same literal is the same value there.
             Some(back) if same(&back, value) => {}
             other => failures.push(format!("{literal} in `{column}` read back as {other:?}")),
@@ -617,16 +611,7 @@ async fn cql_literals_read_back_as_the_same_values() {
         .query_unpaged(insert.as_str(), ())
         .await
         .unwrap_or_else(|e| panic!("{insert}: {e}"));
-    let select = format!("SELECT i FROM {ks}.literals WHERE id = 1000");
-    let (back,): (Option<V>,) =
-        t.db.session()
-            .query_unpaged(select.as_str(), ())
-            .await
-            .expect("select")
-            .into_rows_result()
-            .expect("rows")
-            .single_row()
-            .expect("one row");
+    let back = read_back(&t.db, &ks, "i", 1000).await;
     assert_eq!(back, Some(V::Empty), "{empty}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     t.drop_all().await;

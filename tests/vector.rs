@@ -144,25 +144,7 @@ async fn vector_search_orders_like_brute_force() {
 
     // The similarity functions as created (what `validate` compared).
     let ks = t.keyspace().to_owned();
-    let mut options: Vec<(String, Option<String>)> = db
-        .session()
-        .query_unpaged(
-            "SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? \
-             AND table_name = 'vec_docs'",
-            (ks.as_str(),),
-        )
-        .await
-        .expect("indexes")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<(String, std::collections::HashMap<String, String>)>()
-        .expect("typed")
-        .map(|r| {
-            let (name, opts) = r.expect("row");
-            (name, opts.get("similarity_function").cloned())
-        })
-        .collect();
-    options.sort();
+    let options = support::index_options(db, &ks, "vec_docs", "similarity_function").await;
     assert_eq!(
         options,
         [
@@ -411,21 +393,6 @@ fn edge(id: i32) -> Edge {
     }
 }
 
-/// The table, column and detail of a value refused before it was sent.
-fn refused(err: &cassmodel::Error) -> (&str, &str, &str) {
-    use cassmodel::{Error, ErrorKind, RowError};
-    assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
-    match err {
-        Error::Row(RowError::Refused {
-            table,
-            column,
-            detail,
-            ..
-        }) => (table, column, detail),
-        other => panic!("expected RowError::Refused, got {other:?}"),
-    }
-}
-
 /// Every vector a vector index cannot take is refused before the request (insert, update,
 /// batch, ANN query vector), naming the table, the column, the rule and the component, and
 /// nothing is written; the same vectors round-trip bit for bit in a column without an index,
@@ -480,7 +447,7 @@ async fn vectors_an_index_cannot_take_are_refused_before_they_are_sent() {
             };
             let refuses = column == "cos" || !cosine_only;
             let check = |what: &str, err: cassmodel::Error| {
-                let (tab, col, detail) = refused(&err);
+                let (tab, col, detail) = support::refused(&err);
                 assert_eq!((tab, col), (table.as_str(), column), "{what}: {err}");
                 assert!(detail.contains(rule), "{what} {v:?} on {column}: {detail}");
             };

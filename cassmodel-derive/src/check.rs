@@ -596,17 +596,15 @@ fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
         .filter(|f| f.role == Role::PartitionKey)
         .count();
     let mut names: HashMap<&str, &Field<'_>> = HashMap::new();
-    for (f, ix) in t
+    for (f, n, ix) in t
         .fields
         .iter()
-        .flat_map(|f| f.indexes.iter().map(move |ix| (f, ix)))
+        .flat_map(|f| f.indexes.iter().enumerate().map(move |(n, ix)| (f, n, ix)))
     {
         let col = &f.column;
         let target = f.target_of(ix);
-        if let Some(first) = f
-            .indexes
+        if let Some(first) = f.indexes[..n]
             .iter()
-            .take_while(|other| !std::ptr::eq(*other, ix))
             .find(|other| f.target_of(other) == target)
         {
             let others = match f.collection {

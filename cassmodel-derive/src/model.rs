@@ -247,8 +247,6 @@ pub struct FieldIndex {
     pub similarity: Option<(Similarity, Span)>,
     /// The whole `index(...)` option.
     pub tokens: TokenStream,
-    /// Whether it is the field's first index (the others' default names have their target).
-    pub first: bool,
 }
 
 pub struct Table<'a> {
@@ -470,7 +468,7 @@ impl<'a> Table<'a> {
             None => (snake_case(&input.ident.to_string()), input.ident.span()),
         };
         for f in &mut fields {
-            let indexes: Vec<FieldIndex> = f
+            let indexes = f
                 .attrs
                 .index
                 .iter()
@@ -482,34 +480,26 @@ impl<'a> Table<'a> {
                         .into_iter()
                         .next()
                         .map_or(f.column_span, |t| t.span());
-                    FieldIndex {
-                        name: ix.name.as_ref().map_or_else(
-                            || default_index_name(&name, &f.column),
-                            |n| n.value.clone(),
-                        ),
+                    let mut index = FieldIndex {
+                        name: default_index_name(&name, &f.column),
                         named: ix.name.is_some(),
                         name_span: ix.name.as_ref().map_or(whole, |n| n.span),
                         target: ix.target.as_ref().map(|t| (t.value, t.span)),
                         similarity: ix.similarity.as_ref().map(|t| (t.value, t.span)),
                         tokens: ix.tokens.clone(),
-                        first: n == 0,
+                    };
+                    // The first index keeps Cassandra's default name; the next ones of a
+                    // column (a map's keys, values, entries) are told apart by their target.
+                    if let Some(given) = &ix.name {
+                        index.name = given.value.clone();
+                    } else if n > 0 {
+                        let part = f.target_of(&index).modifier().unwrap_or("column");
+                        index.name = default_index_name(&name, &format!("{}_{part}", f.column));
                     }
+                    index
                 })
                 .collect();
-            // The first index keeps Cassandra's default name; the next ones of a column (a
-            // map's keys, values, entries) are told apart by their target.
-            let named: Vec<FieldIndex> = indexes
-                .into_iter()
-                .map(|mut ix| {
-                    if !ix.named && !ix.first {
-                        let target = f.target_of(&ix);
-                        let part = target.modifier().unwrap_or("column");
-                        ix.name = default_index_name(&name, &format!("{}_{part}", f.column));
-                    }
-                    ix
-                })
-                .collect();
-            f.indexes = named;
+            f.indexes = indexes;
         }
         let positions = |pred: fn(Role) -> bool| {
             fields

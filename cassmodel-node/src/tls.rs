@@ -88,17 +88,24 @@ fn cert_error(e: rcgen::Error) -> NodeError {
 /// A client certificate and key signed by an authority no node trusts.
 fn write_untrusted_client(files: &TlsFiles) -> Result<(), NodeError> {
     let (_, authority) = authority("cassmodel untrusted client CA").map_err(cert_error)?;
-    let key = KeyPair::generate().map_err(cert_error)?;
-    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(cert_error)?;
-    params
-        .distinguished_name
-        .push(DnType::CommonName, "cassmodel untrusted client");
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let cert = params.signed_by(&key, &authority).map_err(cert_error)?;
+    let (cert, key) = client("cassmodel untrusted client", &authority).map_err(cert_error)?;
     write_files([
-        (&files.untrusted_client_cert, cert.pem()),
-        (&files.untrusted_client_key, key.serialize_pem()),
+        (&files.untrusted_client_cert, cert),
+        (&files.untrusted_client_key, key),
     ])
+}
+
+/// A client certificate named `name` signed by `authority`, and its key (PEM).
+fn client(
+    name: &str,
+    authority: &Issuer<'static, KeyPair>,
+) -> Result<(String, String), rcgen::Error> {
+    let key = KeyPair::generate()?;
+    let mut params = CertificateParams::new(Vec::<String>::new())?;
+    params.distinguished_name.push(DnType::CommonName, name);
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let cert = params.signed_by(&key, authority)?;
+    Ok((cert.pem(), key.serialize_pem()))
 }
 
 fn write_files<'a>(
@@ -130,19 +137,13 @@ fn write_certificates(cfg: &NodeConfig, files: &TlsFiles) -> Result<(), NodeErro
     node.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     let node_cert = node.signed_by(&node_key, &ca).map_err(cert_error)?;
 
-    let client_key = KeyPair::generate().map_err(cert_error)?;
-    let mut client = CertificateParams::new(Vec::<String>::new()).map_err(cert_error)?;
-    client
-        .distinguished_name
-        .push(DnType::CommonName, "cassmodel test client");
-    client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let client_cert = client.signed_by(&client_key, &ca).map_err(cert_error)?;
+    let (client_cert, client_key) = client("cassmodel test client", &ca).map_err(cert_error)?;
 
     write_files([
         (&files.ca, ca_pem),
         (&files.untrusted_ca, untrusted_pem),
-        (&files.client_cert, client_cert.pem()),
-        (&files.client_key, client_key.serialize_pem()),
+        (&files.client_cert, client_cert),
+        (&files.client_key, client_key),
         (
             &files.node_keystore,
             format!("{}{}", node_key.serialize_pem(), node_cert.pem()),

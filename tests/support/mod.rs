@@ -20,6 +20,52 @@ pub async fn insert_all<T: Insertable>(db: &Db, rows: impl IntoIterator<Item = T
         .unwrap_or_else(|e| panic!("inserting the test rows: {e}"));
 }
 
+/// The table, column and detail of a value refused before it was sent: a
+/// `RowError::Refused`, of kind `InvalidRequest`. Any other error fails the test.
+pub fn refused(err: &cassmodel::Error) -> (&str, &str, &str) {
+    use cassmodel::{Error, ErrorKind, RowError};
+    assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
+    match err {
+        Error::Row(RowError::Refused {
+            table,
+            column,
+            detail,
+            ..
+        }) => (table, column, detail),
+        other => panic!("expected RowError::Refused, got {other:?}"),
+    }
+}
+
+/// The indexes of `keyspace.table` on the node, as `system_schema.indexes` lists them: each
+/// name with the option `option` (`target`, `similarity_function`), sorted by name.
+pub async fn index_options(
+    db: &Db,
+    keyspace: &str,
+    table: &str,
+    option: &str,
+) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = db
+        .session()
+        .query_unpaged(
+            "SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = ? \
+             AND table_name = ?",
+            (keyspace, table),
+        )
+        .await
+        .expect("indexes")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String, std::collections::HashMap<String, String>)>()
+        .expect("typed")
+        .map(|r| {
+            let (name, options) = r.expect("row");
+            (name, options.get(option).cloned())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// A connection whose default keyspace is new and belongs to one test.
 pub struct TestDb {
     pub db: Db,
