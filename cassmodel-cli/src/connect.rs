@@ -1,13 +1,17 @@
 //! [`ConnectArgs`]: the connection flags of a command-line tool, each overriding its
 //! `CASSMODEL_*` variable.
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cassmodel_runtime::config::{
     parse_consistency, parse_duration, parse_serial_consistency, parse_size, read_password_file,
 };
-use cassmodel_runtime::{ConnectOptions, Consistency, Error, Result, SerialConsistency};
+use cassmodel_runtime::{
+    ConnectOptions, Consistency, Db, Error, Result, SerialConsistency, ServerWarning,
+};
 
 /// The connection flags of a command-line tool (the migration CLI has them): each one
 /// overrides its environment variable (see [`ENV_VARS`](cassmodel_runtime::config::ENV_VARS)). Add them to your own `clap`
@@ -127,5 +131,36 @@ impl ConnectArgs {
             o = o.max_request_size(n);
         }
         Ok(o)
+    }
+}
+
+/// The warnings the server attached to a command's statements (a replication factor above a
+/// data centre's node count, a batch over the warning threshold...), printed on its error
+/// output when it ends.
+#[derive(Clone, Default)]
+pub(crate) struct Warned(Arc<Mutex<Vec<ServerWarning>>>);
+
+impl Warned {
+    /// Keeps the warnings of every statement run through `db`.
+    pub(crate) fn watch(&self, db: &Db) {
+        let kept = Arc::clone(&self.0);
+        db.on_server_warning(move |w| {
+            kept.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(w.clone());
+        });
+    }
+
+    /// Prints the warnings kept so far, one line each.
+    pub(crate) fn print(&self, err: &mut (dyn Write + Send)) {
+        let kept = std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for w in kept {
+            let _ = writeln!(err, "warning from Cassandra: {w}");
+        }
     }
 }

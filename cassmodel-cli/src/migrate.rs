@@ -55,7 +55,7 @@ use cassmodel_runtime::migrate::{MigrationError, Migrator, Models};
 use cassmodel_runtime::{Db, Replication, sizing};
 use clap::{Parser, Subcommand};
 
-use crate::connect::ConnectArgs;
+use crate::connect::{ConnectArgs, Warned};
 use crate::copy::{BackfillArgs, VerifyArgs};
 use crate::exit::{Exit, block_on};
 
@@ -231,7 +231,10 @@ where
         Ok(c) => c,
         Err(e) => return clap_exit(&e, out, err),
     };
-    match execute(cli, models, out).await {
+    let warned = Warned::default();
+    let result = execute(cli, models, out, &warned).await;
+    warned.print(err);
+    match result {
         Ok(exit) => exit,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -265,8 +268,10 @@ pub(crate) fn clap_exit(
     }
 }
 
-async fn connect(cli: &Cli) -> Result<Db, MigrationError> {
-    Ok(cli.connect.options()?.connect().await?)
+async fn connect(cli: &Cli, warned: &Warned) -> Result<Db, MigrationError> {
+    let db = cli.connect.options()?.connect().await?;
+    warned.watch(&db);
+    Ok(db)
 }
 
 /// The keyspace of the models that do not name one, for the offline commands: `--keyspace`,
@@ -295,6 +300,7 @@ async fn execute(
     cli: Cli,
     models: Models,
     out: &mut (dyn Write + Send),
+    warned: &Warned,
 ) -> Result<Exit, MigrationError> {
     let io = |e: std::io::Error| MigrationError::Io {
         path: "<output>".into(),
@@ -311,7 +317,7 @@ async fn execute(
         let report = sizing::analyze_all(models.tables(), ks.as_deref());
         write!(out, "{report}").map_err(io)?;
         if live {
-            let db = connect(&cli).await?;
+            let db = connect(&cli, warned).await?;
             for (schema, size) in models.tables().iter().zip(&report.tables) {
                 let live = sizing::live(&db, schema, count_rows).await?;
                 writeln!(out, "{}", live.compare(size.estimate.as_ref())).map_err(io)?;
@@ -323,7 +329,7 @@ async fn execute(
             Exit::Ok
         });
     }
-    let db = connect(&cli).await?;
+    let db = connect(&cli, warned).await?;
     match &cli.command {
         Command::Backfill(args) => return crate::copy::backfill(&db, &models, args, out).await,
         Command::Verify(args) => return crate::copy::verify(&db, &models, args, out).await,

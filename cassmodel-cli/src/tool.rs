@@ -26,7 +26,7 @@ use cassmodel_runtime::scylla::policies::load_balancing::{
 use cassmodel_runtime::scylla::statement::unprepared::Statement;
 use clap::{Parser, Subcommand};
 
-use crate::connect::ConnectArgs;
+use crate::connect::{ConnectArgs, Warned};
 use crate::cql_file::cql_statements;
 use crate::exit::{Exit, block_on};
 
@@ -87,13 +87,18 @@ where
         Ok(t) => t,
         Err(e) => return crate::migrate::clap_exit(&e, out, err),
     };
+    let warned = Warned::default();
     let result = match &tool.command {
         Command::Check => check(&tool, out).await,
         Command::ApplyFiles {
             dir,
             index_wait_secs,
-        } => apply_files(&tool, dir, Duration::from_secs(*index_wait_secs), out).await,
+        } => {
+            let wait = Duration::from_secs(*index_wait_secs);
+            apply_files(&tool, dir, wait, out, &warned).await
+        }
     };
+    warned.print(err);
     match result {
         Ok(()) => Exit::Ok,
         Err(e) => {
@@ -105,8 +110,10 @@ where
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-async fn connect(tool: &Tool) -> Result<Db, Failure> {
-    Ok(tool.connect.options()?.connect().await?)
+async fn connect(tool: &Tool, warned: &Warned) -> Result<Db, Failure> {
+    let db = tool.connect.options()?.connect().await?;
+    warned.watch(&db);
+    Ok(db)
 }
 
 /// `check`: the cluster as the driver sees it, and each node's version as the node says.
@@ -184,6 +191,7 @@ async fn apply_files(
     dir: &Path,
     index_wait: Duration,
     out: &mut (dyn Write + Send),
+    warned: &Warned,
 ) -> Result<(), Failure> {
     let files = migration_files(dir)?;
     if files.is_empty() {
@@ -195,7 +203,7 @@ async fn apply_files(
         )
         .into());
     }
-    let db = connect(tool).await?;
+    let db = connect(tool, warned).await?;
     let mut count = 0;
     for file in &files {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;

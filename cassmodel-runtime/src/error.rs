@@ -1,5 +1,6 @@
 //! Errors.
 
+use scylla::client::session::Session;
 use scylla::deserialize::{DeserializationError, TypeCheckError};
 use scylla::errors::{
     BrokenConnectionError, BrokenConnectionErrorKind, ConnectionError, ConnectionPoolError,
@@ -10,6 +11,8 @@ use scylla::errors::{
 use scylla::frame::response::result::ColumnSpec;
 use scylla::serialize::SerializationError;
 use scylla::serialize::row::RowSerializationContext;
+
+use crate::config::attempts::{self, Answer, Attempt, consistency_name};
 
 /// A row, or a value in it, that does not fit the Rust type it is read into or written from.
 ///
@@ -219,7 +222,8 @@ pub fn rust_name(type_name: &str) -> String {
 pub enum Error {
     /// The session could not be created.
     #[error(
-        "could not connect to Cassandra at {contact_points}: {source}. {hint}",
+        "could not connect to Cassandra at {contact_points}: {source}{}. {hint}",
+        point_reasons(.points),
         hint = connect_hint(source)
     )]
     Connect {
@@ -228,6 +232,9 @@ pub enum Error {
         /// The driver's error.
         #[source]
         source: Box<NewSessionError>,
+        /// When no contact point could be reached: each one with its own reason (its name
+        /// not resolved, a refused or unanswered TCP connection), in the order given.
+        points: Vec<(String, String)>,
     },
     /// No connection was set up within the connect timeout
     /// ([`ConnectOptions::connect_timeout`](crate::ConnectOptions::connect_timeout)): the
@@ -260,13 +267,22 @@ pub enum Error {
         source: Box<PrepareError>,
     },
     /// The server (or the driver) failed to run a statement.
-    #[error("running `{cql}` failed: {source}")]
+    ///
+    /// The message starts with the most telling answer of the request's attempts (a
+    /// server's `Unavailable` before another node's connection error), then lists every
+    /// node tried when more than one was, and ends with what to do;
+    /// [`Error::attempts`] returns the attempts and [`Error::kind`] follows the same answer.
+    #[error("running `{cql}` failed: {}", failure(.source.as_ref(), .attempts))]
     Execute {
         /// The statement.
         cql: String,
-        /// The driver's error.
+        /// The driver's error: the last attempt's, or why no further attempt was made.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+        /// Every attempt of the request, in order; nodes without an open connection last
+        /// ([`Answer::NoConnection`]). Empty when the request failed before it was sent, or
+        /// on a `Db` made from a session of the caller's ([`Db::new`](crate::Db::new)).
+        attempts: Vec<Attempt>,
     },
     /// A driver error outside a statement (reading rows, paging).
     #[error("{0}")]
@@ -345,11 +361,72 @@ pub enum Error {
         /// How long it waited.
         waited: std::time::Duration,
     },
+    /// The local data centre of the settings is none of the cluster's: every request would
+    /// fail with the driver's "empty plan". Refused by `connect`. [`Error::kind`] is
+    /// [`ErrorKind::Configuration`].
+    #[error(
+        "the local data centre `{given}` (CASSMODEL_LOCAL_DC, --local-dc, \
+         ConnectOptions::local_dc) is not a data centre of the cluster at {contact_points}; \
+         its data centres: {}{}",
+        datacenter_list(.datacenters),
+        did_you_mean(.suggestion.as_deref())
+    )]
+    UnknownLocalDc {
+        /// The name given.
+        given: String,
+        /// The contact points connected to.
+        contact_points: String,
+        /// Each data centre of the cluster with its number of nodes, by name.
+        datacenters: Vec<(String, usize)>,
+        /// The data centre whose name differs from the given one only in case, if any.
+        suggestion: Option<String>,
+    },
+}
+
+/// `dc1 (2 nodes), dc2 (1 node)`.
+fn datacenter_list(dcs: &[(String, usize)]) -> String {
+    if dcs.is_empty() {
+        return "none known (the nodes report no data centre)".to_owned();
+    }
+    dcs.iter()
+        .map(|(dc, n)| format!("`{dc}` ({n} node{})", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn did_you_mean(s: Option<&str>) -> String {
+    s.map(|s| format!(". Did you mean `{s}`? Data centre names are case-sensitive"))
+        .unwrap_or_default()
 }
 
 /// A duration in seconds as a person writes it: `5 s`, `0.25 s`.
 fn seconds(d: std::time::Duration) -> String {
     format!("{} s", d.as_secs_f64())
+}
+
+/// `; each contact point: a:9042 connection refused ...; b:9042 ...`.
+fn point_reasons(points: &[(String, String)]) -> String {
+    if points.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = points
+        .iter()
+        .map(|(p, why)| format!("{p}: {why}"))
+        .collect();
+    format!("; each contact point: {}", each.join("; "))
+}
+
+/// Whether a failed connection failed for want of a reachable node, not for something a
+/// node answered (credentials, TLS).
+pub(crate) fn unreachable(e: &NewSessionError) -> bool {
+    #[cfg(feature = "tls")]
+    if tls_failure(e).is_some() {
+        return false;
+    }
+    matches!(
+        kind_of(e),
+        None | Some(ErrorKind::Connection) | Some(ErrorKind::Timeout)
+    ) && !closed_by_peer(e)
 }
 
 /// The advice of a connection error, by its cause.
@@ -550,6 +627,9 @@ pub enum ErrorKind {
     Connection,
     /// The replicas failed to run the request (read or write failure, server error).
     ServerFailure,
+    /// The settings do not fit the cluster (a local data centre that no node is in): fix
+    /// the settings, retrying cannot help.
+    Configuration,
     /// Anything else.
     Other,
 }
@@ -701,11 +781,40 @@ impl Error {
             Error::IndexNotReady { .. } | Error::ConnectTimeout { .. } => {
                 return ErrorKind::Timeout;
             }
+            Error::UnknownLocalDc { .. } => return ErrorKind::Configuration,
             Error::DualWrite { source, .. } => return source.kind(),
             Error::Prepare { source, .. } => source.as_ref(),
-            Error::Execute { source, .. } | Error::Driver(source) => source.as_ref(),
+            Error::Execute {
+                source, attempts, ..
+            } => return telling_kind(attempts, source.as_ref()),
+            Error::Driver(source) => source.as_ref(),
         };
         kind_of(driver).unwrap_or(ErrorKind::Other)
+    }
+
+    /// Every attempt of the request this error ended, in order: each node tried, what it
+    /// answered and how long it took, then the nodes the driver had no open connection to
+    /// ([`Answer::NoConnection`]). Empty for an error that is not a request's, or a request
+    /// that failed before anything was sent.
+    ///
+    /// ```no_run
+    /// # use cassmodel::{Answer, ErrorKind}; fn f(e: cassmodel::Error) {
+    /// for a in e.attempts() {
+    ///     match &a.answer {
+    ///         Answer::Server { error, .. } => eprintln!("{} answered {error}", a.node),
+    ///         Answer::Failed(why) => eprintln!("{} failed: {why}", a.node),
+    ///         Answer::NoConnection => eprintln!("{}: no open connection", a.node),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn attempts(&self) -> &[Attempt] {
+        match self {
+            Error::Execute { attempts, .. } => attempts,
+            Error::DualWrite { source, .. } => source.attempts(),
+            _ => &[],
+        }
     }
 
     /// A server read/write timeout or a client request/connect timeout
@@ -758,8 +867,33 @@ fn row_error_in(e: &(dyn std::error::Error + 'static)) -> Option<RowError> {
 }
 
 impl Error {
-    /// Wraps a driver error from running `cql`, surfacing a [`RowError`] when that is the cause.
-    pub(crate) fn execute<E>(cql: &str, e: E) -> Error
+    /// Wraps a driver error from running `cql` on `session`, surfacing a [`RowError`] when
+    /// that is the cause, with the request's attempts (called in the poll that returned the
+    /// error: see [`attempts`](crate::config::attempts)). When the request ended for want of
+    /// a connection, the nodes `session` has none to are added.
+    pub(crate) fn execute<E>(session: &Session, cql: &str, e: E) -> Error
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let mut attempts = attempts::take();
+        if let Some(r) = row_error_in(&e) {
+            return Error::Row(r);
+        }
+        if ends_without_connection(&e) {
+            add_unconnected(session, &mut attempts);
+        }
+        Error::Execute {
+            cql: cql.to_owned(),
+            source: Box::new(e),
+            attempts,
+        }
+    }
+}
+
+impl Error {
+    /// Wraps a driver error from preparing a request to run `cql` (serializing its values),
+    /// before anything was sent: a [`RowError`] when that is the cause.
+    pub(crate) fn unsent<E>(cql: &str, e: E) -> Error
     where
         E: std::error::Error + Send + Sync + 'static,
     {
@@ -768,8 +902,182 @@ impl Error {
             None => Error::Execute {
                 cql: cql.to_owned(),
                 source: Box::new(e),
+                attempts: Vec::new(),
             },
         }
+    }
+}
+
+/// Whether a request ended because no node of its plan had an open connection left.
+fn ends_without_connection(e: &(dyn std::error::Error + 'static)) -> bool {
+    if let Some(e) = e.downcast_ref::<ExecutionError>() {
+        return matches!(e, ExecutionError::ConnectionPoolError(_));
+    }
+    if let Some(e) = e.downcast_ref::<RequestError>() {
+        return matches!(e, RequestError::ConnectionPoolError(_));
+    }
+    if let Some(PagerExecutionError::NextPageError(NextPageError::RequestFailure(r))) =
+        e.downcast_ref()
+    {
+        return matches!(r, RequestError::ConnectionPoolError(_));
+    }
+    false
+}
+
+/// The nodes `session` has no open connection to (and is meant to have), after those
+/// already tried: the driver's plan ends with them, and a request fails with a pool error
+/// once it reaches them.
+fn add_unconnected(session: &Session, attempts: &mut Vec<Attempt>) {
+    let state = session.get_cluster_state();
+    let mut nodes: Vec<Attempt> = state
+        .get_nodes_info()
+        .iter()
+        .filter(|n| n.is_enabled() && !n.is_connected())
+        .map(|n| Attempt {
+            node: std::net::SocketAddr::new(n.address.ip(), n.address.port()),
+            datacenter: n.datacenter.clone(),
+            answer: Answer::NoConnection,
+            took: None,
+            retried: false,
+        })
+        .filter(|n| !attempts.iter().any(|a| a.node == n.node))
+        .collect();
+    nodes.sort_by_key(|n| n.node);
+    attempts.extend(nodes);
+}
+
+/// The attempt an error is about: the last one a server answered, if any (a server's
+/// `Unavailable` or timeout says more than another node's connection error, and the last
+/// answer is the newest news of the cluster).
+fn telling(attempts: &[Attempt]) -> Option<(&Attempt, &DbError, &str)> {
+    attempts.iter().rev().find_map(|a| match &a.answer {
+        Answer::Server { error, message } => Some((a, error, message.as_str())),
+        _ => None,
+    })
+}
+
+/// The kind of a request's error: the server's answer when an attempt had one, else the
+/// kind of the driver's error (a client time-out, a connection error).
+fn telling_kind(attempts: &[Attempt], source: &(dyn std::error::Error + 'static)) -> ErrorKind {
+    match telling(attempts) {
+        Some((_, error, message)) => ErrorKind::of_db(error, message),
+        None => kind_of(source).unwrap_or(ErrorKind::Other),
+    }
+}
+
+/// A server's error in CQL's words: `Unavailable: QUORUM needs 2 replicas alive, 1 is`.
+fn server_answer(error: &DbError, message: &str) -> String {
+    match error {
+        DbError::Unavailable {
+            consistency,
+            required,
+            alive,
+        } => format!(
+            "Unavailable: {} needs {required} replica{} alive, {alive} {}",
+            consistency_name(*consistency),
+            if *required == 1 { "" } else { "s" },
+            if *alive == 1 { "is" } else { "are" },
+        ),
+        DbError::WriteTimeout {
+            consistency,
+            received,
+            required,
+            write_type,
+        } => format!(
+            "write timeout at {}: {received} of {required} replica acknowledgements in time \
+             (write type {})",
+            consistency_name(*consistency),
+            write_type.as_str()
+        ),
+        DbError::ReadTimeout {
+            consistency,
+            received,
+            required,
+            ..
+        } => format!(
+            "read timeout at {}: {received} of {required} replica answers in time",
+            consistency_name(*consistency)
+        ),
+        other => format!("{other}: {message}"),
+    }
+}
+
+/// One attempt as the error's message lists it.
+fn attempt_line(a: &Attempt) -> String {
+    let dc = a
+        .datacenter
+        .as_ref()
+        .map(|dc| format!(" ({dc})"))
+        .unwrap_or_default();
+    let what = match &a.answer {
+        Answer::Server { error, message } => server_answer(error, message),
+        Answer::Failed(why) => why.clone(),
+        Answer::NoConnection => "no open connection".to_owned(),
+    };
+    let took = a
+        .took
+        .map(|t| format!(" in {}", millis(t)))
+        .unwrap_or_default();
+    format!("{}{dc}{took}: {what}", a.node)
+}
+
+/// `2 ms`, `0.4 ms`, `1500 ms`.
+fn millis(d: std::time::Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
+/// The message of a failed request: its most telling answer, every node tried (when more
+/// than one was, or the telling answer is not the last error), and what to do.
+fn failure(source: &(dyn std::error::Error + 'static), attempts: &[Attempt]) -> String {
+    let telling = telling(attempts);
+    let last_is_telling = attempts
+        .last()
+        .is_some_and(|a| telling.is_some_and(|(t, _, _)| std::ptr::eq(t, a)));
+    let mut out = match telling {
+        Some((a, error, message)) if !last_is_telling || attempts.len() > 1 => {
+            format!("{} answered {}", a.node, server_answer(error, message))
+        }
+        _ => source.to_string(),
+    };
+    if attempts.len() > 1 || (telling.is_some() && !last_is_telling) {
+        let tried: Vec<String> = attempts.iter().map(attempt_line).collect();
+        out.push_str(&format!("; tried: {}", tried.join("; ")));
+        if telling.is_some() && !last_is_telling {
+            out.push_str(&format!(" (the driver's last error: {source})"));
+        }
+    }
+    let kind = telling_kind(attempts, source);
+    if let Some(hint) = request_hint(kind, telling.map(|(_, e, _)| e)) {
+        out.push_str(". ");
+        out.push_str(&hint);
+    }
+    out
+}
+
+/// What to do about a failed request, by its kind.
+fn request_hint(kind: ErrorKind, server: Option<&DbError>) -> Option<String> {
+    match (kind, server) {
+        (ErrorKind::Unavailable, Some(DbError::Unavailable { consistency, .. })) => Some(format!(
+            "Too few replicas are up for {}: wait for the nodes to come back, or lower the \
+             consistency of this call (`.consistency(..)`, or `.serial_consistency(..)` for a \
+             lightweight transaction)",
+            consistency_name(*consistency)
+        )),
+        (ErrorKind::Timeout, Some(_)) => Some(
+            "The replicas did not all answer in time (overloaded or going down); a write that \
+             timed out may have been applied"
+                .to_owned(),
+        ),
+        (ErrorKind::Connection, _) => Some(
+            "No node took the request: check that the nodes are up and reachable from here"
+                .to_owned(),
+        ),
+        _ => None,
     }
 }
 
@@ -886,6 +1194,7 @@ mod tests {
             source: Box::new(ExecutionError::LastAttemptError(
                 RequestAttemptError::DbError(db, message.to_owned()),
             )),
+            attempts: Vec::new(),
         };
         let execute = |db: DbError| attempt(db, "server message");
         assert_eq!(execute(DbError::Overloaded).kind(), ErrorKind::Overloaded);
@@ -920,5 +1229,157 @@ mod tests {
         assert!(invalid("Undefined column name nope in table ks.t").is_schema_mismatch());
         assert!(invalid("Table 'orders' doesn't exist").is_schema_mismatch());
         assert!(invalid("A TTL must be greater or equal to 0, but was -5").is_invalid_request());
+    }
+
+    fn node(n: u8) -> std::net::SocketAddr {
+        std::net::SocketAddr::from(([127, 0, 0, n], 9042))
+    }
+
+    fn server(n: u8, error: DbError, retried: bool) -> Attempt {
+        Attempt {
+            node: node(n),
+            datacenter: Some("datacenter1".to_owned()),
+            answer: Answer::Server {
+                error,
+                message: "the server's message".to_owned(),
+            },
+            took: Some(std::time::Duration::from_millis(3)),
+            retried,
+        }
+    }
+
+    fn broken(n: u8) -> Attempt {
+        Attempt {
+            node: node(n),
+            datacenter: Some("datacenter1".to_owned()),
+            answer: Answer::Failed("Connection broken: connection reset by peer".to_owned()),
+            took: Some(std::time::Duration::from_micros(400)),
+            retried: true,
+        }
+    }
+
+    fn unconnected(n: u8) -> Attempt {
+        Attempt {
+            node: node(n),
+            datacenter: None,
+            answer: Answer::NoConnection,
+            took: None,
+            retried: false,
+        }
+    }
+
+    /// The driver's error of a request that ran out of nodes with an open connection.
+    fn pool_broken() -> Box<dyn std::error::Error + Send + Sync> {
+        Box::new(ExecutionError::ConnectionPoolError(
+            ConnectionPoolError::Broken {
+                last_connection_error: ConnectionError::IoError(std::sync::Arc::new(
+                    std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+                )),
+            },
+        ))
+    }
+
+    fn request(source: Box<dyn std::error::Error + Send + Sync>, attempts: Vec<Attempt>) -> Error {
+        Error::Execute {
+            cql: "INSERT INTO ks.t (k, v) VALUES (?, ?)".to_owned(),
+            source,
+            attempts,
+        }
+    }
+
+    fn unavailable(consistency: scylla::statement::Consistency) -> DbError {
+        DbError::Unavailable {
+            consistency,
+            required: 2,
+            alive: 1,
+        }
+    }
+
+    /// The kind of a request's error follows its most telling answer, not its last.
+    #[test]
+    fn the_kind_comes_from_the_most_telling_attempt() {
+        use scylla::statement::Consistency;
+        // Unavailable, retried on nodes without a connection: Unavailable.
+        let e = request(
+            pool_broken(),
+            vec![
+                server(1, unavailable(Consistency::Quorum), true),
+                unconnected(2),
+                unconnected(3),
+            ],
+        );
+        assert_eq!(e.kind(), ErrorKind::Unavailable);
+        assert_eq!(e.attempts().len(), 3);
+        let text = e.to_string();
+        for part in [
+            "127.0.0.1:9042 answered Unavailable: QUORUM needs 2 replicas alive, 1 is",
+            "tried: 127.0.0.1:9042 (datacenter1) in 3.0 ms: Unavailable: QUORUM needs 2 replicas alive, 1 is; ",
+            "127.0.0.2:9042: no open connection; 127.0.0.3:9042: no open connection",
+            "(the driver's last error: No connections in the pool",
+            "wait for the nodes to come back, or lower the consistency",
+        ] {
+            assert!(text.contains(part), "{part:?} not in {text}");
+        }
+        // A lightweight transaction's serial phase names its serial consistency.
+        let lwt = request(
+            pool_broken(),
+            vec![
+                server(1, unavailable(Consistency::Serial), true),
+                unconnected(2),
+            ],
+        );
+        assert!(lwt.is_unavailable());
+        assert!(lwt.to_string().contains("SERIAL needs 2"), "{lwt}");
+        // Connection errors only: Connection.
+        let e = request(
+            pool_broken(),
+            vec![broken(1), unconnected(2), unconnected(3)],
+        );
+        assert_eq!(e.kind(), ErrorKind::Connection);
+        assert!(e.to_string().contains("No node took the request"), "{e}");
+        // No attempt recorded at all (a session of the caller's): the driver's error.
+        assert_eq!(
+            request(pool_broken(), Vec::new()).kind(),
+            ErrorKind::Connection
+        );
+        // A write timeout, then a connection error on the next node: Timeout.
+        let timeout = DbError::WriteTimeout {
+            consistency: Consistency::Quorum,
+            received: 1,
+            required: 2,
+            write_type: scylla::errors::WriteType::Simple,
+        };
+        let e = request(
+            pool_broken(),
+            vec![server(1, timeout, true), broken(2), unconnected(3)],
+        );
+        assert_eq!(e.kind(), ErrorKind::Timeout);
+        assert!(
+            e.to_string()
+                .contains("write timeout at QUORUM: 1 of 2 replica acknowledgements"),
+            "{e}"
+        );
+        // Two server answers: the last one (the newest news of the cluster).
+        let overloaded = server(1, DbError::Overloaded, true);
+        let e = request(
+            pool_broken(),
+            vec![
+                overloaded,
+                server(2, unavailable(Consistency::Quorum), true),
+            ],
+        );
+        assert_eq!(e.kind(), ErrorKind::Unavailable);
+        // One attempt, the request's own error: the message is the driver's, unchanged.
+        let one = request(
+            Box::new(ExecutionError::LastAttemptError(
+                RequestAttemptError::DbError(
+                    DbError::SyntaxError,
+                    "line 1: no viable alternative".to_owned(),
+                ),
+            )),
+            vec![server(1, DbError::SyntaxError, false)],
+        );
+        assert!(!one.to_string().contains("tried:"), "{one}");
+        assert!(one.is_invalid_request());
     }
 }

@@ -24,6 +24,7 @@ mod statement;
 
 pub use cassmodel_schema::{CqlType, IndexTarget, NativeType, Period, Similarity, Span};
 pub use config::ConnectOptions;
+pub use config::attempts::{Answer, Attempt};
 pub use error::{Error, ErrorKind, Result, RowError};
 pub use exec::batch::{Batch, CounterStatement, Counters, Regular, RegularStatement};
 pub use exec::entity::FromEntity;
@@ -44,6 +45,7 @@ pub use schema::model::{
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
 pub use session::db::Db;
+pub use session::warnings::ServerWarning;
 pub use statement::options::QueryOptions;
 pub use statement::spec::Cmp;
 pub use statement::typestate::{kind, state};

@@ -602,7 +602,7 @@ pub async fn live(db: &Db, schema: &TableSchema, count_rows: bool) -> Result<Liv
         session
             .query_unpaged(cql, (keyspace, schema.name))
             .await
-            .map_err(|e| Error::execute(cql, e))?
+            .map_err(|e| Error::execute(session, cql, e))?
             .into_rows_result()
             .map_err(|e| Error::Driver(Box::new(e)))
     };
@@ -659,7 +659,7 @@ async fn largest_partition(
         .session()
         .query_iter(cql.as_str(), &[])
         .await
-        .map_err(|e| Error::execute(&cql, e))?
+        .map_err(|e| Error::execute(db.session(), &cql, e))?
         .rows_stream::<Row>()
         .map_err(|e| Error::Driver(Box::new(e)))?;
     // The key columns' types, which name the type of an empty value (`blobAsint(0x)`).

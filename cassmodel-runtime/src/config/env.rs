@@ -187,6 +187,7 @@ pub fn parse_serial_consistency(v: &str) -> std::result::Result<SerialConsistenc
 
 #[cfg(test)]
 mod tests {
+    use super::super::attempts::consistency_name;
     use super::*;
 
     #[test]
@@ -206,6 +207,20 @@ mod tests {
             parse_consistency("EACH-QUORUM"),
             Ok(Consistency::EachQuorum)
         );
+        for name in [
+            "ANY",
+            "ONE",
+            "TWO",
+            "THREE",
+            "QUORUM",
+            "ALL",
+            "LOCAL_QUORUM",
+            "EACH_QUORUM",
+            "LOCAL_ONE",
+        ] {
+            assert_eq!(parse_consistency(name).map(consistency_name), Ok(name));
+        }
+        assert_eq!(consistency_name(Consistency::LocalSerial), "LOCAL_SERIAL");
         assert_eq!(
             parse_serial_consistency("Local_Serial"),
             Ok(SerialConsistency::LocalSerial)
@@ -219,6 +234,7 @@ mod tests {
         let e = Error::Connect {
             contact_points: "127.0.0.1:1".to_owned(),
             source: Box::new(scylla::errors::NewSessionError::EmptyKnownNodesList),
+            points: Vec::new(),
         };
         assert!(e.to_string().contains(CONTACT_POINTS_ENV), "{e}");
     }

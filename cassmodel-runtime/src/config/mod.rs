@@ -2,6 +2,7 @@
 //! reads ([`ENV_VARS`]) with the helpers that parse them, so that a program, its migrations,
 //! its tests and a command-line tool of its own reach the same cluster the same way.
 
+pub(crate) mod attempts;
 pub(crate) mod env;
 pub(crate) mod options;
 pub(crate) mod tls;

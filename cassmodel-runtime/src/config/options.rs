@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use scylla::client::execution_profile::ExecutionProfile;
@@ -11,6 +12,7 @@ use scylla::client::session_builder::SessionBuilder;
 use scylla::policies::load_balancing::DefaultPolicy;
 use scylla::statement::{Consistency, SerialConsistency};
 
+use super::attempts::{RecordingPolicy, RecordingRetry};
 use super::env::{
     CONTACT_POINTS_ENV, env_var, local_contact_point, non_empty, parse_consistency, parse_duration,
     parse_serial_consistency, parse_size, read_password_file, split_list,
@@ -276,6 +278,11 @@ impl ConnectOptions {
         &self.contact_points
     }
 
+    /// The local data centre set with [`local_dc`](Self::local_dc) or `CASSMODEL_LOCAL_DC`.
+    pub fn get_local_dc(&self) -> Option<&str> {
+        self.local_dc.as_deref()
+    }
+
     /// The [connect timeout](Self::connect_timeout): how long [`connect`](Self::connect)
     /// may take.
     pub fn get_connect_timeout(&self) -> Duration {
@@ -301,18 +308,22 @@ impl ConnectOptions {
         for p in &self.contact_points {
             check_contact_point(p)?;
         }
-        let mut profile = ExecutionProfile::builder()
-            .consistency(self.consistency)
-            .serial_consistency(self.serial_consistency)
-            .request_timeout(self.request_timeout);
-        if let Some(dc) = &self.local_dc {
-            let policy = DefaultPolicy::builder()
+        // The driver's default policies (token-aware, and DC-aware with a local data centre),
+        // wrapped to keep every failed attempt of a request for its error (`attempts`).
+        let routing = match &self.local_dc {
+            Some(dc) => DefaultPolicy::builder()
                 .prefer_datacenter(dc.clone())
                 .token_aware(true)
                 .permit_dc_failover(false)
-                .build();
-            profile = profile.load_balancing_policy(policy);
-        }
+                .build(),
+            None => DefaultPolicy::builder().build(),
+        };
+        let profile = ExecutionProfile::builder()
+            .consistency(self.consistency)
+            .serial_consistency(self.serial_consistency)
+            .request_timeout(self.request_timeout)
+            .load_balancing_policy(Arc::new(RecordingPolicy(routing)))
+            .retry_policy(Arc::new(RecordingRetry::default()));
         let mut builder = SessionBuilder::new()
             .known_nodes(&self.contact_points)
             .connection_timeout(self.connect_timeout)

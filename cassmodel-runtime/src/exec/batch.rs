@@ -308,7 +308,9 @@ async fn send<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
         .session()
         .batch(&driver, values)
         .await
-        .map_err(|e| Error::execute("BATCH", e))?;
+        .map_err(|e| Error::execute(db.session(), "BATCH", e))?;
+    db.warnings()
+        .check(&res, "BATCH", prepared.first().map(|p| &**p));
     if !lwt {
         return Ok(true);
     }

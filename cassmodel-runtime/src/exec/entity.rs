@@ -112,11 +112,17 @@ pub fn save_entity<'d, E: Sync + 'static>(
             Some(batch) => batch,
             None => Box::pin(keep_batch(db, tables)).await?,
         };
-        db.session()
+        let res = db
+            .session()
             .batch(&batch, values)
             .await
-            .map(drop)
-            .map_err(|e| Error::execute("BATCH", e))
+            .map_err(|e| Error::execute(db.session(), "BATCH", e))?;
+        let first = match batch.statements.first() {
+            Some(scylla::statement::batch::BatchStatement::PreparedStatement(ps)) => Some(ps),
+            _ => None,
+        };
+        db.warnings().check(&res, "BATCH", first);
+        Ok(())
     }
 }
 

@@ -203,7 +203,11 @@ macro_rules! send {
         $db.session()
             .execute_unpaged(ps, values)
             .await
-            .map_err(|e| Error::execute(ps.get_statement(), e))
+            .map(|res| {
+                $db.warnings().check(&res, ps.get_statement(), Some(ps));
+                res
+            })
+            .map_err(|e| Error::execute($db.session(), ps.get_statement(), e))
     }};
 }
 

@@ -112,7 +112,8 @@ where
             .session()
             .execute_single_page(st.get(), values, from)
             .await
-            .map_err(|e| Error::execute(st.cql(), e))?;
+            .map_err(|e| Error::execute(db.session(), st.cql(), e))?;
+        db.warnings().check(&res, st.cql(), Some(st.get()));
         append_rows(res, out)?;
         match next {
             PagingStateResponse::HasMorePages { state } => from = state,
@@ -293,7 +294,7 @@ pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
         .session()
         .execute_iter(st.get().clone(), q.values)
         .await
-        .map_err(|e| Error::execute(st.cql(), e))?;
+        .map_err(|e| Error::execute(db.session(), st.cql(), e))?;
     row_stream(pager)
 }
 
@@ -309,7 +310,8 @@ pub(crate) async fn select_page<T: Table, R: Projection<T>>(
         .session()
         .execute_single_page(st.get(), q.values, from)
         .await
-        .map_err(|e| Error::execute(st.cql(), e))?;
+        .map_err(|e| Error::execute(db.session(), st.cql(), e))?;
+    db.warnings().check(&res, st.cql(), Some(st.get()));
     let rows = rows_of(res)?;
     let next = match next {
         PagingStateResponse::HasMorePages { state } => Some(state),
@@ -349,7 +351,7 @@ pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
                         .session()
                         .execute_iter(ps, (lo, hi))
                         .await
-                        .map_err(|e| Error::execute("token range scan", e))?;
+                        .map_err(|e| Error::execute(db.session(), "token range scan", e))?;
                     row_stream::<R>(pager)
                 }
             })

@@ -146,7 +146,11 @@ macro_rules! unpaged {
         $db.session()
             .execute_unpaged($st.get(), $values)
             .await
-            .map_err(|e| $crate::error::Error::execute($st.cql(), e))
+            .map(|res| {
+                $db.warnings().check(&res, $st.cql(), Some($st.get()));
+                res
+            })
+            .map_err(|e| $crate::error::Error::execute($db.session(), $st.cql(), e))
     };
 }
 pub(crate) use unpaged;

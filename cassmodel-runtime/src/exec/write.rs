@@ -98,7 +98,7 @@ pub(crate) fn serialize_for(
     let mut writer = RowWriter::new(&mut cells);
     values
         .serialize(&ctx, &mut writer)
-        .map_err(|e| Error::execute(st.get_statement(), e))?;
+        .map_err(|e| Error::unsent(st.get_statement(), e))?;
     let count = writer.value_count();
     Ok(Serialized { cells, count })
 }

@@ -458,7 +458,7 @@ impl<'a> Plan<'a> {
                         .session()
                         .execute_iter(plan.st.get().clone(), plan.values_for(b))
                         .await
-                        .map_err(|e| Error::execute(plan.st.cql(), e))?;
+                        .map_err(|e| Error::execute(db.session(), plan.st.cql(), e))?;
                     row_stream::<R>(pager)
                 }
             })

@@ -1,5 +1,10 @@
 //! Connecting: a driver session built from [`ConnectOptions`], wrapped in a [`Db`].
 
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use scylla::client::session::Session;
+
 use super::db::Db;
 use crate::config::options::ConnectOptions;
 use crate::error::{Error, Result};
@@ -24,10 +29,27 @@ impl ConnectOptions {
                 contact_points: contact_points(),
                 timeout: self.get_connect_timeout(),
             })?
-            .map_err(|source| Error::Connect {
-                contact_points: contact_points(),
-                source: Box::new(source),
-            })?;
+            .map_err(|source| (contact_points(), source));
+        let session = match session {
+            Ok(session) => session,
+            Err((contact_points, source)) => {
+                // Why each contact point failed, when none could be reached: the driver
+                // keeps the last one's reason only.
+                let points = if crate::error::unreachable(&source) {
+                    probe(self.get_contact_points(), self.get_connect_timeout()).await
+                } else {
+                    Vec::new()
+                };
+                return Err(Error::Connect {
+                    contact_points,
+                    source: Box::new(source),
+                    points,
+                });
+            }
+        };
+        if let Some(dc) = self.get_local_dc() {
+            check_local_dc(&session, dc, &contact_points())?;
+        }
         let db = Db::from_parts(
             std::sync::Arc::new(session),
             None,
@@ -59,4 +81,76 @@ impl Db {
     pub async fn connect_from_env() -> Result<Self> {
         ConnectOptions::from_env()?.connect().await
     }
+}
+
+/// Refuses a local data centre that no node of the cluster is in: with it, the driver's
+/// plan of every request would be empty ("Load balancing policy returned an empty plan").
+fn check_local_dc(session: &Session, dc: &str, contact_points: &str) -> Result<()> {
+    let state = session.get_cluster_state();
+    let mut datacenters: BTreeMap<String, usize> = BTreeMap::new();
+    for node in state.get_nodes_info() {
+        if let Some(d) = &node.datacenter {
+            *datacenters.entry(d.clone()).or_default() += 1;
+        }
+    }
+    if datacenters.contains_key(dc) {
+        return Ok(());
+    }
+    let suggestion = datacenters
+        .keys()
+        .find(|d| d.eq_ignore_ascii_case(dc))
+        .cloned();
+    Err(Error::UnknownLocalDc {
+        given: dc.to_owned(),
+        contact_points: contact_points.to_owned(),
+        datacenters: datacenters.into_iter().collect(),
+        suggestion,
+    })
+}
+
+/// Each contact point's own reason when none could be reached: its name resolved, then a
+/// TCP connection tried (at most `limit`, all points at once).
+async fn probe(points: &[String], limit: Duration) -> Vec<(String, String)> {
+    let limit = limit.min(Duration::from_secs(3));
+    let checks = points.iter().map(|point| async move {
+        let target = if point
+            .rsplit_once(':')
+            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok() && !h.ends_with(':'))
+        {
+            point.clone()
+        } else {
+            format!("{point}:9042")
+        };
+        let reason = match tokio::net::lookup_host(target.as_str()).await {
+            Err(e) => format!("the name does not resolve ({e})"),
+            Ok(mut addrs) => match addrs.next() {
+                None => "the name resolves to no address".to_owned(),
+                Some(addr) => {
+                    // The address, when the point is a name.
+                    let at = if addr.to_string() == target {
+                        String::new()
+                    } else {
+                        format!(" ({addr})")
+                    };
+                    let tcp = tokio::net::TcpStream::connect(addr);
+                    match tokio::time::timeout(limit, tcp).await {
+                        Err(_) => format!(
+                            "no answer to a TCP connection within {} s{at} (a host that is \
+                             down, or a firewall)",
+                            limit.as_secs_f64()
+                        ),
+                        Ok(Err(e)) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                            format!("connection refused{at} (nothing listens on that port)")
+                        }
+                        Ok(Err(e)) => format!("{e}{at}"),
+                        Ok(Ok(_)) => {
+                            format!("accepts TCP connections{at}; the CQL connection failed")
+                        }
+                    }
+                }
+            },
+        };
+        (point.clone(), reason)
+    });
+    futures::future::join_all(checks).await
 }

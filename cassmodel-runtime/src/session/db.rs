@@ -9,6 +9,7 @@ use scylla::client::session::Session;
 
 use super::cache::StatementCache;
 use super::index_ready::{INDEX_WAIT, await_queryable};
+use super::warnings::{ServerWarning, Warnings};
 use crate::config::options::DEFAULT_MAX_REQUEST_SIZE;
 use crate::error::{Error, Result};
 use crate::mapping::table::Table;
@@ -22,6 +23,8 @@ struct Inner {
     max_request_size: usize,
     /// Every statement prepared on this `Db`, by shape.
     statements: StatementCache,
+    /// The program's handler of server warnings, shared by every `Db` of the connection.
+    warnings: Warnings,
 }
 
 /// A connection to a cluster, with the keyspace that tables without
@@ -68,6 +71,23 @@ impl Db {
         keyspace_map: HashMap<String, String>,
         max_request_size: usize,
     ) -> Self {
+        Self::sharing(
+            session,
+            keyspace,
+            keyspace_map,
+            max_request_size,
+            Warnings::default(),
+        )
+    }
+
+    /// A `Db` with its own statement cache, sharing the session and the warning handler.
+    fn sharing(
+        session: Arc<Session>,
+        keyspace: Option<String>,
+        keyspace_map: HashMap<String, String>,
+        max_request_size: usize,
+        warnings: Warnings,
+    ) -> Self {
         Db {
             inner: Arc::new(Inner {
                 session,
@@ -75,8 +95,33 @@ impl Db {
                 keyspace_map,
                 max_request_size,
                 statements: StatementCache::new(),
+                warnings,
             }),
         }
+    }
+
+    /// Hands every warning the server attaches to an answer to `handler`, on this `Db` and
+    /// every `Db` of the same connection ([`with_keyspace`](Self::with_keyspace) and the
+    /// others): a batch over `batch_size_warn_threshold`, a read over the tombstone warning
+    /// threshold, an aggregation without a partition key, a replication factor above a data
+    /// centre's node count, a guardrail. Each is also logged as a `tracing` warn event
+    /// (fields `statement`, `table`, `warning`), with or without a handler. A warning names
+    /// the statement's kind and table, never its values. Replaces an earlier handler.
+    ///
+    /// ```no_run
+    /// # async fn f() -> cassmodel_runtime::Result<()> {
+    /// use cassmodel_runtime::Db;
+    /// let db = Db::connect_from_env().await?;
+    /// db.on_server_warning(|w| eprintln!("Cassandra warns: {w}"));
+    /// # Ok(()) }
+    /// ```
+    pub fn on_server_warning(&self, handler: impl Fn(&ServerWarning) + Send + Sync + 'static) {
+        self.inner.warnings.set(Arc::new(handler));
+    }
+
+    /// Where the execution layer reports the warnings of each answer.
+    pub(crate) fn warnings(&self) -> &Warnings {
+        &self.inner.warnings
     }
 
     /// A `Db` on the same session whose writes may send up to `bytes` of values in one
@@ -84,11 +129,12 @@ impl Db {
     /// are refused with [`Error::RequestTooLarge`] before anything is sent. Raise it only with
     /// the server's limit. [`ConnectOptions::max_request_size`](crate::ConnectOptions::max_request_size) sets it when connecting.
     pub fn with_max_request_size(&self, bytes: usize) -> Self {
-        Self::from_parts(
+        Self::sharing(
             Arc::clone(&self.inner.session),
             self.inner.keyspace.clone(),
             self.inner.keyspace_map.clone(),
             bytes,
+            self.inner.warnings.clone(),
         )
     }
 
@@ -102,11 +148,12 @@ impl Db {
     pub fn with_keyspace(&self, keyspace: &str) -> Result<Self> {
         validate_schema_name(keyspace)
             .map_err(|e| Error::Invalid(format!("keyspace `{keyspace}`: {e}")))?;
-        Ok(Self::from_parts(
+        Ok(Self::sharing(
             Arc::clone(&self.inner.session),
             Some(keyspace.to_owned()),
             self.inner.keyspace_map.clone(),
             self.inner.max_request_size,
+            self.inner.warnings.clone(),
         ))
     }
 
@@ -116,11 +163,12 @@ impl Db {
         validate_schema_name(to).map_err(|e| Error::Invalid(format!("keyspace `{to}`: {e}")))?;
         let mut map = self.inner.keyspace_map.clone();
         map.insert(from.to_owned(), to.to_owned());
-        Ok(Self::from_parts(
+        Ok(Self::sharing(
             Arc::clone(&self.inner.session),
             self.inner.keyspace.clone(),
             map,
             self.inner.max_request_size,
+            self.inner.warnings.clone(),
         ))
     }
 
@@ -158,11 +206,13 @@ impl Db {
 
     /// Runs one unprepared statement without values (DDL).
     pub async fn execute_ddl(&self, cql: &str) -> Result<()> {
-        self.inner
+        let res = self
+            .inner
             .session
             .query_unpaged(cql, &[])
             .await
-            .map_err(|e| Error::execute(cql, e))?;
+            .map_err(|e| Error::execute(&self.inner.session, cql, e))?;
+        self.warnings().check(&res, cql, None);
         Ok(())
     }
 

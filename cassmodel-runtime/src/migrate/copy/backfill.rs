@@ -581,7 +581,7 @@ impl Run<'_> {
             .session()
             .execute_iter(scan.clone(), (lo, hi))
             .await
-            .map_err(|e| Error::execute(scan.get_statement(), e))?;
+            .map_err(|e| Error::execute(self.db.session(), scan.get_statement(), e))?;
         let guard = scan.get_current_result_set_col_specs();
         let specs: Vec<ColumnSpec<'static>> =
             guard.get().iter().map(|s| s.clone().into_owned()).collect();
@@ -766,7 +766,7 @@ impl Run<'_> {
                 session
                     .execute_unpaged(write, one)
                     .await
-                    .map_err(|e| Error::execute(write.get_statement(), e))?;
+                    .map_err(|e| Error::execute(session, write.get_statement(), e))?;
             }
             _ => {
                 let mut batch = DriverBatch::new(kind);
@@ -780,7 +780,7 @@ impl Run<'_> {
                 session
                     .batch(&batch, values)
                     .await
-                    .map_err(|e| Error::execute(write.get_statement(), e))?;
+                    .map_err(|e| Error::execute(session, write.get_statement(), e))?;
             }
         }
         Ok(())

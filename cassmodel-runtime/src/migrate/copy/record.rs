@@ -134,7 +134,7 @@ async fn prepare(db: &Db, cql: String) -> Result<PreparedStatement, MigrationErr
         .session()
         .prepare(cql.as_str())
         .await
-        .map_err(|e| MigrationError::from(Error::execute(&cql, e)))?;
+        .map_err(|e| MigrationError::from(Error::execute(db.session(), &cql, e)))?;
     ps.set_serial_consistency(Some(SerialConsistency::Serial));
     ps.set_consistency(Consistency::Quorum);
     Ok(ps)
@@ -154,7 +154,7 @@ where
         .session()
         .execute_unpaged(ps, values)
         .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?
+        .map_err(|e| Error::execute(db.session(), ps.get_statement(), e))?
         .into_rows_result()
         .map_err(Error::from)?
         .maybe_first_row()
@@ -172,7 +172,7 @@ async fn applied(
         .session()
         .execute_unpaged(ps, values)
         .await
-        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+        .map_err(|e| Error::execute(db.session(), ps.get_statement(), e))?;
     Ok(crate::exec::write::applied(res)?)
 }
 
@@ -339,7 +339,7 @@ impl<'d> Record<'d> {
             db.session()
                 .batch(&batch, &values)
                 .await
-                .map_err(|e| Error::execute(create.get_statement(), e))?;
+                .map_err(|e| Error::execute(db.session(), create.get_statement(), e))?;
         }
         Ok(record)
     }
@@ -355,7 +355,7 @@ impl<'d> Record<'d> {
             .session()
             .query_unpaged(crate::exec::statement::repeatable(&cql), (&self.migration,))
             .await
-            .map_err(|e| Error::execute(&cql, e))?
+            .map_err(|e| Error::execute(self.db.session(), &cql, e))?
             .into_rows_result()
             .map_err(Error::from)?
             .first_row()
@@ -424,7 +424,7 @@ impl<'d> Record<'d> {
             .session()
             .execute_unpaged(&self.done, (rows, &self.migration, start))
             .await
-            .map_err(|e| Error::execute(self.done.get_statement(), e))?;
+            .map_err(|e| Error::execute(self.db.session(), self.done.get_statement(), e))?;
         Ok(())
     }
 
@@ -450,7 +450,7 @@ async fn list_ranges(
         .session()
         .execute_unpaged(list, (migration,))
         .await
-        .map_err(|e| Error::execute(list.get_statement(), e))?;
+        .map_err(|e| Error::execute(db.session(), list.get_statement(), e))?;
     range_states(res)
 }
 
@@ -491,7 +491,7 @@ pub(super) async fn recorded(db: &Db, migration: &str) -> Result<Vec<RangeState>
     {
         Ok(res) => range_states(res),
         Err(e) => {
-            let e = Error::execute(&cql, e);
+            let e = Error::execute(db.session(), &cql, e);
             if e.is_schema_mismatch() {
                 Ok(Vec::new())
             } else {
@@ -570,7 +570,7 @@ pub(super) async fn copy_again(
                 (migration, r.start),
             )
             .await
-            .map_err(|e| Error::execute(&cql, e))?;
+            .map_err(|e| Error::execute(db.session(), &cql, e))?;
         marked += 1;
     }
     Ok(marked)
@@ -589,7 +589,7 @@ pub(super) async fn record_verified(
     db.session()
         .query_unpaged(crate::exec::statement::repeatable(&cql), (clean, migration))
         .await
-        .map_err(|e| Error::execute(&cql, e))?;
+        .map_err(|e| Error::execute(db.session(), &cql, e))?;
     Ok(())
 }
 
@@ -612,7 +612,7 @@ async fn counters(db: &Db, table: &str) -> Result<bool, MigrationError> {
         .session()
         .query_unpaged(crate::exec::statement::repeatable(cql), (ks, t))
         .await
-        .map_err(|e| Error::execute(cql, e))?
+        .map_err(|e| Error::execute(db.session(), cql, e))?
         .into_rows_result()
         .map_err(Error::from)?
         .rows()
@@ -632,7 +632,7 @@ pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
         .session()
         .query_unpaged(crate::exec::statement::repeatable(&copies_cql), &[])
         .await
-        .map_err(|e| Error::execute(&copies_cql, e));
+        .map_err(|e| Error::execute(db.session(), &copies_cql, e));
     type CopyRow = (String, Option<String>, Option<i32>, Option<bool>);
     let copies: Vec<CopyRow> = match answer {
         Ok(res) => res

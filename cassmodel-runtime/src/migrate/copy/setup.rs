@@ -196,7 +196,7 @@ async fn foreign_row(
         db.session()
             .query_unpaged(crate::exec::statement::repeatable(&cql), &[])
             .await
-            .map_err(|e| Error::execute(&cql, e))?
+            .map_err(|e| Error::execute(db.session(), &cql, e))?
             .into_rows_result()
             .map_err(|e| MigrationError::from(Error::from(e)))
     };
@@ -251,7 +251,7 @@ async fn foreign_row(
                 .session()
                 .execute_unpaged(exists, values)
                 .await
-                .map_err(|e| Error::execute(exists.get_statement(), e))?
+                .map_err(|e| Error::execute(db.session(), exists.get_statement(), e))?
                 .into_rows_result()
                 .map_err(|e| MigrationError::from(Error::from(e)))?
                 .rows_num();

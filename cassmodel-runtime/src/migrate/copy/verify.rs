@@ -284,7 +284,7 @@ impl Check<'_> {
             .session()
             .execute_iter(scan.clone(), (lo, hi))
             .await
-            .map_err(|e| Error::execute(scan.get_statement(), e))?;
+            .map_err(|e| Error::execute(self.db.session(), scan.get_statement(), e))?;
         pager
             .rows_stream::<SourceRow<T::Source>>()
             .map_err(Error::from)?
@@ -358,7 +358,7 @@ impl Check<'_> {
             .session()
             .execute_iter(scan.clone(), (lo, hi))
             .await
-            .map_err(|e| Error::execute(scan.get_statement(), e))?;
+            .map_err(|e| Error::execute(self.db.session(), scan.get_statement(), e))?;
         let ps = exists;
         pager
             .rows_stream::<T>()
@@ -373,7 +373,7 @@ impl Check<'_> {
                         .session()
                         .execute_unpaged(ps, Columns::new(&row, key_in_target))
                         .await
-                        .map_err(|e| Error::execute(ps.get_statement(), e))?;
+                        .map_err(|e| Error::execute(self.db.session(), ps.get_statement(), e))?;
                     let rows = res.into_rows_result().map_err(Error::from)?.rows_num();
                     if rows == 0
                         && let Ok(mut r) = self.report.lock()
@@ -414,7 +414,7 @@ impl Check<'_> {
                 .session()
                 .execute_unpaged(&count, (lo, hi))
                 .await
-                .map_err(|e| Error::execute(count.get_statement(), e))?
+                .map_err(|e| Error::execute(self.db.session(), count.get_statement(), e))?
                 .into_rows_result()
                 .map_err(Error::from)?
                 .first_row()

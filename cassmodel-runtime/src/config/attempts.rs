@@ -1,0 +1,254 @@
+//! Every attempt of a request, kept for its error: which node each attempt went to, what it
+//! answered and how long it took ([`Attempt`]).
+//!
+//! The scylla driver returns the error of a request's *last* attempt only: with two of three
+//! nodes down, its default retry policy retries a coordinator's `Unavailable` on the next node
+//! of the plan, whose pool is broken, and the request fails with "No connections in the pool"
+//! instead of the server's answer. cassmodel keeps the attempts through the hooks the driver
+//! offers rather than routing requests itself (the driver's routing, shard awareness,
+//! reconnection and retry decisions stay the driver's):
+//!
+//! - [`RecordingPolicy`] wraps the load-balancing policy: the driver calls its
+//!   `on_request_failure` with the node and the attempt's latency when an attempt fails;
+//! - [`RecordingRetry`] wraps the default retry policy: the driver creates its session on a
+//!   request's first failed attempt only and asks it, right after `on_request_failure`, what
+//!   to do; it keeps the attempt (node, latency, error) and makes the default decision;
+//! - when the request ends, the driver drops the retry session, in the same poll that returns
+//!   the request's error to cassmodel: the session leaves its attempts in a thread-local slot
+//!   (tagged with the tokio task), which [`take`] empties when that error is wrapped
+//!   ([`Error::execute`](crate::Error)).
+//!
+//! A request that succeeds costs two thread-local writes (`pick` and `on_request_success`)
+//! and nothing else; only failed attempts are kept. The driver's history listener
+//! (`HistoryListener`) would give the same facts, but it is set per statement and would need
+//! a listener per request to tell requests apart; its `RequestId`s never reach the caller.
+
+use std::cell::RefCell;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use scylla::cluster::{ClusterState, NodeRef};
+use scylla::errors::{DbError, RequestAttemptError};
+use scylla::policies::load_balancing::{FallbackPlan, LoadBalancingPolicy, RoutingInfo};
+use scylla::policies::retry::{
+    DefaultRetryPolicy, RequestInfo, RetryDecision, RetryPolicy, RetrySession,
+};
+use scylla::routing::Shard;
+use scylla::statement::Consistency;
+
+/// One attempt of a request: the node it was sent to, what the node answered and how long it
+/// took. [`Error::attempts`](crate::Error::attempts) returns them in order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Attempt {
+    /// The node (its CQL address).
+    pub node: SocketAddr,
+    /// The node's data centre, when the driver knows it.
+    pub datacenter: Option<String>,
+    /// What came of the attempt.
+    pub answer: Answer,
+    /// From sending the request to its answer; `None` when nothing was sent.
+    pub took: Option<Duration>,
+    /// Whether the driver went on with another attempt after this one.
+    pub retried: bool,
+}
+
+/// What came of one [`Attempt`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Answer {
+    /// The node answered with an error: the server's error code with its fields (for
+    /// `Unavailable`: the consistency, the replicas required and alive) and its message.
+    Server {
+        /// The error and its fields.
+        error: DbError,
+        /// The server's message.
+        message: String,
+    },
+    /// The attempt failed on the client's side (the connection broke, no stream id was
+    /// free, the answer could not be read): the driver's words.
+    Failed(String),
+    /// Nothing was sent: the driver had no open connection to the node (it is down, or
+    /// unreachable from here). The request's own error says why the last connection failed.
+    NoConnection,
+}
+
+impl Answer {
+    fn of(error: &RequestAttemptError) -> Answer {
+        match error {
+            RequestAttemptError::DbError(error, message) => Answer::Server {
+                error: error.clone(),
+                message: message.clone(),
+            },
+            other => Answer::Failed(other.to_string()),
+        }
+    }
+}
+
+/// The CQL name of a consistency level (`LOCAL_QUORUM`), as [`parse_consistency`](super::env::parse_consistency) reads it
+/// and as the server writes it in its messages.
+pub(crate) fn consistency_name(c: Consistency) -> &'static str {
+    match c {
+        Consistency::Any => "ANY",
+        Consistency::One => "ONE",
+        Consistency::Two => "TWO",
+        Consistency::Three => "THREE",
+        Consistency::Quorum => "QUORUM",
+        Consistency::All => "ALL",
+        Consistency::LocalQuorum => "LOCAL_QUORUM",
+        Consistency::EachQuorum => "EACH_QUORUM",
+        Consistency::LocalOne => "LOCAL_ONE",
+        Consistency::Serial => "SERIAL",
+        Consistency::LocalSerial => "LOCAL_SERIAL",
+    }
+}
+
+/// What this thread knows of the requests it runs (see the module docs).
+#[derive(Default)]
+struct Slot {
+    /// The node and latency of the attempt whose failure the driver just reported to the
+    /// load-balancing policy, for the retry session it asks next.
+    failed: Option<(SocketAddr, Option<String>, Duration)>,
+    /// The task whose request just succeeded on this thread: its retry session, dropped next,
+    /// keeps nothing.
+    succeeded: Option<tokio::task::Id>,
+    /// The attempts of the request that just ended, by its task.
+    ended: Option<(Option<tokio::task::Id>, Vec<Attempt>)>,
+}
+
+thread_local! {
+    static SLOT: RefCell<Slot> = RefCell::new(Slot::default());
+}
+
+fn with_slot<R>(f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
+    SLOT.try_with(|s| f(&mut s.borrow_mut())).ok()
+}
+
+/// The attempts of the request that has just failed in this task, if it was run with
+/// [`RecordingRetry`] (a request whose attempts all failed before one was sent has none).
+/// Called where the request's error is wrapped, in the poll that returned it.
+pub(crate) fn take() -> Vec<Attempt> {
+    let task = tokio::task::try_id();
+    with_slot(|s| match s.ended.take() {
+        Some((t, attempts)) if t == task => attempts,
+        _ => Vec::new(),
+    })
+    .unwrap_or_default()
+}
+
+/// The driver's default retry policy, keeping each failed attempt of a request for its error.
+#[derive(Debug, Default)]
+pub(crate) struct RecordingRetry(DefaultRetryPolicy);
+
+impl RetryPolicy for RecordingRetry {
+    fn new_session(&self) -> Box<dyn RetrySession> {
+        Box::new(Recording {
+            decide: self.0.new_session(),
+            attempts: Vec::new(),
+        })
+    }
+}
+
+/// The retry session of one request: the default decisions, and the attempts seen.
+struct Recording {
+    decide: Box<dyn RetrySession>,
+    attempts: Vec<Attempt>,
+}
+
+impl RetrySession for Recording {
+    fn decide_should_retry(&mut self, info: RequestInfo) -> RetryDecision {
+        let error = info.error;
+        let consistency = info.consistency;
+        let decision = self.decide.decide_should_retry(info);
+        let (node, datacenter, took) = with_slot(|s| {
+            s.succeeded = None;
+            s.failed.take()
+        })
+        .flatten()
+        .map_or((None, None, None), |(n, dc, t)| (Some(n), dc, Some(t)));
+        let retried = matches!(
+            decision,
+            RetryDecision::RetrySameTarget(_) | RetryDecision::RetryNextTarget(_)
+        );
+        tracing::debug!(
+            node = node.map(|n| n.to_string()).unwrap_or_default(),
+            ?consistency,
+            took_ms = took.map_or(0.0, |t| t.as_secs_f64() * 1000.0),
+            ?decision,
+            error = %error,
+            "cassmodel: a request's attempt failed"
+        );
+        if let Some(node) = node {
+            self.attempts.push(Attempt {
+                node,
+                datacenter,
+                answer: Answer::of(error),
+                took,
+                retried,
+            });
+        }
+        decision
+    }
+
+    fn reset(&mut self) {
+        self.decide.reset();
+        self.attempts.clear();
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        let task = tokio::task::try_id();
+        let attempts = std::mem::take(&mut self.attempts);
+        with_slot(|s| {
+            let succeeded = s.succeeded.take().is_some_and(|t| Some(t) == task);
+            s.ended = (!succeeded && !attempts.is_empty()).then_some((task, attempts));
+        });
+    }
+}
+
+/// A load-balancing policy (the driver's default one, as configured) that tells
+/// [`RecordingRetry`] which node each failed attempt went to.
+#[derive(Debug)]
+pub(crate) struct RecordingPolicy(pub(crate) std::sync::Arc<dyn LoadBalancingPolicy>);
+
+impl LoadBalancingPolicy for RecordingPolicy {
+    fn pick<'a>(
+        &'a self,
+        request: &'a RoutingInfo,
+        cluster: &'a ClusterState,
+    ) -> Option<(NodeRef<'a>, Option<Shard>)> {
+        // A request starts: what this thread kept of earlier requests is stale.
+        with_slot(|s| *s = Slot::default());
+        self.0.pick(request, cluster)
+    }
+
+    fn fallback<'a>(
+        &'a self,
+        request: &'a RoutingInfo,
+        cluster: &'a ClusterState,
+    ) -> FallbackPlan<'a> {
+        self.0.fallback(request, cluster)
+    }
+
+    fn on_request_success(&self, request: &RoutingInfo, latency: Duration, node: NodeRef<'_>) {
+        with_slot(|s| s.succeeded = tokio::task::try_id());
+        self.0.on_request_success(request, latency, node);
+    }
+
+    fn on_request_failure(
+        &self,
+        request: &RoutingInfo,
+        latency: Duration,
+        node: NodeRef<'_>,
+        error: &RequestAttemptError,
+    ) {
+        let addr = SocketAddr::new(node.address.ip(), node.address.port());
+        with_slot(|s| s.failed = Some((addr, node.datacenter.clone(), latency)));
+        self.0.on_request_failure(request, latency, node, error);
+    }
+
+    fn name(&self) -> String {
+        self.0.name()
+    }
+}
