@@ -18,16 +18,60 @@ pub const CLUSTER_HEAP: &str = "768M";
 /// How long [`start_cluster`] waits for every node to see the others after they answer CQL.
 const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How the local cluster's three nodes are placed in data centres.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Topology {
+    /// One data centre, `datacenter1` (`SimpleSnitch`); work dirs `<base>-cluster/node<i>`.
+    #[default]
+    OneDc,
+    /// Two data centres (`GossipingPropertyFileSnitch`): 127.0.0.1 and 127.0.0.2 in `dc1`,
+    /// 127.0.0.3 in `dc2`; work dirs `<base>-cluster-2dc/node<i>` (a node keeps the data
+    /// centre it first started in, so the two clusters keep their data apart).
+    TwoDcs,
+}
+
+impl Topology {
+    /// The data centre of node `i` (1 to 3), `None` for `SimpleSnitch`'s `datacenter1`.
+    pub fn datacenter(self, i: u8) -> Option<&'static str> {
+        match self {
+            Topology::OneDc => None,
+            Topology::TwoDcs if i <= 2 => Some("dc1"),
+            Topology::TwoDcs => Some("dc2"),
+        }
+    }
+
+    /// The data centres with their nodes, as `NetworkTopologyStrategy` names them.
+    pub fn datacenters(self) -> Vec<(&'static str, u8)> {
+        match self {
+            Topology::OneDc => vec![("datacenter1", CLUSTER_SIZE)],
+            Topology::TwoDcs => vec![("dc1", 2), ("dc2", 1)],
+        }
+    }
+}
+
+/// The nodes of the local cluster in one data centre: [`cluster_nodes_in`] with
+/// [`Topology::OneDc`].
+pub fn cluster_nodes(base: &NodeConfig) -> Vec<NodeConfig> {
+    cluster_nodes_in(base, Topology::OneDc)
+}
+
 /// The nodes of the local cluster, derived from `base` (the single node's configuration, e.g.
 /// [`NodeConfig::from_env`]): node `i` (1 to 3) listens on `127.0.0.i` with `base`'s CQL and
 /// storage ports, its own JMX port (`base.jmx_port + 10 + i`: Cassandra binds local JMX on
 /// 127.0.0.1 whatever the node's address), one token at `i - 1` thirds of the ring, 127.0.0.1
-/// as seed, a [`CLUSTER_HEAP`] heap and the work dir `<base work dir>-cluster/node<i>`.
+/// as seed, a [`CLUSTER_HEAP`] heap, its data centre by `topology` and the work dir
+/// `<base work dir>-cluster/node<i>` (`-cluster-2dc` for two data centres).
 ///
-/// Node 1 takes the single node's address and ports: stop the single node before starting the
-/// cluster ([`start_cluster`] refuses otherwise).
-pub fn cluster_nodes(base: &NodeConfig) -> Vec<NodeConfig> {
-    let root = sibling_dir(&base.work_dir, "cluster");
+/// Node 1 takes the single node's address and ports: stop the single node (or the cluster of
+/// the other topology) before starting the cluster ([`start_cluster`] refuses otherwise).
+pub fn cluster_nodes_in(base: &NodeConfig, topology: Topology) -> Vec<NodeConfig> {
+    let root = sibling_dir(
+        &base.work_dir,
+        match topology {
+            Topology::OneDc => "cluster",
+            Topology::TwoDcs => "cluster-2dc",
+        },
+    );
     (1..=CLUSTER_SIZE)
         .map(|i| {
             let mut cfg = base.clone();
@@ -35,6 +79,7 @@ pub fn cluster_nodes(base: &NodeConfig) -> Vec<NodeConfig> {
             cfg.jmx_port = base.jmx_port.wrapping_add(10 + u16::from(i));
             cfg.seeds = vec![Ipv4Addr::new(127, 0, 0, 1)];
             cfg.initial_token = ring_token(i - 1, CLUSTER_SIZE);
+            cfg.datacenter = topology.datacenter(i).map(str::to_owned);
             cfg.authentication = false;
             cfg.tls = false;
             cfg.heap = CLUSTER_HEAP.to_owned();
@@ -138,6 +183,14 @@ mod tests {
         assert_eq!(jmx.len(), 3, "JMX binds on 127.0.0.1: one port per node");
         assert!(!jmx.contains(&base.jmx_port));
         assert!(!jmx.contains(&base.password_protected().jmx_port));
+        assert!(nodes.iter().all(|n| n.datacenter.is_none()));
+        let two = cluster_nodes_in(&base, Topology::TwoDcs);
+        let dcs: Vec<Option<&str>> = two.iter().map(|n| n.datacenter.as_deref()).collect();
+        assert_eq!(dcs, [Some("dc1"), Some("dc1"), Some("dc2")]);
+        for (a, b) in nodes.iter().zip(&two) {
+            assert_eq!((a.host, a.initial_token), (b.host, b.initial_token));
+            assert_ne!(a.work_dir, b.work_dir, "a node keeps its first data centre");
+        }
         let tokens: Vec<i64> = nodes.iter().map(|n| n.initial_token).collect();
         assert_eq!(
             tokens,

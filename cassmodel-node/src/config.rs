@@ -53,6 +53,11 @@ pub struct NodeConfig {
     /// The node's token (`initial_token`, one token per node); nodes of one cluster need
     /// different ones.
     pub initial_token: i64,
+    /// The node's data centre (rack `rack1`), declared to the other nodes by
+    /// `GossipingPropertyFileSnitch` from `conf/cassandra-rackdc.properties`; `None`:
+    /// `SimpleSnitch`, whose one data centre is `datacenter1`. A node keeps the data centre it
+    /// first started in: reset it before changing this.
+    pub datacenter: Option<String>,
     /// Password authentication (`PasswordAuthenticator`, `CassandraAuthorizer`): clients must
     /// log in; the superuser is [`SUPERUSER`].
     pub authentication: bool,
@@ -175,6 +180,7 @@ impl NodeConfig {
             jmx_port,
             seeds: Vec::new(),
             initial_token: 0,
+            datacenter: None,
             authentication: false,
             tls: false,
             cache_dir,
@@ -201,6 +207,7 @@ impl NodeConfig {
         cfg.jmx_port = self.jmx_port.wrapping_add(3);
         cfg.seeds = Vec::new();
         cfg.initial_token = 0;
+        cfg.datacenter = None;
         cfg.authentication = true;
         cfg.tls = true;
         // A few logins and small tables: half the default heap is plenty.

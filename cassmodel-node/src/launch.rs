@@ -37,6 +37,15 @@ pub(crate) fn write_conf(cfg: &NodeConfig) -> Result<(), NodeError> {
     let yaml_path = conf.join("cassandra.yaml");
     fs::write(&yaml_path, cassandra_yaml(cfg))
         .map_err(|e| NodeError::io(format!("cannot write {}", yaml_path.display()), e))?;
+    let rackdc_path = conf.join("cassandra-rackdc.properties");
+    match &cfg.datacenter {
+        // Read from the class path (the conf dir is on it) by GossipingPropertyFileSnitch.
+        Some(dc) => fs::write(&rackdc_path, format!("dc={dc}\nrack=rack1\n"))
+            .map_err(|e| NodeError::io(format!("cannot write {}", rackdc_path.display()), e))?,
+        None => {
+            let _ = fs::remove_file(&rackdc_path);
+        }
+    }
     let logback_path = conf.join("logback.xml");
     fs::write(&logback_path, logback_xml(&cfg.system_log()))
         .map_err(|e| NodeError::io(format!("cannot write {}", logback_path.display()), e))?;
@@ -105,8 +114,7 @@ initial_token: '{initial_token}'
 auto_bootstrap: false
 auto_snapshot: false
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
-# SimpleSnitch: data center 'datacenter1', rack 'rack1'.
-endpoint_snitch: SimpleSnitch
+{snitch}
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
@@ -135,6 +143,15 @@ networking_cache_size: 16MiB
 concurrent_compactors: 1
 {auth}{tls}",
         initial_token = cfg.initial_token,
+        snitch = match &cfg.datacenter {
+            Some(dc) => format!(
+                "# Data centre '{dc}', rack 'rack1' (conf/cassandra-rackdc.properties).\n\
+                 endpoint_snitch: GossipingPropertyFileSnitch"
+            ),
+            None => "# SimpleSnitch: data center 'datacenter1', rack 'rack1'.\n\
+                     endpoint_snitch: SimpleSnitch"
+                .to_owned(),
+        },
         storage_port = cfg.storage_port,
         native_port = cfg.native_port,
         data_files = q(&data.join("data")),
@@ -408,6 +425,7 @@ mod tests {
             jmx_port: 7299,
             seeds: Vec::new(),
             initial_token: 0,
+            datacenter: None,
             authentication: false,
             tls: false,
             cache_dir: PathBuf::from("/c"),
@@ -432,6 +450,19 @@ mod tests {
         assert!(!y.contains("_in_ms"));
         assert!(!y.contains("authenticator"));
         assert!(!y.contains("client_encryption_options"));
+        assert!(y.contains("endpoint_snitch: SimpleSnitch\n"), "{y}");
+    }
+
+    #[test]
+    fn a_data_centre_takes_the_gossiping_snitch() {
+        let mut c = cfg();
+        c.datacenter = Some("dc2".into());
+        let y = cassandra_yaml(&c);
+        assert!(
+            y.contains("endpoint_snitch: GossipingPropertyFileSnitch\n"),
+            "{y}"
+        );
+        assert!(!y.contains("SimpleSnitch"), "{y}");
     }
 
     #[test]

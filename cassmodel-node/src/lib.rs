@@ -64,8 +64,8 @@ mod process;
 mod tls;
 
 pub use cluster::{
-    CLUSTER_HEAP, CLUSTER_SIZE, cluster_nodes, contact_points, ring_token, start_cluster,
-    stop_cluster, wait_joined,
+    CLUSTER_HEAP, CLUSTER_SIZE, Topology, cluster_nodes, cluster_nodes_in, contact_points,
+    ring_token, start_cluster, stop_cluster, wait_joined,
 };
 pub use config::{
     DEFAULT_HEAP, DEFAULT_HOST, DEFAULT_JMX_PORT, DEFAULT_NATIVE_PORT, DEFAULT_START_TIMEOUT_SECS,

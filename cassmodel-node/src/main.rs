@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use cassmodel_node::{NodeConfig, NodeError, Started};
+use cassmodel_node::{NodeConfig, NodeError, Started, Topology};
 use clap::{Parser, Subcommand};
 
 /// Manage the local single-node Apache Cassandra used by cassmodel's tests and demo.
@@ -45,6 +45,11 @@ enum Cmd {
     /// The three-node cluster on 127.0.0.1-127.0.0.3 (same ports as the single node, which must
     /// be stopped first).
     Cluster {
+        /// Two data centres: 127.0.0.1 and 127.0.0.2 in `dc1`, 127.0.0.3 in `dc2`
+        /// (GossipingPropertyFileSnitch), in work dirs of their own; without it, one data
+        /// centre, `datacenter1`. Stop the one cluster before starting the other.
+        #[arg(long)]
+        two_dcs: bool,
         #[command(subcommand)]
         command: ClusterCmd,
     },
@@ -142,7 +147,14 @@ async fn run(cmd: Cmd) -> Result<ExitCode, NodeError> {
             }
         }
         Cmd::Logs { lines } => print!("{}", cassmodel_node::log_tail(&cfg, lines)),
-        Cmd::Cluster { command } => return cluster(&cfg, command).await,
+        Cmd::Cluster { two_dcs, command } => {
+            let topology = if two_dcs {
+                Topology::TwoDcs
+            } else {
+                Topology::OneDc
+            };
+            return cluster(&cfg, topology, command).await;
+        }
         Cmd::Nodetool { args } => {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             print!("{}", cassmodel_node::nodetool(&cfg, &args)?);
@@ -151,8 +163,12 @@ async fn run(cmd: Cmd) -> Result<ExitCode, NodeError> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn cluster(base: &NodeConfig, cmd: ClusterCmd) -> Result<ExitCode, NodeError> {
-    let nodes = cassmodel_node::cluster_nodes(base);
+async fn cluster(
+    base: &NodeConfig,
+    topology: Topology,
+    cmd: ClusterCmd,
+) -> Result<ExitCode, NodeError> {
+    let nodes = cassmodel_node::cluster_nodes_in(base, topology);
     match cmd {
         ClusterCmd::Start => {
             let started = cassmodel_node::start_cluster(&nodes).await?;
@@ -162,6 +178,9 @@ async fn cluster(base: &NodeConfig, cmd: ClusterCmd) -> Result<ExitCode, NodeErr
                     Started::StartedNow { pid } => {
                         println!("{}: started pid {pid}", cfg.contact_point())
                     }
+                }
+                if let Some(dc) = &cfg.datacenter {
+                    println!("{}: data centre {dc}", cfg.contact_point());
                 }
             }
             println!(

@@ -973,10 +973,16 @@ fn server_answer(error: &DbError, message: &str) -> String {
             required,
             alive,
         } => format!(
-            "Unavailable: {} needs {required} replica{} alive, {alive} {}",
+            "Unavailable: {} needs {required} replica{} alive, {alive} {}{}",
             consistency_name(*consistency),
             if *required == 1 { "" } else { "s" },
             if *alive == 1 { "is" } else { "are" },
+            // Cassandra's message names the data centre of EACH_QUORUM and LOCAL_*.
+            if message.is_empty() {
+                String::new()
+            } else {
+                format!(" ({message})")
+            }
         ),
         DbError::WriteTimeout {
             consistency,
@@ -1002,14 +1008,18 @@ fn server_answer(error: &DbError, message: &str) -> String {
     }
 }
 
-/// One attempt as the error's message lists it.
-fn attempt_line(a: &Attempt) -> String {
+/// One attempt as the error's message lists it: `127.0.0.1:9042 (dc1) in 2.1 ms: Unavailable`;
+/// an answer equal to `lead` (the message's first words) only by its name.
+fn attempt_line(a: &Attempt, lead: Option<(&DbError, &str)>) -> String {
     let dc = a
         .datacenter
         .as_ref()
         .map(|dc| format!(" ({dc})"))
         .unwrap_or_default();
     let what = match &a.answer {
+        Answer::Server { error, message } if lead == Some((error, message.as_str())) => {
+            answer_name(error)
+        }
         Answer::Server { error, message } => server_answer(error, message),
         Answer::Failed(why) => why.clone(),
         Answer::NoConnection => "no open connection".to_owned(),
@@ -1019,6 +1029,20 @@ fn attempt_line(a: &Attempt) -> String {
         .map(|t| format!(" in {}", millis(t)))
         .unwrap_or_default();
     format!("{}{dc}{took}: {what}", a.node)
+}
+
+/// A server's answer by its name alone: `Unavailable`, `write timeout`.
+fn answer_name(error: &DbError) -> String {
+    match error {
+        DbError::Unavailable { .. } => "Unavailable".to_owned(),
+        DbError::WriteTimeout { .. } => "write timeout".to_owned(),
+        DbError::ReadTimeout { .. } => "read timeout".to_owned(),
+        DbError::WriteFailure { .. } => "write failure".to_owned(),
+        DbError::ReadFailure { .. } => "read failure".to_owned(),
+        DbError::Overloaded => "overloaded".to_owned(),
+        DbError::IsBootstrapping => "bootstrapping".to_owned(),
+        other => other.to_string(),
+    }
 }
 
 /// `2 ms`, `0.4 ms`, `1500 ms`.
@@ -1038,14 +1062,14 @@ fn failure(source: &(dyn std::error::Error + 'static), attempts: &[Attempt]) -> 
     let last_is_telling = attempts
         .last()
         .is_some_and(|a| telling.is_some_and(|(t, _, _)| std::ptr::eq(t, a)));
-    let mut out = match telling {
-        Some((a, error, message)) if !last_is_telling || attempts.len() > 1 => {
-            format!("{} answered {}", a.node, server_answer(error, message))
-        }
-        _ => source.to_string(),
+    let listed = attempts.len() > 1 || (telling.is_some() && !last_is_telling);
+    let lead = telling.filter(|_| listed).map(|(_, e, m)| (e, m));
+    let mut out = match lead {
+        Some((error, message)) => server_answer(error, message),
+        None => source.to_string(),
     };
-    if attempts.len() > 1 || (telling.is_some() && !last_is_telling) {
-        let tried: Vec<String> = attempts.iter().map(attempt_line).collect();
+    if listed {
+        let tried: Vec<String> = attempts.iter().map(|a| attempt_line(a, lead)).collect();
         out.push_str(&format!("; tried: {}", tried.join("; ")));
         if telling.is_some() && !last_is_telling {
             out.push_str(&format!(" (the driver's last error: {source})"));
@@ -1312,8 +1336,8 @@ mod tests {
         assert_eq!(e.attempts().len(), 3);
         let text = e.to_string();
         for part in [
-            "127.0.0.1:9042 answered Unavailable: QUORUM needs 2 replicas alive, 1 is",
-            "tried: 127.0.0.1:9042 (datacenter1) in 3.0 ms: Unavailable: QUORUM needs 2 replicas alive, 1 is; ",
+            "failed: Unavailable: QUORUM needs 2 replicas alive, 1 is (the server's message); ",
+            "tried: 127.0.0.1:9042 (datacenter1) in 3.0 ms: Unavailable; ",
             "127.0.0.2:9042: no open connection; 127.0.0.3:9042: no open connection",
             "(the driver's last error: No connections in the pool",
             "wait for the nodes to come back, or lower the consistency",
