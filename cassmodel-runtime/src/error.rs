@@ -1076,7 +1076,7 @@ fn failure(source: &(dyn std::error::Error + 'static), attempts: &[Attempt]) -> 
         }
     }
     let kind = telling_kind(attempts, source);
-    if let Some(hint) = request_hint(kind, telling.map(|(_, e, _)| e)) {
+    if let Some(hint) = request_hint(kind, telling.map(|(_, e, m)| (e, m))) {
         out.push_str(". ");
         out.push_str(&hint);
     }
@@ -1084,14 +1084,27 @@ fn failure(source: &(dyn std::error::Error + 'static), attempts: &[Attempt]) -> 
 }
 
 /// What to do about a failed request, by its kind.
-fn request_hint(kind: ErrorKind, server: Option<&DbError>) -> Option<String> {
+fn request_hint(kind: ErrorKind, server: Option<(&DbError, &str)>) -> Option<String> {
     match (kind, server) {
-        (ErrorKind::Unavailable, Some(DbError::Unavailable { consistency, .. })) => Some(format!(
-            "Too few replicas are up for {}: wait for the nodes to come back, or lower the \
+        // Cassandra's words for the batch log of a logged batch.
+        (ErrorKind::Unavailable, Some((DbError::Unavailable { .. }, message)))
+            if message.contains("batchlog") =>
+        {
+            Some(
+                "A logged batch first writes its batch log on two other live nodes of the \
+                 coordinator's data centre: wait for the nodes to come back, or send the rows \
+                 of one partition as an unlogged batch (`Batch::unlogged()`)"
+                    .to_owned(),
+            )
+        }
+        (ErrorKind::Unavailable, Some((DbError::Unavailable { consistency, .. }, _))) => {
+            Some(format!(
+                "Too few replicas are up for {}: wait for the nodes to come back, or lower the \
              consistency of this call (`.consistency(..)`, or `.serial_consistency(..)` for a \
              lightweight transaction)",
-            consistency_name(*consistency)
-        )),
+                consistency_name(*consistency)
+            ))
+        }
         (ErrorKind::Timeout, Some(_)) => Some(
             "The replicas did not all answer in time (overloaded or going down); a write that \
              timed out may have been applied"

@@ -11,11 +11,6 @@ use cassmodel_node::NodeConfig;
 
 use crate::env::{Env, Outcome};
 
-/// The replication of the cluster checks' keyspaces: three copies in the one data centre.
-pub fn rf3() -> Replication {
-    Replication::network_topology([("datacenter1", 3)])
-}
-
 /// A user-defined type the schema check creates by migration.
 #[derive(CassUdt, Debug, Clone, PartialEq)]
 #[cass(name = "cluster_place")]
@@ -43,8 +38,8 @@ pub struct Event {
 #[cass(table = "cluster_kv")]
 pub struct Kv {
     #[partition_key]
-    key: i32,
-    value: String,
+    pub(crate) key: i32,
+    pub(crate) value: String,
 }
 
 /// A `Db` whose session talks to `node` only (the driver's other nodes filtered out), so
@@ -59,7 +54,10 @@ async fn pinned(node: &NodeConfig, keyspace: &str) -> Result<Db, String> {
 }
 
 /// A pinned `Db` ([`pinned`]) for each of `nodes`, with the node's address.
-async fn pinned_all(nodes: &[NodeConfig], keyspace: &str) -> Result<Vec<(String, Db)>, String> {
+pub(crate) async fn pinned_all(
+    nodes: &[NodeConfig],
+    keyspace: &str,
+) -> Result<Vec<(String, Db)>, String> {
     let mut out = Vec::with_capacity(nodes.len());
     for node in nodes {
         out.push((node.host.to_string(), pinned(node, keyspace).await?));
@@ -81,7 +79,7 @@ pub(crate) async fn rows_of(
         .map_err(|e| format!("{cql}: {e}"))
 }
 
-fn models() -> Models {
+pub(crate) fn models() -> Models {
     Models::new().udt::<Place>().table::<Event>()
 }
 
@@ -96,7 +94,7 @@ pub async fn schema(env: &Env) -> Result<Outcome, String> {
     let started = Instant::now();
     let run = |db: Db| async move {
         Migrator::new(&db, models())
-            .replication(rf3())
+            .replication(env.replication.clone())
             .apply()
             .await
             .map_err(|e| e.to_string())
@@ -229,7 +227,7 @@ async fn schema_versions(dbs: &[(String, Db)]) -> Result<BTreeMap<String, uuid::
     Ok(versions)
 }
 
-fn kv(key: i32, round: &str) -> Kv {
+pub(crate) fn kv(key: i32, round: &str) -> Kv {
     Kv {
         key,
         value: format!("{round}-{key}"),
@@ -435,10 +433,21 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
     const N: i32 = 300;
     let keyspace = format!("{}_rf1", env.keyspace);
     let admin = crate::checks::connect(env, None).await?;
+    // One replica, in the first node's data centre: its nodes own the keys.
+    let dc = env.nodes[0]
+        .datacenter
+        .clone()
+        .unwrap_or_else(|| "datacenter1".to_owned());
+    let owners: Vec<NodeConfig> = env
+        .nodes
+        .iter()
+        .filter(|n| n.datacenter == env.nodes[0].datacenter)
+        .cloned()
+        .collect();
     admin
         .create_keyspace(
             &keyspace,
-            &Replication::network_topology([("datacenter1", 1)]),
+            &Replication::network_topology([(dc.as_str(), 1)]),
         )
         .await
         .map_err(|e| e.to_string())?;
@@ -462,7 +471,7 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
     .await?;
     for t in tokens.rows::<(i64,)>().map_err(|e| e.to_string())? {
         let (token,) = t.map_err(|e| e.to_string())?;
-        *owned.entry(owner(&env.nodes, token)).or_default() += 1;
+        *owned.entry(owner(&owners, token)).or_default() += 1;
     }
     let counted: BTreeMap<String, i64> = after
         .iter()
@@ -472,7 +481,17 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
         .iter()
         .map(|(h, n)| (*n).min(counted.get(h).copied().unwrap_or(0)))
         .sum();
-    let ok = counted == owned && owned.values().all(|&n| n > 0);
+    // A node of another data centre owns no key and coordinates no write.
+    let owned_all: BTreeMap<String, i64> = env
+        .nodes
+        .iter()
+        .map(|n| {
+            let host = n.host.to_string();
+            let keys = owned.get(&host).copied().unwrap_or(0);
+            (host, keys)
+        })
+        .collect();
+    let ok = counted == owned_all && owned.values().all(|&n| n > 0);
     let _ = admin
         .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {keyspace}"))
         .await;
@@ -480,9 +499,10 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
         name: "routing",
         ok,
         figures: format!(
-            "{N} inserts, 1 replica per key: writes coordinated per node {counted:?}, keys owned \
-             per node {owned:?}; {matched} of {N} coordinated by their replica (by chance: about \
-             a third)"
+            "{N} inserts, 1 replica per key (in {dc}): writes coordinated per node {counted:?}, \
+             keys owned per node {owned_all:?}; {matched} of {N} coordinated by their replica (by \
+             chance: one in {})",
+            owners.len()
         ),
     })
 }

@@ -39,9 +39,18 @@
 //!   every acknowledged write reads back at ALL.
 //! - `routing`: with one replica per key, every write is coordinated by the key's replica
 //!   (each node's own count of coordinated writes equals the keys it owns).
+//! - `unavailable`: two nodes killed: once marked down, QUORUM and SERIAL requests fail as
+//!   `Unavailable` in well under a second, naming every node tried; ONE works; nothing
+//!   acknowledged is lost (see `degraded.rs`).
+//!
+//! With `--cluster --two-dcs`, on the cluster in two data centres (127.0.0.1-2 in dc1,
+//! 127.0.0.3 in dc2; keyspaces with two replicas in dc1 and one in dc2): `datacenters` (a
+//! wrong local data centre refused; with `local_dc = dc1`, dc1's nodes coordinate every
+//! request), `dc-down` (dc2 stopped: LOCAL_QUORUM works, EACH_QUORUM is `Unavailable` naming
+//! dc2, a migration applies), then `schema`, `quorum`, `routing` and `load` as above.
 //!
 //! ```text
-//! chaos [--cluster] [--only load,pause,crash,...] [--ops N] [--write RELIABILITY.md]
+//! chaos [--cluster [--two-dcs]] [--only load,pause,crash,...] [--ops N] [--write RELIABILITY.md]
 //! ```
 
 #![forbid(unsafe_code)]
@@ -51,6 +60,7 @@ mod cluster;
 mod copy;
 mod counters;
 mod data;
+mod degraded;
 mod env;
 mod report;
 
@@ -58,12 +68,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use cassmodel::{ConnectOptions, Replication};
-use cassmodel_node::NodeConfig;
+use cassmodel_node::{NodeConfig, Topology};
 
 use env::{Env, Outcome};
 
 struct Args {
     cluster: bool,
+    two_dcs: bool,
     only: Vec<String>,
     ops: usize,
     write: Option<std::path::PathBuf>,
@@ -72,14 +83,54 @@ struct Args {
 const CHECKS: [&str; 8] = [
     "drift", "hostile", "migrate", "copy", "counters", "load", "pause", "crash",
 ];
-const CLUSTER_CHECKS: [&str; 11] = [
-    "schema", "quorum", "routing", "drift", "hostile", "migrate", "copy", "counters", "load",
-    "pause", "crash",
+const CLUSTER_CHECKS: [&str; 12] = [
+    "schema",
+    "quorum",
+    "routing",
+    "unavailable",
+    "drift",
+    "hostile",
+    "migrate",
+    "copy",
+    "counters",
+    "load",
+    "pause",
+    "crash",
 ];
+/// On two data centres: the checks of data centres, then those whose outcome depends on
+/// where replicas are (the others are the same on one data centre or two).
+const TWO_DC_CHECKS: [&str; 6] = [
+    "datacenters",
+    "dc-down",
+    "schema",
+    "quorum",
+    "routing",
+    "load",
+];
+
+impl Args {
+    /// The checks of this run's target, in order.
+    fn all(&self) -> &'static [&'static str] {
+        match (self.cluster, self.two_dcs) {
+            (true, true) => &TWO_DC_CHECKS,
+            (true, false) => &CLUSTER_CHECKS,
+            _ => &CHECKS,
+        }
+    }
+
+    fn topology(&self) -> Topology {
+        if self.two_dcs {
+            Topology::TwoDcs
+        } else {
+            Topology::OneDc
+        }
+    }
+}
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         cluster: false,
+        two_dcs: false,
         only: Vec::new(),
         ops: 2_000,
         write: None,
@@ -88,6 +139,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--cluster" => args.cluster = true,
+            "--two-dcs" => args.two_dcs = true,
             "--only" => {
                 let v = it.next().ok_or("--only needs a list, e.g. load,crash")?;
                 args.only = v.split(',').map(|s| s.trim().to_owned()).collect();
@@ -103,7 +155,7 @@ fn parse_args() -> Result<Args, String> {
             "--write" => args.write = Some(it.next().ok_or("--write needs a file")?.into()),
             "-h" | "--help" => {
                 return Err(
-                    "usage: chaos [--cluster] [--only load,pause,crash] [--ops N] \
+                    "usage: chaos [--cluster [--two-dcs]] [--only load,pause,crash] [--ops N] \
                             [--write FILE]"
                         .into(),
                 );
@@ -111,11 +163,10 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument `{other}` (see --help)")),
         }
     }
-    let all: &[&str] = if args.cluster {
-        &CLUSTER_CHECKS
-    } else {
-        &CHECKS
-    };
+    if args.two_dcs && !args.cluster {
+        return Err("--two-dcs goes with --cluster".into());
+    }
+    let all = args.all();
     if args.only.is_empty() {
         args.only = all.iter().map(|s| (*s).to_owned()).collect();
     } else if let Some(bad) = args.only.iter().find(|c| !all.contains(&c.as_str())) {
@@ -170,11 +221,12 @@ async fn run(args: &Args) -> Result<bool, String> {
     let base = NodeConfig::try_from_env().map_err(|e| e.to_string())?;
     let started = Instant::now();
     let (node, nodes, replication) = if args.cluster {
-        let nodes = cassmodel_node::cluster_nodes(&base);
+        let nodes = cassmodel_node::cluster_nodes_in(&base, args.topology());
         cassmodel_node::start_cluster(&nodes)
             .await
             .map_err(|e| format!("the cluster did not start: {e}"))?;
-        (nodes[1].clone(), nodes, cluster::rf3())
+        let replication = degraded::replication_of(&nodes);
+        (nodes[1].clone(), nodes, replication)
     } else {
         cassmodel_node::ensure_running(&base)
             .await
@@ -204,11 +256,7 @@ async fn run(args: &Args) -> Result<bool, String> {
     };
     println!(
         "chaos: {} ({}), faults to {} (pid {}), keyspace {keyspace} ({}), load average {}",
-        if args.cluster {
-            "three-node cluster"
-        } else {
-            "single node"
-        },
+        target(args),
         cassmodel_node::contact_points(&env.nodes).join(","),
         env.node.contact_point(),
         cassmodel_node::running_pid(&env.node).map_or("?".into(), |p| p.to_string()),
@@ -216,17 +264,19 @@ async fn run(args: &Args) -> Result<bool, String> {
         cassmodel_node::load_average()
     );
     let mut outcomes = Vec::new();
-    let all: &[&str] = if args.cluster {
-        &CLUSTER_CHECKS
-    } else {
-        &CHECKS
-    };
-    for name in all.iter().filter(|c| args.only.iter().any(|o| o == *c)) {
+    for name in args
+        .all()
+        .iter()
+        .filter(|c| args.only.iter().any(|o| o == *c))
+    {
         let t = Instant::now();
         let outcome = match *name {
             "schema" => cluster::schema(&env).await,
             "quorum" => cluster::quorum(&env).await,
             "routing" => cluster::routing(&env).await,
+            "unavailable" => degraded::unavailable(&env).await,
+            "datacenters" => degraded::datacenters(&env).await,
+            "dc-down" => degraded::dc_down(&env).await,
             "drift" => data::drift(&env).await,
             "hostile" => data::hostile(&env).await,
             "migrate" => data::migration(&env).await,
@@ -286,14 +336,24 @@ async fn run(args: &Args) -> Result<bool, String> {
         cassmodel_node::load_average()
     );
     if let Some(path) = &args.write {
-        let (target, command) = if args.cluster {
-            ("three-node cluster", "cargo xtask chaos --cluster")
-        } else {
-            ("single node", "cargo xtask chaos")
+        let command = match (args.cluster, args.two_dcs) {
+            (true, true) => "cargo xtask chaos --cluster --two-dcs",
+            (true, false) => "cargo xtask chaos --cluster",
+            _ => "cargo xtask chaos",
         };
+        let target = target(args);
         report::write_section(path, target, command, &outcomes)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote the figures to {}", path.display());
     }
     Ok(all_ok)
+}
+
+/// What the checks run on, in words.
+fn target(args: &Args) -> &'static str {
+    match (args.cluster, args.two_dcs) {
+        (true, true) => "three-node cluster in two data centres",
+        (true, false) => "three-node cluster",
+        _ => "single node",
+    }
 }
