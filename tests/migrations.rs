@@ -1329,6 +1329,81 @@ async fn cli_plan_apply_generate_validate() {
     t.drop_all().await;
 }
 
+/// The CLI prints the warnings the server attaches to its statements (here: a replication
+/// factor above the node count), and refuses a local data centre no node is in, in under a
+/// second, naming the cluster's data centres and the one meant.
+#[tokio::test(flavor = "multi_thread")]
+async fn cli_prints_server_warnings_and_refuses_a_wrong_local_dc() {
+    let mut t = support::test_db("migr_cli_warn").await;
+    let ks = format!("{}_w", t.keyspace());
+    t.keyspaces.push(ks.clone());
+    let options = cassmodel_node::cluster_or_local_node().await.expect("node");
+    let points = options.get_contact_points().join(",");
+    let state = t.db.session().get_cluster_state();
+    let nodes = state.get_nodes_info();
+    let replicas = (nodes.len() + 1).to_string();
+    let dc = nodes
+        .iter()
+        .find_map(|n| n.datacenter.clone())
+        .expect("the node's data centre");
+    let run = |a: Vec<String>| {
+        tokio::task::spawn_blocking(move || {
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            run_cli(&a, Models::new().table::<cli_models::Note>())
+        })
+    };
+    let args = |verb: &str, extra: &[&str]| -> Vec<String> {
+        let mut a = vec![
+            verb.to_owned(),
+            "--contact-points".to_owned(),
+            points.clone(),
+            "--keyspace".to_owned(),
+            ks.clone(),
+        ];
+        a.extend(extra.iter().map(|s| (*s).to_owned()));
+        a
+    };
+    let replication = format!("SimpleStrategy:{replicas}");
+    let (exit, out, err) = run(args("apply", &["--replication", &replication]))
+        .await
+        .expect("join");
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+    let warning = err
+        .lines()
+        .find(|l| l.starts_with("warning from Cassandra: CREATE KEYSPACE: "))
+        .unwrap_or_else(|| panic!("no warning printed: {err}"));
+    assert!(
+        warning.contains(&format!(
+            "Your replication factor {replicas} for keyspace {ks} is higher than the number of nodes"
+        )),
+        "{warning}"
+    );
+    // The data centre's name in another case: refused, the right one suggested.
+    let wrong = if dc.chars().any(char::is_lowercase) {
+        dc.to_uppercase()
+    } else {
+        dc.to_lowercase()
+    };
+    let started = std::time::Instant::now();
+    let (exit, _, err) = run(args("plan", &["--local-dc", &wrong]))
+        .await
+        .expect("join");
+    let took = started.elapsed();
+    assert_eq!(exit, cli::Exit::Error, "{err}");
+    // About 0.15 s alone (the `datacenters` cluster check holds `connect` to 1 s); the bound
+    // leaves room for the tests running beside this one, and still catches a wait for a
+    // timeout (the connect timeout is 5 s).
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    for part in [
+        format!("the local data centre `{wrong}`"),
+        format!("`{dc}` ("),
+        format!("Did you mean `{dc}`?"),
+    ] {
+        assert!(err.contains(&part), "{part:?} not in {err}");
+    }
+    t.drop_all().await;
+}
+
 /// Nothing in this binary is a `Change` the tests forget to check: every variant is made by
 /// some plan above (compile-time reminder when a variant is added).
 #[allow(dead_code)]

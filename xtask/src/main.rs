@@ -400,7 +400,8 @@ fn install_cli() -> bool {
 /// cluster checks and the chaos checks run on the cluster (`chaos --cluster`, which starts
 /// it), then tests/writes.rs, tests/migrations.rs and tests/key_change.rs (its keyspaces
 /// replicated three times) with the cluster's three contact points;
-/// the cluster is stopped. A single node that ran before the test run (`started_by_run`
+/// the cluster is stopped, and the same addresses take the cluster in two data centres
+/// ([`two_dc_suite`]). A single node that ran before the test run (`started_by_run`
 /// false) is started again. Returns the steps that failed.
 fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str> {
     let mut failed = Vec::new();
@@ -439,17 +440,64 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
             failed.push("tests on the cluster");
         }
     }
-    match block_on(cassmodel_node::stop_cluster(&nodes)) {
-        Ok(Ok(n)) => eprintln!("stopped {n} cluster node(s)"),
-        Ok(Err(e)) => eprintln!("could not stop the cluster: {e}"),
-        Err(e) => eprintln!("{e}"),
-    }
+    stop_nodes(&nodes);
+    failed.extend(two_dc_suite(&single, counts));
     if single_was_running
         && !started_by_run
         && let Err(e) = start("local node, running before the cluster", &single)
     {
         eprintln!("{e}");
     }
+    failed
+}
+
+/// Stops the cluster `nodes` (those started from their work dirs).
+fn stop_nodes(nodes: &[cassmodel_node::NodeConfig]) {
+    match block_on(cassmodel_node::stop_cluster(nodes)) {
+        Ok(Ok(n)) => eprintln!("stopped {n} cluster node(s)"),
+        Ok(Err(e)) => eprintln!("could not stop the cluster: {e}"),
+        Err(e) => eprintln!("{e}"),
+    }
+}
+
+/// The cluster in two data centres (127.0.0.1-2 in dc1, 127.0.0.3 in dc2), after the
+/// one-data-centre cluster is stopped: its checks (`chaos --cluster --two-dcs`: data-centre
+/// routing and a data centre down, then the checks whose outcome depends on where replicas
+/// are, the load check with 500 operations per task), then tests/writes.rs with
+/// `CASSMODEL_LOCAL_DC=dc1`; the cluster is stopped. Returns the steps that failed.
+fn two_dc_suite(single: &cassmodel_node::NodeConfig, counts: &mut Counts) -> Vec<&'static str> {
+    let mut failed = Vec::new();
+    let nodes = cassmodel_node::cluster_nodes_in(single, cassmodel_node::Topology::TwoDcs);
+    if !run_noted(
+        "cluster checks on the cluster in two data centres",
+        &mut chaos(&[
+            "--cluster".to_owned(),
+            "--two-dcs".to_owned(),
+            "--ops".to_owned(),
+            "500".to_owned(),
+        ]),
+        counts,
+    ) {
+        failed.push("two data centres");
+    }
+    if nodes
+        .iter()
+        .all(|n| cassmodel_node::running_pid(n).is_some())
+    {
+        let points = cassmodel_node::contact_points(&nodes).join(",");
+        if !cargo_test(
+            "tests/writes.rs on the cluster in two data centres, local data centre dc1",
+            &["--all-features", "--test", "writes"],
+            &[
+                ("CASSMODEL_CONTACT_POINTS", points.as_str()),
+                ("CASSMODEL_LOCAL_DC", "dc1"),
+            ],
+            counts,
+        ) {
+            failed.push("tests on two data centres");
+        }
+    }
+    stop_nodes(&nodes);
     failed
 }
 
@@ -511,9 +559,11 @@ fn main() -> ExitCode {
                  test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n  \
                  demo    start or reuse the local node and run the seed-model demo\n  \
                  node    start | stop | reset | status | logs: the local Cassandra node\n  \
-                 cluster start | stop | reset | status | logs: three nodes on 127.0.0.1-3 (stop the node first)\n  \
+                 cluster [--two-dcs] start | stop | reset | status | logs: three nodes on 127.0.0.1-3\n          \
+                 (stop the node first; --two-dcs: 127.0.0.1-2 in dc1, 127.0.0.3 in dc2)\n  \
                  chaos   load, pause (SIGSTOP) and kill -9 checks on the local node (--cluster: on the\n          \
-                 cluster, with the schema, quorum and routing checks); writes RELIABILITY.md\n  \
+                 cluster, with the schema, quorum, routing and unavailable checks; --cluster --two-dcs:\n          \
+                 on the cluster in two data centres); writes RELIABILITY.md\n  \
                  compile-bench   compile time of 50 derived tables against scylla's own derives"
             );
             ExitCode::from(2)

@@ -171,12 +171,12 @@ impl RetrySession for Recording {
             RetryDecision::RetrySameTarget(_) | RetryDecision::RetryNextTarget(_)
         );
         tracing::debug!(
-            node = node.map(|n| n.to_string()).unwrap_or_default(),
+            node = %node.map(|n| n.to_string()).unwrap_or_default(),
             ?consistency,
             took_ms = took.map_or(0.0, |t| t.as_secs_f64() * 1000.0),
             ?decision,
             error = %error,
-            "cassmodel: a request's attempt failed"
+            "a request's attempt failed"
         );
         if let Some(node) = node {
             self.attempts.push(Attempt {

@@ -77,7 +77,7 @@ impl Warnings {
             };
             tracing::warn!(
                 statement = %warning.statement,
-                table = warning.table.as_deref().unwrap_or(""),
+                table = %warning.table.as_deref().unwrap_or(""),
                 warning = %warning.text,
                 "Cassandra warned about a statement"
             );

@@ -1,0 +1,227 @@
+//! What the server and the driver say reaches the user: the warnings Cassandra attaches to
+//! its answers (as `tracing` warn events and through `Db::on_server_warning`), and each
+//! attempt of a failed request (`Error::attempts`, a `tracing` debug event per retried one).
+//! On the real node.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use cassmodel::{
+    Answer, Batch, CassTable, Consistency, Insert, Replication, ServerWarning, scylla,
+};
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "notes")]
+struct Note {
+    #[partition_key]
+    page: i32,
+    #[clustering]
+    line: i32,
+    text: String,
+}
+
+fn note(page: i32, line: i32, len: usize) -> Note {
+    Note {
+        page,
+        line,
+        text: "n".repeat(len),
+    }
+}
+
+/// A `tracing` subscriber writing every event at `level` and above into a buffer, as a
+/// program's `tracing_subscriber::fmt()` would print them.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    /// Installs it for this thread (the tests run on a current-thread runtime) until the
+    /// guard is dropped.
+    fn install(&self, level: tracing::Level) -> tracing::subscriber::DefaultGuard {
+        let writer = self.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::set_default(subscriber)
+    }
+
+    /// The lines written so far by cassmodel (not the driver), and forgets them.
+    fn take_ours(&self) -> Vec<String> {
+        let bytes = std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter(|l| l.contains("cassmodel_runtime"))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// A batch over `batch_size_warn_threshold` (5 KiB) and a read over the tombstone warning
+/// threshold (1,000) each give their warning to the handler and as a warn event naming the
+/// statement and the table; ordinary requests give none.
+#[tokio::test]
+async fn server_warnings_reach_tracing_and_the_handler() {
+    let t = support::test_db("warnings").await;
+    t.db.create_table::<Note>().await.expect("create table");
+    let table = format!("{}.notes", t.keyspace());
+    let captured = Captured::default();
+    let _guard = captured.install(tracing::Level::WARN);
+    let seen: Arc<Mutex<Vec<ServerWarning>>> = Arc::default();
+    let kept = Arc::clone(&seen);
+    t.db.on_server_warning(move |w| kept.lock().expect("lock").push(w.clone()));
+    let take = || std::mem::take(&mut *seen.lock().expect("lock"));
+
+    // Ordinary requests: an insert, a read, a small batch.
+    t.db.insert(&note(1, 1, 100)).await.expect("insert");
+    let back = Note::select()
+        .page(&1)
+        .fetch_all(&t.db)
+        .await
+        .expect("read");
+    assert_eq!(back, vec![note(1, 1, 100)]);
+    Batch::logged()
+        .insert(&note(2, 1, 10))
+        .insert(&note(3, 1, 10))
+        .execute(&t.db)
+        .await
+        .expect("small batch");
+    assert_eq!(take(), Vec::new(), "no warning for ordinary requests");
+    assert_eq!(captured.take_ours(), Vec::<String>::new());
+
+    // A logged batch of two partitions, 8 KiB in all.
+    let (a, b) = (note(4, 1, 4096), note(5, 1, 4096));
+    Batch::logged()
+        .insert(&a)
+        .insert(&b)
+        .execute(&t.db)
+        .await
+        .expect("large batch");
+    let warnings = take();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let w = &warnings[0];
+    assert_eq!(w.statement, "BATCH");
+    assert_eq!(w.table.as_deref(), Some(table.as_str()));
+    assert!(
+        w.text.contains("exceeding specified threshold of 5120"),
+        "{w:?}"
+    );
+    let lines = captured.take_ours();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    for part in [
+        " WARN ",
+        "Cassandra warned about a statement",
+        "statement=BATCH",
+        &format!("table={table}"),
+        "exceeding specified threshold of 5120",
+    ] {
+        assert!(lines[0].contains(part), "{part:?} not in {}", lines[0]);
+    }
+    // No bound value is in the event: the 4 KiB text is not.
+    assert!(!lines[0].contains(&"n".repeat(64)), "{}", lines[0]);
+
+    // 1,100 rows of one partition deleted one by one, then the partition read: the read
+    // passes over 1,100 row tombstones.
+    for line in 0..1_100 {
+        t.db.insert(&note(6, line, 1)).await.expect("insert");
+    }
+    for line in 0..1_100 {
+        Note::delete()
+            .page(&6)
+            .line(&line)
+            .execute(&t.db)
+            .await
+            .expect("delete");
+    }
+    assert_eq!(take(), Vec::new(), "writes and deletes warn of nothing");
+    let back = Note::select()
+        .page(&6)
+        .fetch_all(&t.db)
+        .await
+        .expect("read");
+    assert!(back.is_empty());
+    let warnings = take();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].statement, "SELECT");
+    assert_eq!(warnings[0].table.as_deref(), Some(table.as_str()));
+    assert!(warnings[0].text.contains("tombstone"), "{:?}", warnings[0]);
+    let lines = captured.take_ours();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("statement=SELECT"), "{}", lines[0]);
+    assert!(lines[0].contains("tombstone"), "{}", lines[0]);
+}
+
+/// A request the node refuses as `Unavailable` is retried by the driver on the next node of
+/// its plan (none here): the error keeps the attempt (node, answer, time), its kind is the
+/// server's, and the retry decision is a `tracing` debug event.
+#[tokio::test]
+async fn each_attempt_is_kept_and_a_retry_is_a_debug_event() {
+    let mut t = support::test_db("attempts").await;
+    let ks = format!("{}_rf7", t.keyspace());
+    t.db.create_keyspace(&ks, &Replication::Simple(7))
+        .await
+        .expect("create keyspace");
+    t.keyspaces.push(ks.clone());
+    let db = t.db.with_keyspace(&ks).expect("keyspace name");
+    db.create_table::<Note>().await.expect("create table");
+    let captured = Captured::default();
+    let _guard = captured.install(tracing::Level::DEBUG);
+    let err = Insert::new(&note(1, 1, 10))
+        .with_options(|o| o.consistency = Some(Consistency::All))
+        .execute(&db)
+        .await
+        .expect_err("ALL of seven replicas");
+    assert!(err.is_unavailable(), "{err}");
+    let attempts = err.attempts();
+    assert!(!attempts.is_empty(), "{err}");
+    let first = &attempts[0];
+    let points = cassmodel_node::cluster_or_local_node()
+        .await
+        .expect("a node")
+        .get_contact_points()
+        .to_vec();
+    let node = first.node.to_string();
+    assert!(points.contains(&node), "{node} not in {points:?}");
+    assert!(first.took.is_some_and(|t| t.as_secs() < 5), "{attempts:?}");
+    assert!(
+        matches!(
+            &first.answer,
+            Answer::Server {
+                error: scylla::errors::DbError::Unavailable { required: 7, .. },
+                ..
+            }
+        ),
+        "{attempts:?}"
+    );
+    let lines = captured.take_ours();
+    let retried: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("DEBUG") && l.contains("a request's attempt failed"))
+        .collect();
+    assert!(!retried.is_empty(), "{lines:?}");
+    assert!(
+        retried[0].contains(&format!("node={node}")),
+        "{}",
+        retried[0]
+    );
+    assert!(retried[0].contains("RetryNextTarget"), "{}", retried[0]);
+}
