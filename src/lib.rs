@@ -487,6 +487,36 @@
 //!   `CASSMODEL_TLS_CA`, `CASSMODEL_TLS_CERT`, `CASSMODEL_TLS_KEY`. Without it, TLS settings
 //!   are refused with an error.
 //!
+//! A local data centre ([`ConnectOptions::local_dc`]) that no node of the cluster is in is
+//! refused by `connect` ([`Error::UnknownLocalDc`], [`ErrorKind::Configuration`]), naming the
+//! cluster's data centres.
+//!
+//! ## When the cluster is degraded
+//!
+//! A failed request keeps every attempt the driver made ([`Error::attempts`]: each node, its
+//! answer, how long it took), and [`Error::kind`] follows the most telling answer: with two of
+//! three nodes down, a coordinator's `Unavailable` rather than the next node's broken
+//! connection pool. The warnings Cassandra attaches to an answer (a large batch, a read over
+//! many tombstones) are `tracing` warn events and reach [`Db::on_server_warning`].
+//!
+//! ```no_run
+//! # use cassmodel::{CassTable, Db, ErrorKind};
+//! # #[derive(CassTable)] #[cass(table = "readings")]
+//! # struct Reading { #[partition_key] sensor: i32, value: i32 }
+//! # async fn f(db: &Db, r: &Reading) {
+//! db.on_server_warning(|w| eprintln!("Cassandra warns about {w}"));
+//! match db.insert(r).await {
+//!     Ok(()) => {}
+//!     Err(e) if e.kind() == ErrorKind::Unavailable => {
+//!         for a in e.attempts() {
+//!             eprintln!("{} ({:?}) answered {:?}", a.node, a.datacenter, a.answer);
+//!         }
+//!     }
+//!     Err(e) => eprintln!("{e}"),
+//! }
+//! # }
+//! ```
+//!
 //! The migration command-line tool is the `cassmodel-cli` crate: a one-line `bin` of yours
 //! (`cassmodel_cli::main()`) for the migrations of your models, and the installable
 //! `cassmodel` command for what needs no models.

@@ -35,8 +35,10 @@
 //!
 //! The raw side's rows are `#[derive(DeserializeRow)]` structs with the driver's default
 //! attributes (columns matched by name). Its statements are not marked idempotent (that only
-//! changes retries). Both sides share one session (`db.session()`): the same connection pool,
-//! load balancing and runtime. Before measuring, the bench checks that both sides read the
+//! changes retries). Each side has its own session to the same node: cassmodel's from
+//! `ConnectOptions::connect` (with its policies that record attempts, issue 36), the raw
+//! side's from the driver's `SessionBuilder` with its default policies; both on the same
+//! runtime. Before measuring, the bench checks that both sides read the
 //! same rows (non-empty) in every read phase.
 //!
 //! The peer: the phases charybdis has (insert, point read, latest 20, partition, indexed read,
@@ -419,7 +421,15 @@ async fn main() {
         cassmodel_node::load_average()
     );
 
-    let raw = Raw::prepare(&db, &ks).await;
+    // The raw side's own session, as the driver's docs build one: `SessionBuilder` with the
+    // driver's default policies (LOCAL_QUORUM and a 30 s request timeout, as cassmodel's).
+    let plain = scylla::client::session_builder::SessionBuilder::new()
+        .known_nodes(options.get_contact_points())
+        .build()
+        .await
+        .expect("the raw side's session");
+    let raw_db = Db::new(plain);
+    let raw = Raw::prepare(&raw_db, &ks).await;
     let queries: Vec<[f32; DIM]> = (0..1_000).map(|i| embedding(0x9e7, i)).collect();
     let mut per_score = HashMap::new();
     for i in 0..USERS * EVENTS_PER_USER {
@@ -427,6 +437,7 @@ async fn main() {
     }
     let ops = Ops {
         db: db.clone(),
+        raw_db,
         raw,
         queries: queries.iter().map(|q| Vector::new(*q)).collect(),
         raw_queries: queries.iter().map(|q| q.to_vec()).collect(),

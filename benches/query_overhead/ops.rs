@@ -137,9 +137,14 @@ impl Raw {
     }
 }
 
-/// What both sides share: the session, the raw statements, and the keys to draw from.
+/// What both sides run on: cassmodel's `Db`, the raw side's own session with its statements,
+/// and the keys to draw from.
 pub struct Ops {
     pub db: Db,
+    /// The raw side's session, built as the driver's docs build one (`SessionBuilder` with
+    /// its default policies), wrapped only to share the helpers: cassmodel's recording of
+    /// attempts is not on it.
+    pub raw_db: Db,
     pub raw: Raw,
     /// Query vectors, as each side binds them.
     pub queries: Vec<cassmodel::value::Vector<DIM>>,
@@ -159,7 +164,7 @@ impl Ops {
     where
         R: for<'f, 'm> DeserializeRow<'f, 'm> + Send + 'static,
     {
-        self.db
+        self.raw_db
             .session()
             .execute_iter(ps.clone(), values)
             .await
@@ -185,7 +190,7 @@ impl Ops {
     where
         R: for<'f, 'm> DeserializeRow<'f, 'm>,
     {
-        self.db
+        self.raw_db
             .session()
             .execute_unpaged(ps, values)
             .await
@@ -227,7 +232,7 @@ impl Ops {
     /// (or 1 for a write that applied).
     pub async fn op(&self, side: Side, phase: Phase, seed: u64, i: usize, n: usize) -> usize {
         let db = &self.db;
-        let s = db.session();
+        let s = self.raw_db.session();
         match (side, phase) {
             (Side::Cassmodel, Phase::Insert) => {
                 let row = new_event(pool(side, phase), n);
