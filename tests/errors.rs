@@ -47,12 +47,8 @@ async fn too_few_replicas_is_unavailable() {
     let mut t = support::test_db("err_unavailable").await;
     // Seven replicas wanted: more than this node (or a three-node cluster) has, so neither
     // ALL (7) nor a quorum (4) can be met and the coordinator refuses before trying.
-    let ks = format!("{}_rf7", t.keyspace());
-    t.db.create_keyspace(&ks, &Replication::Simple(7))
-        .await
-        .expect("create keyspace");
-    t.keyspaces.push(ks.clone());
-    let db = t.db.with_keyspace(&ks).expect("keyspace name");
+    let db = t.with_replicas(7).await;
+    let ks = db.keyspace().expect("keyspace").to_owned();
     db.create_table::<Reading>().await.expect("create table");
     let row = reading(1, 1);
     let err = Insert::new(&row)
@@ -140,6 +136,24 @@ async fn nothing_listening_is_a_connection_error() {
     assert!(!err.is_authentication() && !err.is_timeout());
     // The hint fits the cause: start a node or point at one.
     assert!(err.to_string().contains("cassmodel-node"), "{err}");
+    // Several contact points, none reachable: each with its own reason (the driver keeps the
+    // last one's only).
+    let err = Db::connect(&[
+        "127.0.0.1:1".to_owned(),
+        "127.0.0.3:2".to_owned(),
+        "no-such-host.invalid:9042".to_owned(),
+    ])
+    .await
+    .expect_err("nothing listens there");
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+    let text = err.to_string();
+    for part in [
+        "each contact point: 127.0.0.1:1: connection refused",
+        "; 127.0.0.3:2: connection refused",
+        "; no-such-host.invalid:9042: the name does not resolve",
+    ] {
+        assert!(text.contains(part), "{part:?} not in {text}");
+    }
 }
 
 #[derive(CassTable, Debug, Clone, PartialEq)]

@@ -8,7 +8,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 
 use cassmodel::{
-    Answer, Batch, CassTable, Consistency, Insert, Replication, ServerWarning, scylla,
+    Answer, Batch, CassTable, Consistency, Insert, ServerWarning, scylla,
 };
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
@@ -176,12 +176,8 @@ async fn server_warnings_reach_tracing_and_the_handler() {
 #[tokio::test]
 async fn each_attempt_is_kept_and_a_retry_is_a_debug_event() {
     let mut t = support::test_db("attempts").await;
-    let ks = format!("{}_rf7", t.keyspace());
-    t.db.create_keyspace(&ks, &Replication::Simple(7))
-        .await
-        .expect("create keyspace");
-    t.keyspaces.push(ks.clone());
-    let db = t.db.with_keyspace(&ks).expect("keyspace name");
+    // Seven replicas wanted on fewer nodes: ALL cannot be met.
+    let db = t.with_replicas(7).await;
     db.create_table::<Note>().await.expect("create table");
     let captured = Captured::default();
     let _guard = captured.install(tracing::Level::DEBUG);

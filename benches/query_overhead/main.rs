@@ -66,6 +66,8 @@
 //! tell 1.00 from 1.03 in every variant (BENCHMARKS.md, issue 29, third step).
 //!
 //! Environment: `QUERY_OVERHEAD_ROUNDS` (default 36), `QUERY_OVERHEAD_SLICE_MS` (default 300),
+//! `QUERY_OVERHEAD_POLICIES=1` (both sides run the raw code, one on cassmodel's session and
+//! one on the driver's default session: the cost of the attempt-recording policies alone),
 //! `QUERY_OVERHEAD_CONCURRENCY` (default 64), `QUERY_OVERHEAD_ONLY` (the variants whose name
 //! contains this text, or one of several separated by `|`), `QUERY_OVERHEAD_CALIBRATE=1` (an
 //! A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
@@ -117,6 +119,11 @@ struct Bench {
     ops: Ops,
     /// A/A run: both sides run this side's code.
     only_side: Option<Side>,
+    /// `QUERY_OVERHEAD_POLICIES=1`: both sides run the raw code, the cassmodel side's on
+    /// cassmodel's session (the policies that record attempts) and the raw side's on the
+    /// driver's default one: the ratio is the cost of the policies alone. These `Ops` are the
+    /// raw code on cassmodel's session.
+    policies: Option<Ops>,
     slices: Option<(std::ffi::OsString, std::sync::Mutex<Vec<String>>)>,
     total_ops: AtomicUsize,
     /// Writes made so far per (side, phase): the next write's fresh key.
@@ -146,9 +153,13 @@ impl From<drive::Measured> for Sample {
 
 impl Bench {
     async fn op(&self, side: Side, phase: Phase, seed: u64, i: usize) -> usize {
+        let ops = match &self.policies {
+            Some(recorded) if side == Side::Cassmodel => recorded,
+            _ => &self.ops,
+        };
         let side = self.only_side.unwrap_or(side);
         let n = self.written[&(side as u8, phase as u8)].fetch_add(1, Ordering::Relaxed);
-        self.ops.op(side, phase, seed, i, n).await
+        ops.op(side, phase, seed, i, n).await
     }
 
     /// Starts operations with `concurrency` in flight for `slice` of wall time (paced at
@@ -386,8 +397,9 @@ async fn main() {
     let pace: f64 = env_or("QUERY_OVERHEAD_PACE", 0.6);
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
     let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
+    let policies = env_or("QUERY_OVERHEAD_POLICIES", 0u8) != 0;
     let only_side = match env_or("QUERY_OVERHEAD_SIDE", String::new()).as_str() {
-        _ if calibrate => Some(Side::Raw),
+        _ if calibrate || policies => Some(Side::Raw),
         "raw" => Some(Side::Raw),
         "cassmodel" => Some(Side::Cassmodel),
         "" => None,
@@ -451,6 +463,10 @@ async fn main() {
         }
     }
     let bench = Bench {
+        policies: policies.then(|| Ops {
+            raw_db: db.clone(),
+            ..ops.clone()
+        }),
         ops,
         only_side,
         slices: std::env::var_os("QUERY_OVERHEAD_SLICES").map(|path| (path, Default::default())),
@@ -471,7 +487,13 @@ async fn main() {
     for s in Raw::cql(&ks) {
         println!("  {s}");
     }
-    if let Some(side) = only_side {
+    if policies {
+        println!(
+            "policies run: both sides run the raw code, the cassmodel column's on cassmodel's \
+             session (attempt-recording policies), the raw column's on the driver's default one \
+             (QUERY_OVERHEAD_POLICIES)"
+        );
+    } else if let Some(side) = only_side {
         println!("A/A run: both sides run the {side:?} code (QUERY_OVERHEAD_CALIBRATE / _SIDE)");
     }
     let mut peer = if env_or("QUERY_OVERHEAD_PEER", 1u8) == 0 {

@@ -68,6 +68,7 @@ impl Phase {
 }
 
 /// The raw side's statements, prepared once.
+#[derive(Clone)]
 pub struct Raw {
     pub insert: PreparedStatement,
     pub point: PreparedStatement,
@@ -139,6 +140,7 @@ impl Raw {
 
 /// What both sides run on: cassmodel's `Db`, the raw side's own session with its statements,
 /// and the keys to draw from.
+#[derive(Clone)]
 pub struct Ops {
     pub db: Db,
     /// The raw side's session, built as the driver's docs build one (`SessionBuilder` with

@@ -148,6 +148,16 @@ impl TestDb {
         self.keyspaces.push(ks);
     }
 
+    /// A `Db` on a new keyspace of this test with `replicas` copies of every row (`SimpleStrategy`),
+    /// e.g. more than the cluster has nodes, so that ALL and QUORUM cannot be met.
+    pub async fn with_replicas(&mut self, replicas: u32) -> Db {
+        let ks = format!("{}_rf{replicas}", self.keyspaces[0]);
+        let ks: String = ks.chars().take(48).collect();
+        create(&self.db, &ks, replicas).await;
+        self.keyspaces.push(ks.clone());
+        self.db.with_keyspace(&ks).expect("valid keyspace name")
+    }
+
     /// The default keyspace of this test.
     pub fn keyspace(&self) -> &str {
         &self.keyspaces[0]
