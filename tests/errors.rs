@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use cassmodel::{Batch, CassTable, Consistency, Db, Error, ErrorKind, Insert, Replication};
+use cassmodel::{Batch, CassTable, Consistency, Db, Error, ErrorKind, Insert};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "readings")]
