@@ -7,9 +7,7 @@ mod support;
 
 use std::sync::{Arc, Mutex};
 
-use cassmodel::{
-    Answer, Batch, CassTable, Consistency, Insert, ServerWarning, scylla,
-};
+use cassmodel::{Answer, Batch, CassTable, Consistency, Insert, ServerWarning, scylla};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "notes")]
