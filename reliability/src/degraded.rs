@@ -7,7 +7,7 @@
 //!   second, the message naming the consistency, the replicas required and alive and every
 //!   node; ONE works; after the restart every acknowledged write reads back at ALL.
 //! - `datacenters` (two data centres): a local data centre no node is in is refused by
-//!   `connect` in under a second, naming the data centres (the right one, in another case,
+//!   `connect` and by the `cassmodel` command in under a second, naming the data centres (the right one, in another case,
 //!   suggested); with `local_dc = dc1`, every request is coordinated by a node of dc1 (each
 //!   node's own count of coordinated requests).
 //! - `dc-down` (two data centres): dc2's node stopped: LOCAL_QUORUM writes and reads through
@@ -349,18 +349,35 @@ pub async fn datacenters(env: &Env) -> Result<Outcome, String> {
     let refused = env.options.clone().local_dc("DC1").connect().await.err();
     let refused_in = start.elapsed();
     let refusal = refused.as_ref().map(Error::to_string).unwrap_or_default();
+    let told = [
+        "`DC1`",
+        "`dc1` (2 nodes)",
+        "`dc2` (1 node)",
+        "Did you mean `dc1`",
+    ];
     let refused_ok = refused
         .as_ref()
         .is_some_and(|e| e.kind() == ErrorKind::Configuration)
         && refused_in < Duration::from_secs(1)
-        && [
-            "`DC1`",
-            "`dc1` (2 nodes)",
-            "`dc2` (1 node)",
-            "Did you mean `dc1`",
-        ]
-        .iter()
-        .all(|p| refusal.contains(p));
+        && told.iter().all(|p| refusal.contains(p));
+    // The same through the installable command.
+    let points = cassmodel_node::contact_points(&env.nodes).join(",");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = [
+        "cassmodel",
+        "--contact-points",
+        &points,
+        "--local-dc",
+        "DC1",
+        "check",
+    ];
+    let start = Instant::now();
+    let exit = cassmodel_cli::tool::run(argv, &mut out, &mut err).await;
+    let cli_in = start.elapsed();
+    let cli_err = String::from_utf8_lossy(&err).into_owned();
+    let cli_ok = exit == cassmodel_cli::Exit::Error
+        && cli_in < Duration::from_secs(1)
+        && told.iter().all(|p| cli_err.contains(p));
     // Routing: dc1's nodes coordinate everything.
     let db = connect(env, Consistency::LocalQuorum, Some("dc1")).await?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
@@ -384,18 +401,24 @@ pub async fn datacenters(env: &Env) -> Result<Outcome, String> {
         .fold((0, 0), |(w, r), (_, (cw, cr))| (w + cw, r + cr));
     let outside = counted.get(&dc2).copied().unwrap_or_default();
     let routed_ok = outside == (0, 0) && in_dc1 == (i64::from(N), i64::from(N));
-    let ok = refused_ok && routed_ok && errors.is_empty() && lost == 0;
+    let ok = refused_ok && cli_ok && routed_ok && errors.is_empty() && lost == 0;
     Ok(Outcome {
         name: "datacenters",
         ok,
         figures: format!(
-            "local data centre `DC1` refused by connect in {refused_in:.1?} ({}): {refusal}; with \
-             local_dc = dc1, {N} inserts and {N} reads at LOCAL_QUORUM ({} failed, {lost} lost) \
-             coordinated (writes, reads) per node {counted:?}: dc2's node {dc2} coordinated \
-             {outside:?}",
+            "local data centre `DC1` refused by connect in {refused_in:.1?} ({}): {refusal}; by \
+             `cassmodel check --local-dc DC1` in {cli_in:.1?} (exit {}{}); with local_dc = \
+             dc1, {N} inserts and {N} reads at LOCAL_QUORUM ({} failed, {lost} lost) coordinated \
+             (writes, reads) per node {counted:?}: dc2's node {dc2} coordinated {outside:?}",
             refused
                 .as_ref()
                 .map_or("accepted (wrong)".to_owned(), |e| format!("{:?}", e.kind())),
+            exit.code(),
+            if cli_ok {
+                String::new()
+            } else {
+                format!(", WRONG: {cli_err}")
+            },
             errors.len(),
         ),
     })
