@@ -280,8 +280,9 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
         /// Every attempt of the request, in order; nodes without an open connection last
-        /// ([`Answer::NoConnection`]). Empty when the request failed before it was sent, or
-        /// on a `Db` made from a session of the caller's ([`Db::new`](crate::Db::new)).
+        /// ([`Answer::NoConnection`]). Empty when the request failed before it was sent, on
+        /// a `Db` made from a session of the caller's ([`Db::new`](crate::Db::new)), and for
+        /// the pages after the first of a `fetch_stream` (fetched by the driver's pager task).
         attempts: Vec<Attempt>,
     },
     /// A driver error outside a statement (reading rows, paging).

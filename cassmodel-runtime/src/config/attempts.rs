@@ -19,7 +19,13 @@
 //!   ([`Error::execute`](crate::Error)).
 //!
 //! A request that succeeds costs two thread-local writes (`pick` and `on_request_success`)
-//! and nothing else; only failed attempts are kept. The driver's history listener
+//! and nothing else; only failed attempts are kept (BENCHMARKS.md, issue 36: no cost the
+//! machine resolves, no allocation).
+//!
+//! Not covered: the pages after the first of a `fetch_stream` (the driver's pager fetches
+//! them in a task of its own, whose attempts cannot reach the stream's error), and a `Db` made
+//! from a session of the caller's (`Db::new`), which has the caller's policies: their errors
+//! have no attempts, and their kind is the driver's last error's. The driver's history listener
 //! (`HistoryListener`) would give the same facts, but it is set per statement and would need
 //! a listener per request to tell requests apart; its `RequestId`s never reach the caller.
 
