@@ -136,24 +136,33 @@ impl ConnectArgs {
 
 /// The warnings the server attached to a command's statements (a replication factor above a
 /// data centre's node count, a batch over the warning threshold...), printed on its error
-/// output when it ends.
+/// output when it ends: the first [`Warned::KEPT`], then how many more there were (a
+/// backfill may draw one per batch).
 #[derive(Clone, Default)]
-pub(crate) struct Warned(Arc<Mutex<Vec<ServerWarning>>>);
+pub(crate) struct Warned(Arc<Mutex<(Vec<ServerWarning>, usize)>>);
 
 impl Warned {
+    /// The warnings printed in full.
+    const KEPT: usize = 20;
+
     /// Keeps the warnings of every statement run through `db`.
     pub(crate) fn watch(&self, db: &Db) {
         let kept = Arc::clone(&self.0);
         db.on_server_warning(move |w| {
-            kept.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(w.clone());
+            let mut kept = kept
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if kept.0.len() < Self::KEPT {
+                kept.0.push(w.clone());
+            } else {
+                kept.1 += 1;
+            }
         });
     }
 
     /// Prints the warnings kept so far, one line each.
     pub(crate) fn print(&self, err: &mut (dyn Write + Send)) {
-        let kept = std::mem::take(
+        let (kept, more) = std::mem::take(
             &mut *self
                 .0
                 .lock()
@@ -161,6 +170,12 @@ impl Warned {
         );
         for w in kept {
             let _ = writeln!(err, "warning from Cassandra: {w}");
+        }
+        if more > 0 {
+            let _ = writeln!(
+                err,
+                "warning from Cassandra: {more} more warnings not shown"
+            );
         }
     }
 }

@@ -763,10 +763,13 @@ impl Run<'_> {
         match values {
             [] => {}
             [one] => {
-                session
+                let res = session
                     .execute_unpaged(write, one)
                     .await
                     .map_err(|e| Error::execute(session, write.get_statement(), e))?;
+                self.db
+                    .warnings()
+                    .check(&res, write.get_statement(), Some(write));
             }
             _ => {
                 let mut batch = DriverBatch::new(kind);
@@ -777,10 +780,11 @@ impl Run<'_> {
                 if let Some(timeout) = write.get_request_timeout() {
                     batch.set_request_timeout(Some(timeout));
                 }
-                session
+                let res = session
                     .batch(&batch, values)
                     .await
                     .map_err(|e| Error::execute(session, write.get_statement(), e))?;
+                self.db.warnings().check(&res, "BATCH", Some(write));
             }
         }
         Ok(())
