@@ -129,8 +129,28 @@ pub async fn test_db_replicated(test: &str) -> TestDb {
     test_db_with(test, if nodes >= 3 { 3 } else { 1 }).await
 }
 
+/// Creates keyspace `ks` with `replicas` copies of every row: `SimpleStrategy`, or, with a
+/// local data centre (`CASSMODEL_LOCAL_DC`), `NetworkTopologyStrategy` with the copies in that
+/// data centre (at most one per node of it), as a user of DC-aware routing writes it: with
+/// `SimpleStrategy` a key's only replica may be in another data centre, and `LOCAL_QUORUM`
+/// is then unavailable.
 async fn create(db: &Db, ks: &str, replicas: u32) {
-    db.create_keyspace(ks, &Replication::Simple(replicas))
+    let replication = match std::env::var("CASSMODEL_LOCAL_DC") {
+        Ok(dc) if !dc.trim().is_empty() => {
+            let state = db.session().get_cluster_state();
+            let nodes = state
+                .get_nodes_info()
+                .iter()
+                .filter(|n| n.datacenter.as_deref() == Some(dc.as_str()))
+                .count();
+            let copies = replicas
+                .min(u32::try_from(nodes).unwrap_or(u32::MAX))
+                .max(1);
+            Replication::network_topology([(dc, copies)])
+        }
+        _ => Replication::Simple(replicas),
+    };
+    db.create_keyspace(ks, &replication)
         .await
         .unwrap_or_else(|e| panic!("CREATE KEYSPACE {ks}: {e}"));
 }
