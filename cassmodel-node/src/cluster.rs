@@ -39,14 +39,6 @@ impl Topology {
             Topology::TwoDcs => Some("dc2"),
         }
     }
-
-    /// The data centres with their nodes, as `NetworkTopologyStrategy` names them.
-    pub fn datacenters(self) -> Vec<(&'static str, u8)> {
-        match self {
-            Topology::OneDc => vec![("datacenter1", CLUSTER_SIZE)],
-            Topology::TwoDcs => vec![("dc1", 2), ("dc2", 1)],
-        }
-    }
 }
 
 /// The nodes of the local cluster in one data centre: [`cluster_nodes_in`] with

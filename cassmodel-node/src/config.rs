@@ -191,6 +191,12 @@ impl NodeConfig {
         }
     }
 
+    /// The node's data centre as the cluster names it: [`datacenter`](Self::datacenter), or
+    /// `datacenter1`, `SimpleSnitch`'s.
+    pub fn datacenter_name(&self) -> &str {
+        self.datacenter.as_deref().unwrap_or("datacenter1")
+    }
+
     /// The CQL contact point, `<host>:<native_port>`.
     pub fn contact_point(&self) -> String {
         format!("{}:{}", self.host, self.native_port)

@@ -877,24 +877,23 @@ impl Error {
         E: std::error::Error + Send + Sync + 'static,
     {
         let mut attempts = attempts::take();
-        if let Some(r) = row_error_in(&e) {
-            return Error::Row(r);
-        }
         if ends_without_connection(&e) {
             add_unconnected(session, &mut attempts);
         }
-        Error::Execute {
-            cql: cql.to_owned(),
-            source: Box::new(e),
-            attempts,
-        }
+        Error::request(cql, e, attempts)
     }
-}
 
-impl Error {
     /// Wraps a driver error from preparing a request to run `cql` (serializing its values),
     /// before anything was sent: a [`RowError`] when that is the cause.
     pub(crate) fn unsent<E>(cql: &str, e: E) -> Error
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Error::request(cql, e, Vec::new())
+    }
+
+    /// [`Error::Execute`] of `cql`, or the [`RowError`] under `e`.
+    fn request<E>(cql: &str, e: E, attempts: Vec<Attempt>) -> Error
     where
         E: std::error::Error + Send + Sync + 'static,
     {
@@ -903,7 +902,7 @@ impl Error {
             None => Error::Execute {
                 cql: cql.to_owned(),
                 source: Box::new(e),
-                attempts: Vec::new(),
+                attempts,
             },
         }
     }

@@ -234,56 +234,61 @@ pub(crate) fn kv(key: i32, round: &str) -> Kv {
     }
 }
 
-/// Writes `keys` at QUORUM (the `Db`'s default is LOCAL_QUORUM, which is QUORUM in one data
-/// centre); returns the failures.
-async fn write_all(db: &Db, keys: std::ops::Range<i32>, round: &str) -> Vec<String> {
+/// Writes `keys` (value `round-key`) at `consistency`, recording each acknowledged row in
+/// `expected`; returns the failures.
+pub(crate) async fn write_all(
+    db: &Db,
+    keys: std::ops::Range<i32>,
+    round: &str,
+    consistency: Consistency,
+    expected: &mut BTreeMap<i32, Kv>,
+) -> Vec<String> {
     let mut errors = Vec::new();
     for key in keys {
         let row = kv(key, round);
-        if let Err(e) = Insert::new(&row)
-            .with_options(|o| o.consistency = Some(Consistency::Quorum))
+        match Insert::new(&row)
+            .with_options(|o| o.consistency = Some(consistency))
             .execute(db)
             .await
         {
-            errors.push(format!("{:?}: {e}", e.kind()));
+            Ok(()) => {
+                expected.insert(key, row);
+            }
+            Err(e) => errors.push(format!("{:?}: {e}", e.kind())),
         }
     }
     errors
 }
 
-/// The keys in `keys` that do not read back at `consistency` with the value of `expected`.
-async fn lost(
+/// The keys of `expected` that do not read back equal at `consistency`.
+pub(crate) async fn lost(
     db: &Db,
-    keys: std::ops::Range<i32>,
     expected: &BTreeMap<i32, Kv>,
     consistency: Consistency,
 ) -> Result<usize, String> {
     let mut lost = 0;
-    for key in keys {
+    for (key, row) in expected {
         let back = Kv::select()
-            .key(&key)
+            .key(key)
             .consistency(consistency)
             .fetch_first(db)
             .await
             .map_err(|e| format!("read of {key} at {consistency:?}: {e}"))?;
-        if back.as_ref() != expected.get(&key) {
+        if back.as_ref() != Some(row) {
             lost += 1;
         }
     }
     Ok(lost)
 }
 
-/// Writes and reads at QUORUM with all nodes up, with 127.0.0.3 stopped (SIGTERM, by its
-/// pid) and after it is started again, all through one `Db`: every acknowledged write reads
-/// back at QUORUM and, at the end, at ALL; an LWT applies with the node down; ALL is refused
-/// as `Unavailable` while it is down; the restarted node coordinates requests of the same
-/// `Db` again.
-/// Starts `down`, a node of the cluster that was stopped, and waits until every node sees
+/// Starts `down`, nodes of the cluster that were stopped, and waits until every node sees
 /// every other (at most 120 s).
-pub(crate) async fn start_again(env: &Env, down: &NodeConfig) -> Result<(), String> {
-    cassmodel_node::ensure_running(down)
-        .await
-        .map_err(|e| format!("restarting {}: {e}", down.host))?;
+pub(crate) async fn start_again(env: &Env, down: &[&NodeConfig]) -> Result<(), String> {
+    for node in down {
+        cassmodel_node::ensure_running(node)
+            .await
+            .map_err(|e| format!("restarting {}: {e}", node.host))?;
+    }
     cassmodel_node::wait_joined(&env.nodes, Duration::from_secs(120))
         .await
         .map_err(|e| e.to_string())
@@ -296,21 +301,25 @@ pub(crate) async fn restart_down(env: &Env) -> Result<Vec<String>, String> {
     let mut restarted = Vec::new();
     for node in &env.nodes {
         if cassmodel_node::running_pid(node).is_none() {
-            start_again(env, node).await?;
+            start_again(env, &[node]).await?;
             restarted.push(node.host.to_string());
         }
     }
     Ok(restarted)
 }
 
+/// Writes and reads at QUORUM with all nodes up, with 127.0.0.3 stopped (SIGTERM, by its
+/// pid) and after it is started again, all through one `Db`: every acknowledged write reads
+/// back at QUORUM and, at the end, at ALL; an LWT applies with the node down; ALL is refused
+/// as `Unavailable` while it is down; the restarted node coordinates requests of the same
+/// `Db` again.
 pub async fn quorum(env: &Env) -> Result<Outcome, String> {
     const N: i32 = 300;
     let db = crate::checks::connect(env, None).await?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
     let down = &env.nodes[2];
     let mut expected = BTreeMap::new();
-    let mut errors = write_all(&db, 0..N, "up").await;
-    expected.extend((0..N).map(|k| (k, kv(k, "up"))));
+    let mut errors = write_all(&db, 0..N, "up", Consistency::Quorum, &mut expected).await;
 
     let stopped_pid = cassmodel_node::running_pid(down).ok_or("node 3 is not running")?;
     let stop_started = Instant::now();
@@ -319,9 +328,8 @@ pub async fn quorum(env: &Env) -> Result<Outcome, String> {
         .map_err(|e| format!("stopping {}: {e}", down.host))?;
     let stop_took = stop_started.elapsed();
     // With the node down: writes at QUORUM (2 of 3), then every key read at QUORUM.
-    let down_errors = write_all(&db, N..2 * N, "down").await;
-    expected.extend((N..2 * N).map(|k| (k, kv(k, "down"))));
-    let lost_down = lost(&db, 0..2 * N, &expected, Consistency::Quorum).await?;
+    let down_errors = write_all(&db, N..2 * N, "down", Consistency::Quorum, &mut expected).await;
+    let lost_down = lost(&db, &expected, Consistency::Quorum).await?;
     // A lightweight transaction needs a quorum of replicas for Paxos: 2 of 3 will do.
     let lwt_row = kv(-1, "lwt");
     let lwt_first = Insert::new(&lwt_row)
@@ -350,12 +358,20 @@ pub async fn quorum(env: &Env) -> Result<Outcome, String> {
 
     // Started again: it rejoins, and the same `Db` sends it requests again.
     let restart = Instant::now();
-    start_again(env, down).await?;
+    start_again(env, &[down]).await?;
     let rejoined = restart.elapsed();
     let used_again = coordinates_again(&db, down, Duration::from_secs(60)).await?;
-    errors.extend(write_all(&db, 2 * N..3 * N, "after").await);
-    expected.extend((2 * N..3 * N).map(|k| (k, kv(k, "after"))));
-    let lost_all = lost(&db, -1..3 * N, &expected, Consistency::All).await?;
+    errors.extend(
+        write_all(
+            &db,
+            2 * N..3 * N,
+            "after",
+            Consistency::Quorum,
+            &mut expected,
+        )
+        .await,
+    );
+    let lost_all = lost(&db, &expected, Consistency::All).await?;
 
     let ok = errors.is_empty()
         && down_errors.is_empty()
@@ -390,7 +406,7 @@ pub async fn quorum(env: &Env) -> Result<Outcome, String> {
 /// How many requests the node of `db` (a [`pinned`] `Db`) has coordinated for
 /// `keyspace.cluster_kv`, from its own metrics (`system_views.coordinator_write_latency` or
 /// `..._read_latency`).
-async fn coordinated(db: &Db, keyspace: &str, view: &str) -> Result<i64, String> {
+pub(crate) async fn coordinated(db: &Db, keyspace: &str, view: &str) -> Result<i64, String> {
     let cql =
         format!("SELECT count FROM system_views.{view} WHERE keyspace_name = ? AND table_name = ?");
     Ok(rows_of(db, &cql, (keyspace, "cluster_kv"))
@@ -434,21 +450,15 @@ pub async fn routing(env: &Env) -> Result<Outcome, String> {
     let keyspace = format!("{}_rf1", env.keyspace);
     let admin = crate::checks::connect(env, None).await?;
     // One replica, in the first node's data centre: its nodes own the keys.
-    let dc = env.nodes[0]
-        .datacenter
-        .clone()
-        .unwrap_or_else(|| "datacenter1".to_owned());
+    let dc = env.nodes[0].datacenter_name();
     let owners: Vec<NodeConfig> = env
         .nodes
         .iter()
-        .filter(|n| n.datacenter == env.nodes[0].datacenter)
+        .filter(|n| n.datacenter_name() == dc)
         .cloned()
         .collect();
     admin
-        .create_keyspace(
-            &keyspace,
-            &Replication::network_topology([(dc.as_str(), 1)]),
-        )
+        .create_keyspace(&keyspace, &Replication::network_topology([(dc, 1)]))
         .await
         .map_err(|e| e.to_string())?;
     let db = admin.with_keyspace(&keyspace).map_err(|e| e.to_string())?;

@@ -498,6 +498,6 @@ pub async fn node_back(
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    crate::cluster::start_again(env, down).await?;
+    crate::cluster::start_again(env, &[down]).await?;
     Ok(true)
 }

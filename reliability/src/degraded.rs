@@ -25,7 +25,7 @@ use cassmodel::{
 };
 use cassmodel_node::{NodeConfig, Signal};
 
-use crate::cluster::{Kv, kv, models, pinned_all, rows_of};
+use crate::cluster::{Kv, coordinated, kv, lost, models, pinned_all, start_again, write_all};
 use crate::env::{Env, Outcome};
 
 /// How long a check waits for the coordinator to mark killed nodes down.
@@ -47,47 +47,6 @@ async fn connect(
         o = o.local_dc(dc);
     }
     o.connect().await.map_err(|e| e.to_string())
-}
-
-/// Inserts `keys` (value `round-key`); the keys acknowledged, and the failures.
-async fn write(
-    db: &Db,
-    keys: std::ops::Range<i32>,
-    round: &str,
-    expected: &mut BTreeMap<i32, Kv>,
-) -> Vec<String> {
-    let mut errors = Vec::new();
-    for key in keys {
-        let row = kv(key, round);
-        match db.insert(&row).await {
-            Ok(()) => {
-                expected.insert(key, row);
-            }
-            Err(e) => errors.push(format!("{:?}: {e}", e.kind())),
-        }
-    }
-    errors
-}
-
-/// The keys of `expected` that do not read back equal at `consistency`.
-async fn lost(
-    db: &Db,
-    expected: &BTreeMap<i32, Kv>,
-    consistency: Consistency,
-) -> Result<usize, String> {
-    let mut lost = 0;
-    for (key, row) in expected {
-        let back = Kv::select()
-            .key(key)
-            .consistency(consistency)
-            .fetch_first(db)
-            .await
-            .map_err(|e| format!("read of {key} at {consistency:?}: {e}"))?;
-        if back.as_ref() != Some(row) {
-            lost += 1;
-        }
-    }
-    Ok(lost)
 }
 
 /// What one request under test gave: its name, how long it took, and its result.
@@ -165,20 +124,6 @@ async fn await_marked_down(
     ))
 }
 
-/// Starts `nodes` again, killed or stopped by a check, and waits until all see each other.
-async fn restart(env: &Env, nodes: &[&NodeConfig]) -> Result<Duration, String> {
-    let start = Instant::now();
-    for n in nodes {
-        cassmodel_node::ensure_running(n)
-            .await
-            .map_err(|e| format!("restarting {}: {e}", n.host))?;
-    }
-    cassmodel_node::wait_joined(&env.nodes, Duration::from_secs(120))
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(start.elapsed())
-}
-
 /// Two of three nodes killed (SIGKILL, by pid): once the coordinator has marked them down,
 /// QUORUM and SERIAL requests fail as `Unavailable`, fast, naming every node; ONE works; no
 /// acknowledged write is lost.
@@ -187,7 +132,7 @@ pub async fn unavailable(env: &Env) -> Result<Outcome, String> {
     let db = connect(env, Consistency::Quorum, None).await?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
     let mut expected = BTreeMap::new();
-    let mut errors = write(&db, 0..N, "up", &mut expected).await;
+    let mut errors = write_all(&db, 0..N, "up", Consistency::Quorum, &mut expected).await;
     let (n2, n3) = (&env.nodes[1], &env.nodes[2]);
     let mut pids = Vec::new();
     for n in [n2, n3] {
@@ -274,9 +219,20 @@ pub async fn unavailable(env: &Env) -> Result<Outcome, String> {
     }
     .await;
     // Whatever happened, the nodes come back.
-    let rejoined = restart(env, &[n2, n3]).await?;
+    let restart = Instant::now();
+    start_again(env, &[n2, n3]).await?;
+    let rejoined = restart.elapsed();
     let (marked, before, before_ok, ops, wrong, one_ok, sample) = outcome?;
-    errors.extend(write(&db, N + 10..N + 20, "after", &mut expected).await);
+    errors.extend(
+        write_all(
+            &db,
+            N + 10..N + 20,
+            "after",
+            Consistency::Quorum,
+            &mut expected,
+        )
+        .await,
+    );
     let lost_all = lost(&db, &expected, Consistency::All).await?;
     let ok = errors.is_empty() && before_ok && wrong.is_empty() && one_ok && lost_all == 0;
     let times: Vec<String> = ops
@@ -314,28 +270,16 @@ pub async fn unavailable(env: &Env) -> Result<Outcome, String> {
     })
 }
 
-/// Each node's own count of reads and writes it coordinated for `keyspace.cluster_kv`.
-async fn coordinated(
+/// Each node's own count of the writes and reads it coordinated for `keyspace.cluster_kv`.
+async fn coordinated_by(
     dbs: &[(String, Db)],
     keyspace: &str,
 ) -> Result<BTreeMap<String, (i64, i64)>, String> {
     let mut out = BTreeMap::new();
     for (host, db) in dbs {
-        let mut counts = [0i64; 2];
-        for (i, view) in ["coordinator_write_latency", "coordinator_read_latency"]
-            .iter()
-            .enumerate()
-        {
-            let cql = format!(
-                "SELECT count FROM system_views.{view} WHERE keyspace_name = ? AND table_name = ?"
-            );
-            counts[i] = rows_of(db, &cql, (keyspace, "cluster_kv"))
-                .await?
-                .maybe_first_row::<(i64,)>()
-                .map_err(|e| e.to_string())?
-                .map_or(0, |(n,)| n);
-        }
-        out.insert(host.clone(), (counts[0], counts[1]));
+        let writes = coordinated(db, keyspace, "coordinator_write_latency").await?;
+        let reads = coordinated(db, keyspace, "coordinator_read_latency").await?;
+        out.insert(host.clone(), (writes, reads));
     }
     Ok(out)
 }
@@ -382,11 +326,11 @@ pub async fn datacenters(env: &Env) -> Result<Outcome, String> {
     let db = connect(env, Consistency::LocalQuorum, Some("dc1")).await?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
     let dbs = pinned_all(&env.nodes, &env.keyspace).await?;
-    let before = coordinated(&dbs, &env.keyspace).await?;
+    let before = coordinated_by(&dbs, &env.keyspace).await?;
     let mut expected = BTreeMap::new();
-    let errors = write(&db, 0..N, "routed", &mut expected).await;
+    let errors = write_all(&db, 0..N, "routed", Consistency::LocalQuorum, &mut expected).await;
     let lost = lost(&db, &expected, Consistency::LocalQuorum).await?;
-    let after = coordinated(&dbs, &env.keyspace).await?;
+    let after = coordinated_by(&dbs, &env.keyspace).await?;
     let counted: BTreeMap<String, (i64, i64)> = after
         .iter()
         .map(|(h, (w, r))| {
@@ -432,7 +376,7 @@ pub async fn dc_down(env: &Env) -> Result<Outcome, String> {
     let db = connect(env, Consistency::LocalQuorum, Some("dc1")).await?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
     let mut expected = BTreeMap::new();
-    let mut errors = write(&db, 0..N, "up", &mut expected).await;
+    let mut errors = write_all(&db, 0..N, "up", Consistency::LocalQuorum, &mut expected).await;
     let dc2 = &env.nodes[2];
     let pid = cassmodel_node::running_pid(dc2).ok_or("dc2's node is not running")?;
     cassmodel_node::stop(dc2)
@@ -441,7 +385,14 @@ pub async fn dc_down(env: &Env) -> Result<Outcome, String> {
     let migrated_ks = format!("{}_dcdown", env.keyspace);
     let outcome = async {
         // LOCAL_QUORUM through dc1, with dc2 down.
-        let down_errors = write(&db, N..2 * N, "down", &mut expected).await;
+        let down_errors = write_all(
+            &db,
+            N..2 * N,
+            "down",
+            Consistency::LocalQuorum,
+            &mut expected,
+        )
+        .await;
         let lost_down = lost(&db, &expected, Consistency::LocalQuorum).await?;
         // EACH_QUORUM needs dc2.
         let each_db = connect(env, Consistency::EachQuorum, Some("dc1")).await?;
@@ -482,7 +433,9 @@ pub async fn dc_down(env: &Env) -> Result<Outcome, String> {
         ))
     }
     .await;
-    let rejoined = restart(env, &[dc2]).await?;
+    let restart = Instant::now();
+    start_again(env, &[dc2]).await?;
+    let rejoined = restart.elapsed();
     let (down_errors, lost_down, marked, each, each_wrong, each_text, applied) = outcome?;
     // dc2's node, asked alone, sees the migration.
     let on_dc2 = pinned_all(std::slice::from_ref(dc2), &migrated_ks).await?;
@@ -490,7 +443,16 @@ pub async fn dc_down(env: &Env) -> Result<Outcome, String> {
         Ok(()) => "passes".to_owned(),
         Err(e) => format!("FAILS: {e}"),
     };
-    errors.extend(write(&db, 2 * N..2 * N + 10, "after", &mut expected).await);
+    errors.extend(
+        write_all(
+            &db,
+            2 * N..2 * N + 10,
+            "after",
+            Consistency::LocalQuorum,
+            &mut expected,
+        )
+        .await,
+    );
     let lost_all = lost(&db, &expected, Consistency::All).await?;
     let _ = db
         .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {migrated_ks}"))
@@ -530,14 +492,9 @@ pub async fn dc_down(env: &Env) -> Result<Outcome, String> {
 /// The replication of the cluster checks' keyspaces on `nodes`: every node's data centre
 /// with as many replicas as it has nodes (three copies in all).
 pub fn replication_of(nodes: &[NodeConfig]) -> Replication {
-    let mut dcs: BTreeMap<String, u32> = BTreeMap::new();
+    let mut dcs: BTreeMap<&str, u32> = BTreeMap::new();
     for n in nodes {
-        *dcs.entry(
-            n.datacenter
-                .clone()
-                .unwrap_or_else(|| "datacenter1".to_owned()),
-        )
-        .or_default() += 1;
+        *dcs.entry(n.datacenter_name()).or_default() += 1;
     }
     Replication::network_topology(dcs)
 }

@@ -158,8 +158,7 @@ async fn create(db: &Db, ks: &str, replicas: u32) {
 impl TestDb {
     /// Maps a model's fixed keyspace (e.g. `customer`) to a new one of this test.
     pub async fn map_keyspace(&mut self, declared: &str) {
-        let ks = format!("{}_{declared}", self.keyspaces[0]);
-        let ks: String = ks.chars().take(48).collect();
+        let ks = self.sub_keyspace(declared);
         create(&self.db, &ks, 1).await;
         self.db = self
             .db
@@ -171,11 +170,19 @@ impl TestDb {
     /// A `Db` on a new keyspace of this test with `replicas` copies of every row (`SimpleStrategy`),
     /// e.g. more than the cluster has nodes, so that ALL and QUORUM cannot be met.
     pub async fn with_replicas(&mut self, replicas: u32) -> Db {
-        let ks = format!("{}_rf{replicas}", self.keyspaces[0]);
-        let ks: String = ks.chars().take(48).collect();
+        let ks = self.sub_keyspace(&format!("rf{replicas}"));
         create(&self.db, &ks, replicas).await;
         self.keyspaces.push(ks.clone());
         self.db.with_keyspace(&ks).expect("valid keyspace name")
+    }
+
+    /// The name of another keyspace of this test: `<its keyspace>_<suffix>`, cut to the 48
+    /// characters Cassandra takes.
+    fn sub_keyspace(&self, suffix: &str) -> String {
+        format!("{}_{suffix}", self.keyspaces[0])
+            .chars()
+            .take(48)
+            .collect()
     }
 
     /// The default keyspace of this test.

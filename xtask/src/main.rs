@@ -401,7 +401,8 @@ fn install_cli() -> bool {
 /// it), then tests/writes.rs, tests/migrations.rs and tests/key_change.rs (its keyspaces
 /// replicated three times) with the cluster's three contact points;
 /// the cluster is stopped, and the same addresses take the cluster in two data centres
-/// ([`two_dc_suite`]). A single node that ran before the test run (`started_by_run`
+/// (127.0.0.1-2 in dc1, 127.0.0.3 in dc2) for its checks and tests/writes.rs with the local
+/// data centre dc1. A single node that ran before the test run (`started_by_run`
 /// false) is started again. Returns the steps that failed.
 fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str> {
     let mut failed = Vec::new();
@@ -410,22 +411,18 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
     };
     let single_was_running = cassmodel_node::running_pid(&single).is_some();
     stop("local node (its address is the cluster's first)", &single);
-    let nodes = cassmodel_node::cluster_nodes(&single);
-    if !run_noted(
-        "cluster checks and chaos on the three-node cluster",
-        &mut chaos(&["--cluster".to_owned()]),
-        counts,
-    ) {
-        failed.push("cluster");
-    }
-    if nodes
-        .iter()
-        .all(|n| cassmodel_node::running_pid(n).is_some())
-    {
-        let points = cassmodel_node::contact_points(&nodes).join(",");
-        if !cargo_test(
-            "tests/writes.rs, tests/migrations.rs and tests/key_change.rs on the three-node cluster",
-            &[
+    let one_dc = cassmodel_node::cluster_nodes(&single);
+    failed.extend(on_cluster(
+        &one_dc,
+        Step {
+            name: "cluster checks and chaos on the three-node cluster",
+            args: &["--cluster"],
+            failed: "cluster",
+        },
+        Step {
+            name: "tests/writes.rs, tests/migrations.rs and tests/key_change.rs on the \
+                   three-node cluster",
+            args: &[
                 "--all-features",
                 "--test",
                 "writes",
@@ -434,14 +431,30 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
                 "--test",
                 "key_change",
             ],
-            &[("CASSMODEL_CONTACT_POINTS", points.as_str())],
-            counts,
-        ) {
-            failed.push("tests on the cluster");
-        }
-    }
-    stop_nodes(&nodes);
-    failed.extend(two_dc_suite(&single, counts));
+            failed: "tests on the cluster",
+        },
+        &[],
+        counts,
+    ));
+    // The same addresses in two data centres: the data-centre checks, then those whose
+    // outcome depends on where replicas are (the load check with 500 operations per task),
+    // then tests/writes.rs with the local data centre dc1.
+    let two_dcs = cassmodel_node::cluster_nodes_in(&single, cassmodel_node::Topology::TwoDcs);
+    failed.extend(on_cluster(
+        &two_dcs,
+        Step {
+            name: "cluster checks on the cluster in two data centres",
+            args: &["--cluster", "--two-dcs", "--ops", "500"],
+            failed: "two data centres",
+        },
+        Step {
+            name: "tests/writes.rs on the cluster in two data centres, local data centre dc1",
+            args: &["--all-features", "--test", "writes"],
+            failed: "tests on two data centres",
+        },
+        &[("CASSMODEL_LOCAL_DC", "dc1")],
+        counts,
+    ));
     if single_was_running
         && !started_by_run
         && let Err(e) = start("local node, running before the cluster", &single)
@@ -451,53 +464,44 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
     failed
 }
 
-/// Stops the cluster `nodes` (those started from their work dirs).
-fn stop_nodes(nodes: &[cassmodel_node::NodeConfig]) {
-    match block_on(cassmodel_node::stop_cluster(nodes)) {
-        Ok(Ok(n)) => eprintln!("stopped {n} cluster node(s)"),
-        Ok(Err(e)) => eprintln!("could not stop the cluster: {e}"),
-        Err(e) => eprintln!("{e}"),
-    }
+/// A step of [`on_cluster`]: its name, its arguments, and the name it fails under.
+struct Step {
+    name: &'static str,
+    args: &'static [&'static str],
+    failed: &'static str,
 }
 
-/// The cluster in two data centres (127.0.0.1-2 in dc1, 127.0.0.3 in dc2), after the
-/// one-data-centre cluster is stopped: its checks (`chaos --cluster --two-dcs`: data-centre
-/// routing and a data centre down, then the checks whose outcome depends on where replicas
-/// are, the load check with 500 operations per task), then tests/writes.rs with
-/// `CASSMODEL_LOCAL_DC=dc1`; the cluster is stopped. Returns the steps that failed.
-fn two_dc_suite(single: &cassmodel_node::NodeConfig, counts: &mut Counts) -> Vec<&'static str> {
+/// On the cluster of `nodes`: its checks (`chaos` with `checks.args`, which starts it), then,
+/// if every node runs, `cargo test` with `tests.args`, the cluster's contact points and
+/// `env`; then the cluster is stopped. Returns the steps that failed.
+fn on_cluster(
+    nodes: &[cassmodel_node::NodeConfig],
+    checks: Step,
+    tests: Step,
+    env: &[(&str, &str)],
+    counts: &mut Counts,
+) -> Vec<&'static str> {
     let mut failed = Vec::new();
-    let nodes = cassmodel_node::cluster_nodes_in(single, cassmodel_node::Topology::TwoDcs);
-    if !run_noted(
-        "cluster checks on the cluster in two data centres",
-        &mut chaos(&[
-            "--cluster".to_owned(),
-            "--two-dcs".to_owned(),
-            "--ops".to_owned(),
-            "500".to_owned(),
-        ]),
-        counts,
-    ) {
-        failed.push("two data centres");
+    let args: Vec<String> = checks.args.iter().map(|a| (*a).to_owned()).collect();
+    if !run_noted(checks.name, &mut chaos(&args), counts) {
+        failed.push(checks.failed);
     }
     if nodes
         .iter()
         .all(|n| cassmodel_node::running_pid(n).is_some())
     {
-        let points = cassmodel_node::contact_points(&nodes).join(",");
-        if !cargo_test(
-            "tests/writes.rs on the cluster in two data centres, local data centre dc1",
-            &["--all-features", "--test", "writes"],
-            &[
-                ("CASSMODEL_CONTACT_POINTS", points.as_str()),
-                ("CASSMODEL_LOCAL_DC", "dc1"),
-            ],
-            counts,
-        ) {
-            failed.push("tests on two data centres");
+        let points = cassmodel_node::contact_points(nodes).join(",");
+        let mut envs = vec![("CASSMODEL_CONTACT_POINTS", points.as_str())];
+        envs.extend_from_slice(env);
+        if !cargo_test(tests.name, tests.args, &envs, counts) {
+            failed.push(tests.failed);
         }
     }
-    stop_nodes(&nodes);
+    match block_on(cassmodel_node::stop_cluster(nodes)) {
+        Ok(Ok(n)) => eprintln!("stopped {n} cluster node(s)"),
+        Ok(Err(e)) => eprintln!("could not stop the cluster: {e}"),
+        Err(e) => eprintln!("{e}"),
+    }
     failed
 }
 

@@ -355,13 +355,28 @@ impl ConnectOptions {
 
 /// `host:port` with a port number, or a plain host (the driver adds 9042).
 fn check_contact_point(p: &str) -> Result<()> {
-    let bad = p.trim().is_empty()
-        || p.rsplit_once(':')
-            .is_some_and(|(host, port)| !host.ends_with(':') && port.parse::<u16>().is_err());
+    let bad = p.trim().is_empty() || port_of(p).is_some_and(|port| port.parse::<u16>().is_err());
     if bad {
         return Err(Error::ContactPoint(p.to_owned()));
     }
     Ok(())
+}
+
+/// The port part of a contact point, if it has one (`[::1]:9042` has, `::1` has not).
+fn port_of(p: &str) -> Option<&str> {
+    p.rsplit_once(':')
+        .filter(|(host, _)| !host.ends_with(':'))
+        .map(|(_, port)| port)
+}
+
+/// A contact point as the driver reaches it: with its port, or with 9042, the port the
+/// driver adds to a plain host.
+pub(crate) fn with_port(p: &str) -> std::borrow::Cow<'_, str> {
+    if port_of(p).is_some_and(|port| port.parse::<u16>().is_ok()) {
+        p.into()
+    } else {
+        format!("{p}:9042").into()
+    }
 }
 
 fn env_error(which: &str, value: &str, reason: &str) -> Error {
@@ -461,6 +476,8 @@ mod tests {
         assert!(check_contact_point("db.example.com").is_ok());
         assert!(check_contact_point("[::1]:9042").is_ok());
         assert!(check_contact_point("127.0.0.1:port").is_err());
+        assert_eq!(with_port("db.example.com"), "db.example.com:9042");
+        assert_eq!(with_port("[::1]:9142"), "[::1]:9142");
         assert!(check_contact_point(" ").is_err());
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use scylla::client::session::Session;
 
 use super::db::Db;
-use crate::config::options::ConnectOptions;
+use crate::config::options::{ConnectOptions, with_port};
 use crate::error::{Error, Result};
 
 impl ConnectOptions {
@@ -113,15 +113,8 @@ fn check_local_dc(session: &Session, dc: &str, contact_points: &str) -> Result<(
 async fn probe(points: &[String], limit: Duration) -> Vec<(String, String)> {
     let limit = limit.min(Duration::from_secs(3));
     let checks = points.iter().map(|point| async move {
-        let target = if point
-            .rsplit_once(':')
-            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok() && !h.ends_with(':'))
-        {
-            point.clone()
-        } else {
-            format!("{point}:9042")
-        };
-        let reason = match tokio::net::lookup_host(target.as_str()).await {
+        let target = with_port(point);
+        let reason = match tokio::net::lookup_host(&*target).await {
             Err(e) => format!("the name does not resolve ({e})"),
             Ok(mut addrs) => match addrs.next() {
                 None => "the name resolves to no address".to_owned(),

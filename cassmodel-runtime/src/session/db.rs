@@ -80,7 +80,23 @@ impl Db {
         )
     }
 
-    /// A `Db` with its own statement cache, sharing the session and the warning handler.
+    /// A `Db` on the same session and warning handler as this one, with its own statement
+    /// cache (the statements name the keyspaces).
+    fn derived(
+        &self,
+        keyspace: Option<String>,
+        keyspace_map: HashMap<String, String>,
+        max_request_size: usize,
+    ) -> Self {
+        Self::sharing(
+            Arc::clone(&self.inner.session),
+            keyspace,
+            keyspace_map,
+            max_request_size,
+            self.inner.warnings.clone(),
+        )
+    }
+
     fn sharing(
         session: Arc<Session>,
         keyspace: Option<String>,
@@ -129,12 +145,10 @@ impl Db {
     /// are refused with [`Error::RequestTooLarge`] before anything is sent. Raise it only with
     /// the server's limit. [`ConnectOptions::max_request_size`](crate::ConnectOptions::max_request_size) sets it when connecting.
     pub fn with_max_request_size(&self, bytes: usize) -> Self {
-        Self::sharing(
-            Arc::clone(&self.inner.session),
+        self.derived(
             self.inner.keyspace.clone(),
             self.inner.keyspace_map.clone(),
             bytes,
-            self.inner.warnings.clone(),
         )
     }
 
@@ -148,12 +162,10 @@ impl Db {
     pub fn with_keyspace(&self, keyspace: &str) -> Result<Self> {
         validate_schema_name(keyspace)
             .map_err(|e| Error::Invalid(format!("keyspace `{keyspace}`: {e}")))?;
-        Ok(Self::sharing(
-            Arc::clone(&self.inner.session),
+        Ok(self.derived(
             Some(keyspace.to_owned()),
             self.inner.keyspace_map.clone(),
             self.inner.max_request_size,
-            self.inner.warnings.clone(),
         ))
     }
 
@@ -163,12 +175,10 @@ impl Db {
         validate_schema_name(to).map_err(|e| Error::Invalid(format!("keyspace `{to}`: {e}")))?;
         let mut map = self.inner.keyspace_map.clone();
         map.insert(from.to_owned(), to.to_owned());
-        Ok(Self::sharing(
-            Arc::clone(&self.inner.session),
+        Ok(self.derived(
             self.inner.keyspace.clone(),
             map,
             self.inner.max_request_size,
-            self.inner.warnings.clone(),
         ))
     }
 
