@@ -1,6 +1,7 @@
 //! The installed `cassmodel` command (`cassmodel_cli::tool`), on the real node: `check`
 //! reports the cluster it reaches, `apply-files` runs migration files in order and can run
-//! them again, and `--help` says what it does.
+//! them again, `pull` writes and checks the models of a keyspace, and `--help` says what it
+//! does.
 
 mod support;
 
@@ -27,7 +28,13 @@ async fn contact_points() -> String {
 async fn help_lists_the_commands() {
     let (exit, out, err) = cassmodel(&["--help"]).await;
     assert_eq!(exit, Exit::Ok, "{err}");
-    for command in ["check", "apply-files", "--contact-points", "CASSMODEL_"] {
+    for command in [
+        "check",
+        "apply-files",
+        "pull",
+        "--contact-points",
+        "CASSMODEL_",
+    ] {
         assert!(out.contains(command), "{command}: {out}");
     }
     let (exit, _, err) = cassmodel(&["frobnicate"]).await;
@@ -171,6 +178,96 @@ async fn apply_files_runs_migration_files_in_order() {
     .await;
     assert_eq!(exit, Exit::Error);
     assert!(err.contains("holds no migration file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    t.drop_all().await;
+}
+
+/// `pull --dir` writes a file per table and type and a `mod.rs`; `--check` passes on them
+/// (exit 0) and names the file that no longer matches (exit 2); a table that cannot be a
+/// model is a warning; a keyspace or table that does not exist is an error.
+#[tokio::test(flavor = "multi_thread")]
+async fn pull_writes_checks_and_names_what_it_cannot_model() {
+    let t = support::test_db("tool_pull").await;
+    let ks = t.keyspace().to_owned();
+    for cql in [
+        format!("CREATE TYPE {ks}.geo (lat double, lon double)"),
+        format!(
+            "CREATE TABLE {ks}.places (id uuid, at timestamp, spot frozen<geo>, \
+             PRIMARY KEY (id, at)) WITH CLUSTERING ORDER BY (at DESC)"
+        ),
+        format!("CREATE TABLE {ks}.ints (id int PRIMARY KEY, v vector<int, 2>)"),
+    ] {
+        t.db.execute_ddl(&cql).await.expect("DDL");
+    }
+    let points = contact_points().await;
+    let dir = std::env::temp_dir().join(format!("cassmodel_pull_{ks}"));
+    let dir_arg = dir.display().to_string();
+    let base = ["--contact-points", &points, "--keyspace", &ks, "pull"];
+    let with = |more: &[&'static str]| -> Vec<String> {
+        base.iter()
+            .map(|s| s.to_string())
+            .chain(["--dir".to_owned(), dir_arg.clone()])
+            .chain(more.iter().map(|s| s.to_string()))
+            .collect()
+    };
+    let run = |args: Vec<String>| async move {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cassmodel(&args).await
+    };
+
+    let (exit, out, err) = run(with(&[])).await;
+    assert_eq!(exit, Exit::Ok, "{err}");
+    assert!(out.contains("(2 structs)"), "{out}");
+    assert!(
+        err.contains("warning: not generated: table `ints`: column `v`: `vector<int, 2>`"),
+        "{err}"
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["geo.rs", "mod.rs", "places.rs"]);
+    let places = std::fs::read_to_string(dir.join("places.rs")).expect("places.rs");
+    for expected in [
+        "use super::Geo;",
+        "#[cass(table = \"places\")]",
+        "#[clustering(desc)]\n    pub at: DateTime<Utc>,",
+        "#[cass(frozen)]\n    pub spot: Option<Geo>,",
+    ] {
+        assert!(places.contains(expected), "{expected}:\n{places}");
+    }
+    let module = std::fs::read_to_string(dir.join("mod.rs")).expect("mod.rs");
+    assert!(
+        module.contains("mod places;\npub use places::Places;"),
+        "{module}"
+    );
+    assert!(module.contains("//! - table `ints`"), "{module}");
+
+    let (exit, out, err) = run(with(&["--check"])).await;
+    assert_eq!(exit, Exit::Ok, "{err}");
+    assert!(out.contains(&format!("the models match `{ks}`")), "{out}");
+
+    std::fs::write(dir.join("places.rs"), places.replace("(desc)", "")).expect("edit");
+    let (exit, out, _) = run(with(&["--check"])).await;
+    assert_eq!(exit, Exit::Pending, "{out}");
+    assert!(
+        out.contains("places.rs: differs from the cluster's schema from line")
+            && out.contains("the file has `#[clustering]`, the cluster says `#[clustering(desc)]`"),
+        "{out}"
+    );
+
+    let (exit, _, err) = run(with(&["--table", "nope"])).await;
+    assert_eq!(exit, Exit::Error);
+    assert!(
+        err.contains(&format!(
+            "the keyspace `{ks}` has no table `nope`; its tables: ints, places"
+        )),
+        "{err}"
+    );
+    let (exit, _, err) = cassmodel(&["--contact-points", &points, "pull"]).await;
+    assert_eq!(exit, Exit::Error);
+    assert!(err.contains("name it with --keyspace"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
     t.drop_all().await;
 }

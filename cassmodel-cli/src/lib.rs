@@ -26,6 +26,7 @@ mod copy;
 mod cql_file;
 mod exit;
 mod migrate;
+pub mod pull;
 pub mod tool;
 
 pub use connect::ConnectArgs;

@@ -3,11 +3,15 @@
 //! crate that links them ([`crate::main`]).
 //!
 //! ```text
-//! cassmodel [connection flags] <check | apply-files --dir DIR>
+//! cassmodel [connection flags] <check | apply-files --dir DIR | pull [--out FILE | --dir DIR]>
 //!
 //!   check        connect with the settings and report the cluster: its name, each node
 //!                (address, data centre, rack, Cassandra version, connected or not) and the
 //!                keyspaces
+//!   pull         write the models of the keyspace (--keyspace): a #[derive(CassTable)]
+//!                struct per table and a #[derive(CassUdt)] per type, to stdout, a file
+//!                (--out) or a file each (--dir); --table to pick tables; --check exits 2
+//!                when the files differ from the cluster's schema (see [`crate::pull`])
 //!   apply-files  run the migration files of DIR (NNNN_<what>.cql, as `migrate generate`
 //!                writes them) in order, each statement after schema agreement on the one
 //!                before, and wait for each new index to be queryable on every node
@@ -29,6 +33,7 @@ use clap::{Parser, Subcommand};
 use crate::connect::{ConnectArgs, Warned};
 use crate::cql_file::cql_statements;
 use crate::exit::{Exit, block_on};
+use crate::pull::{Output, PullOptions, pull};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -68,6 +73,24 @@ enum Command {
         #[arg(long, default_value_t = 120)]
         index_wait_secs: u64,
     },
+    /// Write models of the keyspace (--keyspace or CASSMODEL_KEYSPACE) from its schema: a
+    /// #[derive(CassTable)] struct per table, a #[derive(CassUdt)] per type. What cannot be
+    /// a model is named with the reason (a warning, and in the module's doc comment).
+    Pull {
+        /// Write the module to this file instead of stdout.
+        #[arg(long, conflicts_with = "dir")]
+        out: Option<PathBuf>,
+        /// Write one file per table and type, and a mod.rs, into this directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Only this table (and the types it uses); repeat for several.
+        #[arg(long = "table")]
+        tables: Vec<String>,
+        /// Write nothing; exit 2 when the files of --out or --dir differ from what the
+        /// cluster's schema gives (for CI).
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 /// The command on the process's arguments; prints to stdout and stderr. The whole `main` of
@@ -96,6 +119,22 @@ where
         } => {
             let wait = Duration::from_secs(*index_wait_secs);
             apply_files(&tool, dir, wait, out, &warned).await
+        }
+        Command::Pull {
+            out: file,
+            dir,
+            tables,
+            check,
+        } => {
+            let output = match (file, dir) {
+                (Some(f), _) => Some(Output::File(f.clone())),
+                (None, Some(d)) => Some(Output::Dir(d.clone())),
+                (None, None) => None,
+            };
+            match pull_models(&tool, output, tables, *check, out, err).await {
+                Ok(exit) => return exit,
+                Err(e) => Err(e),
+            }
         }
     };
     warned.print(err);
@@ -183,6 +222,66 @@ async fn check(tool: &Tool, out: &mut (dyn Write + Send)) -> Result<(), Failure>
         }
     )?;
     Ok(())
+}
+
+/// `pull`: the keyspace's models to stdout or `output`, or (`check`) compared with `output`.
+async fn pull_models(
+    tool: &Tool,
+    output: Option<Output>,
+    tables: &[String],
+    check: bool,
+    out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
+) -> Result<Exit, Failure> {
+    let options = tool.connect.options()?;
+    let keyspace = options
+        .get_keyspace()
+        .ok_or("pull reads one keyspace: name it with --keyspace or CASSMODEL_KEYSPACE")?;
+    if check && output.is_none() {
+        return Err(
+            "--check compares the files of --out or --dir with the cluster: give one".into(),
+        );
+    }
+    let db = options.connect().await?;
+    let picked = tables
+        .iter()
+        .fold(PullOptions::new(), |o, t| o.table(t.clone()));
+    let pulled = pull(&db, keyspace, &picked).await?;
+    for w in &pulled.warnings {
+        writeln!(err, "warning: {w}")?;
+    }
+    match (output, check) {
+        (None, _) => out.write_all(pulled.module.as_bytes())?,
+        (Some(output), false) => {
+            pulled.write(&output)?;
+            let n = pulled.files.len() - 1;
+            writeln!(
+                out,
+                "wrote the models of `{keyspace}` ({n} struct{}) to {}",
+                if n == 1 { "" } else { "s" },
+                match &output {
+                    Output::File(f) => f.display().to_string(),
+                    Output::Dir(d) => format!("{}/", d.display()),
+                }
+            )?;
+        }
+        (Some(output), true) => {
+            let differences = pulled.differences(&output);
+            if !differences.is_empty() {
+                for d in &differences {
+                    writeln!(out, "{d}")?;
+                }
+                writeln!(
+                    out,
+                    "the models differ from `{keyspace}`: run the same command without --check \
+                     to rewrite them"
+                )?;
+                return Ok(Exit::Pending);
+            }
+            writeln!(out, "the models match `{keyspace}`")?;
+        }
+    }
+    Ok(Exit::Ok)
 }
 
 /// `apply-files`: every statement of every migration file, in order.

@@ -37,10 +37,16 @@ use crate::types;
 /// and `::core::primitive::bool` `__bool` (in every key state's flags): still absolute paths,
 /// like serde's `extern crate serde as _serde`, but half the text to expand and type-check. It allows, once: aliases that go unused, marker traits named after
 /// columns (`__Eq_user_id`), and public methods bound by them though nothing outside can name
-/// them.
+/// them, and methods named after a field that ends in `_` (`self_` gives `self__gt`).
 pub fn wrap(krate: &syn::Path, body: TokenStream) -> TokenStream {
     quote! {
-        #[allow(unused_imports, non_camel_case_types, private_bounds, private_interfaces)]
+        #[allow(
+            unused_imports,
+            non_camel_case_types,
+            non_snake_case,
+            private_bounds,
+            private_interfaces
+        )]
         const _: () = {
             use #krate as __cm;
             use #krate::__private as __p;

@@ -287,7 +287,7 @@ fn setters_of(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
         ] {
             let op = format_ident!("{op}");
             setters.push(Setter {
-                name: format_ident!("{verb}_{name}"),
+                name: format_ident!("{}_{}", verb, name),
                 doc: format!("`{col} = {col} {sign} n` (not idempotent: a retry may count twice)"),
                 params: quote!(n: ::core::primitive::i64),
                 change: quote!(set(#idx, #p::query::SetOp::#op, #p::query::Bound::Counter(n))),
@@ -296,7 +296,7 @@ fn setters_of(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     } else {
         let bound = cx.bound(f.ty, &value);
         setters.push(Setter {
-            name: format_ident!("set_{name}"),
+            name: format_ident!("set_{}", name),
             doc: format!("`SET {col} = ?`"),
             params: cx.param(&value, f.ty),
             change: quote!(set(#idx, #p::query::SetOp::Assign, #bound)),
@@ -317,7 +317,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
     let whole = cx.bound(f.value_ty, &value);
     let whole_param = cx.param(&value, f.value_ty);
     let op = |verb: &str, op: &str, doc: String| Setter {
-        name: format_ident!("{verb}_{name}"),
+        name: format_ident!("{}_{}", verb, name),
         doc,
         params: whole_param.clone(),
         change: {
@@ -345,7 +345,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
                     format!("`{col} = {col} - ?`: removes every occurrence of the elements"),
                 ),
                 Setter {
-                    name: format_ident!("set_{name}_at"),
+                    name: format_ident!("set_{}_at", name),
                     doc: format!("`{col}[index] = ?`: replaces one element (the index must exist)"),
                     params: quote!(index: ::core::primitive::i32, #elem_param),
                     change: quote!(set_at(#idx, #p::query::Bound::Index(index), #elem_bound)),
@@ -369,7 +369,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
             let (value_param, value_bound) = (cx.param(&value, v), cx.bound(v, &value));
             vec![
                 Setter {
-                    name: format_ident!("put_{name}"),
+                    name: format_ident!("put_{}", name),
                     doc: format!("`{col}[key] = value`: puts one entry"),
                     params: quote!(#key_param, #value_param),
                     change: quote!(set_at(#idx, #key_bound, #value_bound)),
@@ -380,7 +380,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
                     format!("`{col} = {col} + ?`: puts every entry of the map"),
                 ),
                 Setter {
-                    name: format_ident!("remove_{name}_keys"),
+                    name: format_ident!("remove_{}_keys", name),
                     doc: format!("`{col} = {col} - ?`: removes the entries with these keys"),
                     params: quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
                     change: quote!(set(#idx, #p::query::SetOp::Remove, #p::query::Bound::list(keys))),

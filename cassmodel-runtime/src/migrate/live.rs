@@ -29,6 +29,19 @@ pub struct LiveKeyspace {
     pub tables: BTreeMap<String, LiveTable>,
     /// User-defined types by name.
     pub types: BTreeMap<String, LiveType>,
+    /// Materialized views by name (`system_schema.views`): cassmodel does not model them;
+    /// they are read so that what does not manage them can name them.
+    pub views: BTreeMap<String, LiveView>,
+}
+
+/// A materialized view of a table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LiveView {
+    /// Its name.
+    pub name: String,
+    /// The table it is a view of.
+    pub base_table: String,
 }
 
 /// One table.
@@ -46,6 +59,10 @@ pub struct LiveTable {
     pub indexes: Vec<LiveIndex>,
     /// Columns dropped from the table (they cannot come back with another type).
     pub dropped: Vec<DroppedColumn>,
+    /// Whether it is a `COMPACT STORAGE` table (Thrift-era storage, whose `flags` in
+    /// `system_schema.tables` lack `compound` or have `dense` or `super`): Cassandra 4.0
+    /// and later refuse to create one, and cassmodel does not model one.
+    pub compact_storage: bool,
 }
 
 impl LiveTable {

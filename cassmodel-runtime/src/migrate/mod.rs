@@ -63,7 +63,7 @@ pub use error::MigrationError;
 pub use files::{GeneratedFile, migration_files, next_file_name};
 pub use live::{
     DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
-    LiveType,
+    LiveType, LiveView,
 };
 pub use migrator::Migrator;
 pub use models::Models;

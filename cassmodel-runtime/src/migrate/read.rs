@@ -13,7 +13,7 @@ use scylla::deserialize::row::DeserializeRow;
 use super::error::MigrationError;
 use super::live::{
     DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
-    LiveType,
+    LiveType, LiveView,
 };
 use crate::exec::statement::repeatable;
 use crate::schema::model::{ColumnKind, Order};
@@ -53,6 +53,7 @@ async fn read_keyspace(
         replication: replication.unwrap_or_default(),
         tables: read_tables(session, ks).await?,
         types: read_types(session, ks).await?,
+        views: read_views(session, ks).await?,
     };
     read_columns(session, ks, &mut k.tables).await?;
     read_indexes(session, ks, &mut k.tables).await?;
@@ -72,16 +73,20 @@ async fn read_tables(
         Option<Map>,
         Option<i32>,
         Option<i32>,
+        Option<Vec<String>>,
     );
     let tables: Vec<TableRow> = rows(
         session,
-        "SELECT table_name, comment, compaction, default_time_to_live, gc_grace_seconds \
+        "SELECT table_name, comment, compaction, default_time_to_live, gc_grace_seconds, flags \
          FROM system_schema.tables WHERE keyspace_name = ?",
         ks,
     )
     .await?;
     let mut out = BTreeMap::new();
-    for (name, comment, compaction, ttl, gc) in tables {
+    for (name, comment, compaction, ttl, gc, flags) in tables {
+        let flags = flags.unwrap_or_default();
+        let flag = |f: &str| flags.iter().any(|g| g.eq_ignore_ascii_case(f));
+        let compact_storage = !flag("compound") || flag("dense") || flag("super");
         let options = LiveOptions {
             default_ttl: ttl.unwrap_or(0),
             gc_grace_seconds: gc.unwrap_or(0),
@@ -95,6 +100,7 @@ async fn read_tables(
             LiveTable {
                 name,
                 options,
+                compact_storage,
                 ..LiveTable::default()
             },
         );
@@ -184,6 +190,29 @@ async fn read_types(
         out.insert(name.clone(), LiveType { name, fields });
     }
     Ok(out)
+}
+
+/// `system_schema.views`: the materialized views of `ks`, with their base tables.
+async fn read_views(
+    session: &Session,
+    ks: &str,
+) -> Result<BTreeMap<String, LiveView>, MigrationError> {
+    let views: Vec<(String, Option<String>)> = rows(
+        session,
+        "SELECT view_name, base_table_name FROM system_schema.views WHERE keyspace_name = ?",
+        ks,
+    )
+    .await?;
+    Ok(views
+        .into_iter()
+        .map(|(name, base)| {
+            let view = LiveView {
+                name: name.clone(),
+                base_table: base.unwrap_or_default(),
+            };
+            (name, view)
+        })
+        .collect())
 }
 
 /// `system_schema.indexes`: each table's secondary indexes.

@@ -110,6 +110,7 @@ fn live() -> LiveSchema {
         },
         indexes: Vec::new(),
         dropped: Vec::new(),
+        compact_storage: false,
     };
     let customers = LiveTable {
         name: "customers".into(),
@@ -120,6 +121,7 @@ fn live() -> LiveSchema {
         options: orders.options.clone(),
         indexes: Vec::new(),
         dropped: Vec::new(),
+        compact_storage: false,
     };
     let address = LiveType {
         name: "address".into(),
@@ -133,12 +135,14 @@ fn live() -> LiveSchema {
         replication: BTreeMap::new(),
         tables: BTreeMap::from([("orders".into(), orders)]),
         types: BTreeMap::from([("address".into(), address)]),
+        views: BTreeMap::new(),
     };
     let app = LiveKeyspace {
         name: "app".into(),
         replication: BTreeMap::new(),
         tables: BTreeMap::from([("customers".into(), customers)]),
         types: BTreeMap::new(),
+        views: BTreeMap::new(),
     };
     LiveSchema {
         keyspaces: BTreeMap::from([("shop".into(), shop), ("app".into(), app)]),

@@ -1,0 +1,482 @@
+//! What to generate for a keyspace, every fact resolved once: each type's and table's
+//! struct, each field with its attributes, and each thing of the keyspace that cannot be
+//! written as a model, with the reason. [`super::render`] only prints it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cassmodel_runtime::migrate::{LiveIndex, LiveKeyspace, LiveTable, LiveType};
+use cassmodel_runtime::{ColumnKind, CqlType, IndexTarget, Order, Similarity};
+use cassmodel_schema::default_index_name;
+
+use super::names::{field_ident, type_ident};
+use super::types::{IMPORTED, RustType, Uses, rust_type};
+
+/// `gc_grace_seconds` of a table created without it.
+const DEFAULT_GC_GRACE: i32 = 864_000;
+/// The compaction of a table created without one (Cassandra 4.x and 5.0 `cassandra.yaml`).
+const DEFAULT_COMPACTION: &str = "SizeTieredCompactionStrategy";
+/// The package of Cassandra's own compaction classes, which the derive names by short name.
+const COMPACTION_PACKAGE: &str = "org.apache.cassandra.db.compaction.";
+/// Option keys of an SAI index that the derive declares.
+const DECLARED_INDEX_OPTIONS: &[&str] = &["target", "class_name", "similarity_function"];
+
+/// A keyspace's models.
+#[derive(Debug, Default)]
+pub(super) struct Module {
+    /// User-defined types, dependencies first.
+    pub udts: Vec<Item>,
+    /// Tables, by name.
+    pub tables: Vec<Item>,
+    /// What the keyspace has that is not generated, one sentence each.
+    pub skipped: Vec<String>,
+    /// Every `use` the items need.
+    pub uses: Uses,
+}
+
+/// One struct: a table's or a type's.
+#[derive(Debug)]
+pub(super) struct Item {
+    /// The struct's name.
+    pub ident: String,
+    /// The table's or type's name in CQL.
+    pub name: String,
+    /// Struct-level `#[cass(..)]` options after the name (`default_ttl = 3600`, ...).
+    pub options: Vec<String>,
+    pub fields: Vec<Field>,
+    /// The structs of the user-defined types it uses.
+    pub uses_udts: BTreeSet<String>,
+    /// The `use` items of its fields.
+    pub uses: Uses,
+    /// Doc lines: what the cluster has on it that the model does not declare.
+    pub notes: Vec<String>,
+}
+
+/// One field.
+#[derive(Debug)]
+pub(super) struct Field {
+    /// As written, `r#type` for a keyword.
+    pub ident: String,
+    /// `#[partition_key]`, `#[clustering(desc)]`, ... (table fields only).
+    pub key: Option<&'static str>,
+    /// `#[cass(..)]` options: `name = "..."`, `cql_type = "..."`, `frozen`, `static`,
+    /// `index(..)`.
+    pub options: Vec<String>,
+    /// Its Rust type as written.
+    pub ty: String,
+    /// Doc lines: what the cluster has on this column that the model does not declare.
+    pub notes: Vec<String>,
+}
+
+/// The models of `keyspace`: every type and table, or the tables named in `tables` and the
+/// types they use.
+pub(super) fn module(keyspace: &LiveKeyspace, tables: &[String]) -> Result<Module, String> {
+    let mut out = Module::default();
+    let picked: Vec<&LiveTable> = if tables.is_empty() {
+        keyspace.tables.values().collect()
+    } else {
+        tables
+            .iter()
+            .map(|t| {
+                keyspace.tables.get(t).ok_or_else(|| {
+                    format!(
+                        "the keyspace `{}` has no table `{t}`; its tables: {}",
+                        keyspace.name,
+                        keyspace
+                            .tables
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let udt_order = udts_in_order(keyspace, &picked);
+    let names = struct_names(
+        udt_order.iter().map(|t| t.name.as_str()),
+        picked.iter().map(|t| t.name.as_str()),
+    );
+    let udt_idents: BTreeMap<String, String> = udt_order
+        .iter()
+        .map(|t| (t.name.clone(), names[&(true, t.name.clone())].clone()))
+        .collect();
+    for t in &udt_order {
+        match udt_item(t, &udt_idents) {
+            Ok(item) => out.udts.push(item),
+            Err(why) => out.skipped.push(format!("type `{}`: {why}", t.name)),
+        }
+    }
+    for t in picked {
+        let ident = names[&(false, t.name.clone())].clone();
+        match table_item(t, ident, &udt_idents) {
+            Ok(item) => out.tables.push(item),
+            Err(why) => out.skipped.push(format!("table `{}`: {why}", t.name)),
+        }
+    }
+    // A table whose type was not generated cannot be either.
+    let missing: BTreeSet<String> = udt_order
+        .iter()
+        .map(|t| &udt_idents[&t.name])
+        .filter(|i| !out.udts.iter().any(|u| &&u.ident == i))
+        .cloned()
+        .collect();
+    for items in [&mut out.udts, &mut out.tables] {
+        items.retain(|item| {
+            let lacking: Vec<&String> = item.uses_udts.intersection(&missing).collect();
+            if lacking.is_empty() {
+                return true;
+            }
+            out.skipped.push(format!(
+                "`{}`: it uses the type struct `{}`, which is not generated",
+                item.name, lacking[0]
+            ));
+            false
+        });
+    }
+    if tables.is_empty() {
+        for v in keyspace.views.values() {
+            out.skipped.push(format!(
+                "materialized view `{}` of table `{}`: cassmodel does not model materialized \
+                 views (read the base table, or write the rows to a second table with an \
+                 entity)",
+                v.name, v.base_table
+            ));
+        }
+    }
+    for item in out.udts.iter().chain(&out.tables) {
+        out.uses.extend(&item.uses);
+    }
+    Ok(out)
+}
+
+/// The user-defined types the tables use (with the types those use), or every type of the
+/// keyspace when all tables are picked; dependencies first, then by name.
+fn udts_in_order<'a>(keyspace: &'a LiveKeyspace, tables: &[&LiveTable]) -> Vec<&'a LiveType> {
+    let mut wanted: Vec<&str> = if tables.len() == keyspace.tables.len() {
+        keyspace.types.keys().map(String::as_str).collect()
+    } else {
+        tables
+            .iter()
+            .flat_map(|t| t.columns.iter())
+            .flat_map(|c| c.cql_type.udt_names())
+            .collect()
+    };
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut out: Vec<&LiveType> = Vec::new();
+    fn visit<'a>(ks: &'a LiveKeyspace, name: &str, out: &mut Vec<&'a LiveType>, depth: usize) {
+        let Some(t) = ks.types.get(name) else { return };
+        if out.iter().any(|o| o.name == name) || depth > ks.types.len() {
+            return;
+        }
+        for (_, ft, _) in &t.fields {
+            for dep in ft.udt_names() {
+                visit(ks, dep, out, depth + 1);
+            }
+        }
+        if !out.iter().any(|o| o.name == name) {
+            out.push(t);
+        }
+    }
+    for name in wanted {
+        visit(keyspace, name, &mut out, 0);
+    }
+    out
+}
+
+/// A struct name for every type (`(true, name)`) and table (`(false, name)`), unique, and
+/// none a name the module imports: a clash gets `Type` or `Table` after it.
+fn struct_names<'a>(
+    udts: impl Iterator<Item = &'a str>,
+    tables: impl Iterator<Item = &'a str>,
+) -> BTreeMap<(bool, String), String> {
+    let mut taken: BTreeSet<String> = IMPORTED.iter().map(|s| (*s).to_owned()).collect();
+    taken.extend(["String", "Vec", "Option", "Box", "Result", "Self"].map(str::to_owned));
+    let mut out = BTreeMap::new();
+    for (is_udt, name) in udts.map(|n| (true, n)).chain(tables.map(|n| (false, n))) {
+        let base = type_ident(name);
+        let suffix = if is_udt { "Type" } else { "Table" };
+        let mut ident = base.clone();
+        let mut n = 1;
+        while taken.contains(&ident) {
+            ident = if n == 1 {
+                format!("{base}{suffix}")
+            } else {
+                format!("{base}{suffix}{n}")
+            };
+            n += 1;
+        }
+        taken.insert(ident.clone());
+        out.insert((is_udt, name.to_owned()), ident);
+    }
+    out
+}
+
+fn udt_item(t: &LiveType, udts: &BTreeMap<String, String>) -> Result<Item, String> {
+    let mut item = Item {
+        ident: udts[&t.name].clone(),
+        name: t.name.clone(),
+        options: Vec::new(),
+        fields: Vec::new(),
+        uses_udts: BTreeSet::new(),
+        uses: Uses::new(),
+        notes: Vec::new(),
+    };
+    let mut idents = BTreeSet::new();
+    for (name, cql_type, text) in &t.fields {
+        let mut f = field(name, cql_type, text, true, udts, &mut item, &mut idents)
+            .map_err(|why| format!("field `{name}`: {why}"))?;
+        f.key = None;
+        item.fields.push(f);
+    }
+    Ok(item)
+}
+
+fn table_item(
+    t: &LiveTable,
+    ident: String,
+    udts: &BTreeMap<String, String>,
+) -> Result<Item, String> {
+    if t.compact_storage {
+        return Err(
+            "a COMPACT STORAGE table, which cassmodel does not model (Cassandra 4.0 and \
+                    later cannot create one either: `ALTER TABLE .. DROP COMPACT STORAGE` first)"
+                .to_owned(),
+        );
+    }
+    let mut item = Item {
+        ident,
+        name: t.name.clone(),
+        options: table_options(t),
+        fields: Vec::new(),
+        uses_udts: BTreeSet::new(),
+        uses: Uses::new(),
+        notes: Vec::new(),
+    };
+    let mut idents = BTreeSet::new();
+    for c in &t.columns {
+        let (key, nullable) = match c.kind {
+            ColumnKind::PartitionKey => (Some("partition_key"), false),
+            ColumnKind::Clustering(Order::Asc) => (Some("clustering"), false),
+            ColumnKind::Clustering(Order::Desc) => (Some("clustering(desc)"), false),
+            ColumnKind::Static | ColumnKind::Regular => (None, true),
+        };
+        let mut f = field(
+            &c.name,
+            &c.cql_type,
+            &c.type_text,
+            nullable,
+            udts,
+            &mut item,
+            &mut idents,
+        )
+        .map_err(|why| format!("column `{}`: {why}", c.name))?;
+        f.key = key;
+        if c.kind == ColumnKind::Static {
+            f.options.push("static".to_owned());
+        }
+        item.fields.push(f);
+    }
+    indexes(t, &mut item);
+    Ok(item)
+}
+
+/// The field for a column or UDT field `name` of type `t` (`text` as `system_schema` has
+/// it). A nullable non-collection is an `Option`; a collection that is not frozen is not
+/// (Cassandra stores an empty one as null, which reads back empty).
+fn field(
+    name: &str,
+    t: &CqlType,
+    text: &str,
+    nullable: bool,
+    udts: &BTreeMap<String, String>,
+    item: &mut Item,
+    idents: &mut BTreeSet<String>,
+) -> Result<Field, String> {
+    let (inner, frozen) = match t {
+        CqlType::Frozen(inner) if !matches!(**inner, CqlType::Tuple(_)) => (&**inner, true),
+        t => (t, false),
+    };
+    let RustType {
+        text: ty, implied, ..
+    } = rust_type(inner, udts, &mut item.uses)?;
+    item.uses_udts.extend(
+        t.udt_names()
+            .into_iter()
+            .filter_map(|n| udts.get(n).cloned()),
+    );
+    let implied = if frozen { implied.frozen() } else { implied };
+    let (mut ident, renamed) = field_ident(name);
+    let base = ident.clone();
+    let mut n = 2;
+    while !idents.insert(ident.trim_start_matches("r#").to_owned()) {
+        ident = format!("{}_{n}", base.trim_start_matches("r#"));
+        n += 1;
+    }
+    let mut options = Vec::new();
+    if renamed || ident != base {
+        options.push(format!("name = {name:?}"));
+    }
+    if implied.canonical() != t.canonical() {
+        options.push(format!("cql_type = {text:?}"));
+    } else if frozen {
+        options.push("frozen".to_owned());
+    }
+    let ty = if nullable && (frozen || !inner.is_collection()) {
+        format!("Option<{ty}>")
+    } else {
+        ty
+    };
+    Ok(Field {
+        ident,
+        key: None,
+        options,
+        ty,
+        notes: Vec::new(),
+    })
+}
+
+/// `default_ttl`, `gc_grace_seconds`, `comment` and `compaction` where the table's differ
+/// from a new table's.
+fn table_options(t: &LiveTable) -> Vec<String> {
+    let o = &t.options;
+    let mut out = Vec::new();
+    if o.default_ttl != 0 {
+        out.push(format!("default_ttl = {}", o.default_ttl));
+    }
+    if o.gc_grace_seconds != DEFAULT_GC_GRACE {
+        out.push(format!("gc_grace_seconds = {}", o.gc_grace_seconds));
+    }
+    if !o.comment.is_empty() {
+        out.push(format!("comment = {:?}", o.comment));
+    }
+    let class = o
+        .compaction_class
+        .strip_prefix(COMPACTION_PACKAGE)
+        .unwrap_or(&o.compaction_class);
+    if !class.is_empty() && class != DEFAULT_COMPACTION {
+        out.push(format!("compaction = {class:?}"));
+    }
+    out
+}
+
+/// Each SAI index as an `index(..)` option of its column's field; any other index, and an
+/// SAI index with options the derive does not declare, as a note on the field (or in
+/// `skipped` when its target is no column).
+fn indexes(t: &LiveTable, item: &mut Item) {
+    for i in &t.indexes {
+        let found = parse_target(i.target()).and_then(|(target, column)| {
+            Some((target, t.columns.iter().position(|c| c.name == column)?))
+        });
+        let Some((target, pos)) = found else {
+            item.notes.push(format!(
+                "Not declared here: the index `{}` on `{}`, which is not one column; the \
+                 cluster keeps it, `migrate plan` lists it as not managed.",
+                i.name,
+                i.target()
+            ));
+            continue;
+        };
+        let c = &t.columns[pos];
+        let f = &mut item.fields[pos];
+        if let Some(why) = undeclared(i) {
+            f.notes.push(format!(
+                "Not declared here: the index `{}` on `{}` ({why}); the cluster keeps it, \
+                 `migrate plan` lists it as not managed.",
+                i.name,
+                i.target()
+            ));
+            continue;
+        }
+        let mut args = Vec::new();
+        let resolved = target.unwrap_or(IndexTarget::default_for(&c.cql_type));
+        if resolved != IndexTarget::default_for(&c.cql_type)
+            && let Some(m) = resolved.modifier()
+        {
+            args.push(m.to_owned());
+        }
+        if i.name != default_index_name(&t.name, &c.name) {
+            args.push(format!("name = {:?}", i.name));
+        }
+        if let Some(s) = i.similarity()
+            && s != Similarity::default()
+        {
+            args.push(format!("similarity = {:?}", s.name()));
+        }
+        f.options.push(if args.is_empty() {
+            "index".to_owned()
+        } else {
+            format!("index({})", args.join(", "))
+        });
+    }
+}
+
+/// Why the derive cannot declare index `i`, if it cannot.
+fn undeclared(i: &LiveIndex) -> Option<String> {
+    if !i.is_sai() {
+        return Some(format!(
+            "a {} index: cassmodel declares storage-attached (SAI) indexes only",
+            if i.kind == "CUSTOM" {
+                format!("custom `{}`", i.class())
+            } else {
+                "legacy secondary".to_owned()
+            }
+        ));
+    }
+    let other: Vec<String> = i
+        .options
+        .iter()
+        .filter(|(k, _)| !DECLARED_INDEX_OPTIONS.contains(&k.as_str()))
+        .map(|(k, v)| format!("'{k}': '{v}'"))
+        .collect();
+    if i.similarity().is_none() && i.options.contains_key("similarity_function") {
+        return Some("a similarity function cassmodel does not know".to_owned());
+    }
+    (!other.is_empty()).then(|| {
+        format!(
+            "options the derive does not declare: {{{}}}",
+            other.join(", ")
+        )
+    })
+}
+
+/// `values("My Col")` -> (`Some(Values)`, `My Col`); `email` -> (`None`, `email`).
+fn parse_target(target: &str) -> Option<(Option<IndexTarget>, String)> {
+    let (modifier, column) = match target.split_once('(') {
+        Some((m, rest)) => (Some(m), rest.strip_suffix(')')?),
+        None => (None, target),
+    };
+    let target = match modifier {
+        None => None,
+        Some("keys") => Some(IndexTarget::Keys),
+        Some("values") => Some(IndexTarget::Values),
+        Some("entries") => Some(IndexTarget::Entries),
+        Some("full") => Some(IndexTarget::Full),
+        Some(_) => return None,
+    };
+    let column = match column.strip_prefix('"').and_then(|c| c.strip_suffix('"')) {
+        Some(quoted) => quoted.replace("\"\"", "\""),
+        None => column.to_owned(),
+    };
+    Some((target, column))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets() {
+        assert_eq!(parse_target("email"), Some((None, "email".into())));
+        assert_eq!(
+            parse_target("keys(basket)"),
+            Some((Some(IndexTarget::Keys), "basket".into()))
+        );
+        assert_eq!(
+            parse_target("values(\"My \"\"Col\"\"\")"),
+            Some((Some(IndexTarget::Values), "My \"Col\"".into()))
+        );
+        assert_eq!(parse_target("\"Mixed\""), Some((None, "Mixed".into())));
+    }
+}
