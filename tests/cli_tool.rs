@@ -179,7 +179,7 @@ async fn apply_files_runs_migration_files_in_order() {
     assert_eq!(exit, Exit::Error);
     assert!(err.contains("holds no migration file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
-    t.drop_all().await;
+    t.drop_all_unmodelled().await;
 }
 
 /// `pull --dir` writes a file per table and type and a `mod.rs`; `--check` passes on them
@@ -269,5 +269,43 @@ async fn pull_writes_checks_and_names_what_it_cannot_model() {
     assert_eq!(exit, Exit::Error);
     assert!(err.contains("name it with --keyspace"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
-    t.drop_all().await;
+    t.drop_all_unmodelled().await;
+}
+
+/// A legacy secondary index in a migration file is not waited for as an SAI index would be:
+/// it never shows in `system_views.sai_column_indexes`, and waiting for it ran out the whole
+/// index wait and failed.
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_files_does_not_wait_for_a_legacy_index() {
+    let t = support::test_db("tool_legacy").await;
+    let ks = t.keyspace().to_owned();
+    let points = contact_points().await;
+    let dir = std::env::temp_dir().join(format!("cassmodel_legacy_{ks}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("0001_things.cql"),
+        format!(
+            "CREATE TABLE {ks}.things (id int PRIMARY KEY, name text);\n\
+             CREATE INDEX things_by_name ON {ks}.things (name);\n"
+        ),
+    )
+    .expect("file");
+    let dir_arg = dir.display().to_string();
+    let args = [
+        "--contact-points",
+        &points,
+        "apply-files",
+        "--dir",
+        &dir_arg,
+        "--index-wait-secs",
+        "20",
+    ];
+    let (exit, out, err) = cassmodel(&args).await;
+    assert_eq!(exit, Exit::Ok, "{out}{err}");
+    assert!(
+        out.ends_with("-- applied 2 statement(s) from 1 file(s)\n"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    t.drop_all_unmodelled().await;
 }

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cassmodel_runtime::Db;
-use cassmodel_runtime::migrate::migration_files;
+use cassmodel_runtime::migrate::{LiveSchema, migration_files};
 use cassmodel_runtime::scylla::policies::load_balancing::{
     NodeIdentifier, SingleTargetLoadBalancingPolicy,
 };
@@ -318,7 +318,9 @@ async fn apply_files(
                 .await
                 .map_err(|e| format!("{}: {e}", file.display()))?;
             db.session().await_schema_agreement().await?;
-            if let Some((keyspace, index)) = created_index(&statement, db.keyspace()) {
+            if let Some((keyspace, index)) = created_index(&statement, db.keyspace())
+                && is_sai(&db, &keyspace, &index).await?
+            {
                 db.await_indexes(&keyspace, &[index.as_str()], index_wait)
                     .await?;
             }
@@ -332,6 +334,14 @@ async fn apply_files(
         files.len()
     )?;
     Ok(())
+}
+
+/// Whether index `keyspace.index` is storage-attached: only those are waited for (a legacy
+/// secondary index never shows in `system_views.sai_column_indexes`; reads of it work
+/// while it builds).
+async fn is_sai(db: &Db, keyspace: &str, index: &str) -> Result<bool, Failure> {
+    let live = LiveSchema::read(db.session(), &[keyspace]).await?;
+    Ok(live.index(keyspace, index).is_none_or(|(_, i)| i.is_sai()))
 }
 
 /// The keyspace and name of the index `statement` creates, if it is a `CREATE [CUSTOM] INDEX`

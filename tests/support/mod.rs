@@ -190,8 +190,31 @@ impl TestDb {
         &self.keyspaces[0]
     }
 
-    /// Drops the test's keyspaces (call at the end of a test that passed).
+    /// Drops the test's keyspaces (call at the end of a test that passed). First, every
+    /// keyspace is pulled (`cassmodel pull`): every table and type a test of the suite
+    /// leaves must be expressible as a model, with nothing left undeclared.
     pub async fn drop_all(self) {
+        self.drop_all_pulled(true).await;
+    }
+
+    /// [`drop_all`](Self::drop_all) for a test that made something cassmodel cannot model
+    /// on purpose (pull's own tests): pulling must still work.
+    pub async fn drop_all_unmodelled(self) {
+        self.drop_all_pulled(false).await;
+    }
+
+    async fn drop_all_pulled(self, modelled: bool) {
+        for ks in &self.keyspaces {
+            let options = cassmodel_cli::pull::PullOptions::new();
+            let pulled = cassmodel_cli::pull::pull(&self.db, ks, &options)
+                .await
+                .unwrap_or_else(|e| panic!("cassmodel pull of {ks}: {e}"));
+            assert!(
+                !modelled || pulled.warnings.is_empty(),
+                "cassmodel pull of {ks} cannot model everything the test made:\n{}",
+                pulled.warnings.join("\n")
+            );
+        }
         for ks in &self.keyspaces {
             self.db
                 .execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))

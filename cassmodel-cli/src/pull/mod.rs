@@ -112,6 +112,23 @@ pub struct Pulled {
     pub files: Vec<(String, String)>,
     /// What the keyspace has that the models do not declare, one sentence each.
     pub warnings: Vec<String>,
+    /// The structs written, types first.
+    pub structs: Vec<PulledStruct>,
+}
+
+/// One struct of [`Pulled`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PulledStruct {
+    /// The table's or type's name in CQL.
+    pub name: String,
+    /// The struct's name.
+    pub ident: String,
+    /// A table's (`#[derive(CassTable)]`), else a user-defined type's.
+    pub is_table: bool,
+    /// What the cluster has on it that the struct does not declare (also in
+    /// [`Pulled::warnings`]).
+    pub notes: Vec<String>,
 }
 
 /// Reads `keyspace`'s schema from `system_schema` and writes its models.
@@ -132,20 +149,31 @@ pub fn generate(keyspace: &LiveKeyspace, options: &PullOptions) -> Result<Pulled
         .iter()
         .map(|s| format!("not generated: {s}"))
         .collect();
-    for item in m.udts.iter().chain(&m.tables) {
+    let mut structs = Vec::new();
+    for (i, item) in m.udts.iter().chain(&m.tables).enumerate() {
+        let mut notes: Vec<String> = item.notes.clone();
         warnings.extend(item.notes.iter().map(|n| format!("{}: {n}", item.name)));
         for f in &item.fields {
+            let field = f.ident.trim_start_matches("r#");
+            notes.extend(f.notes.iter().map(|n| format!("{field}: {n}")));
             warnings.extend(
                 f.notes
                     .iter()
-                    .map(|n| format!("{}.{}: {n}", item.name, f.ident.trim_start_matches("r#"))),
+                    .map(|n| format!("{}.{field}: {n}", item.name)),
             );
         }
+        structs.push(PulledStruct {
+            name: item.name.clone(),
+            ident: item.ident.clone(),
+            is_table: i >= m.udts.len(),
+            notes,
+        });
     }
     Ok(Pulled {
         module: render::module(&m).map_err(PullError::Generated)?,
         files: render::files(&m).map_err(PullError::Generated)?,
         warnings,
+        structs,
     })
 }
 

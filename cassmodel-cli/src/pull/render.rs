@@ -30,7 +30,9 @@ fn header(m: &Module, uses: &Uses) -> String {
     out
 }
 
-/// The `use` items, one per path prefix: `use chrono::{DateTime, Utc};`.
+/// The `use` items, one per path prefix (`use chrono::{DateTime, Utc};`), in rustfmt's order:
+/// by path, a `{..}` group after the names beside it (`cassmodel::value::X` before
+/// `cassmodel::{CassTable, CassUdt}`).
 fn use_items(uses: &Uses, derives: &[&str]) -> String {
     let mut by_prefix: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for u in uses {
@@ -40,16 +42,22 @@ fn use_items(uses: &Uses, derives: &[&str]) -> String {
     if !derives.is_empty() {
         by_prefix.entry("cassmodel").or_default().extend(derives);
     }
-    let mut out = String::new();
-    for (prefix, mut names) in by_prefix {
-        names.sort_unstable();
-        names.dedup();
-        let _ = match names.as_slice() {
-            [one] => writeln!(out, "use {prefix}::{one};"),
-            _ => writeln!(out, "use {prefix}::{{{}}};", names.join(", ")),
-        };
-    }
-    out
+    let mut lines: Vec<(String, String)> = by_prefix
+        .into_iter()
+        .map(|(prefix, mut names)| {
+            names.sort_unstable();
+            names.dedup();
+            match names.as_slice() {
+                [one] => (format!("{prefix}::{one}"), format!("use {prefix}::{one};")),
+                _ => (
+                    format!("{prefix}::~"),
+                    format!("use {prefix}::{{{}}};", names.join(", ")),
+                ),
+            }
+        })
+        .collect();
+    lines.sort();
+    lines.into_iter().map(|(_, line)| line + "\n").collect()
 }
 
 fn derives(m: &Module) -> Vec<&'static str> {
