@@ -114,25 +114,31 @@ pub(super) fn module(keyspace: &LiveKeyspace, tables: &[String]) -> Result<Modul
             Err(why) => out.skipped.push(format!("table `{}`: {why}", t.name)),
         }
     }
-    // A table whose type was not generated cannot be either.
-    let missing: BTreeSet<String> = udt_order
-        .iter()
-        .map(|t| &udt_idents[&t.name])
-        .filter(|i| !out.udts.iter().any(|u| &&u.ident == i))
-        .cloned()
-        .collect();
-    for items in [&mut out.udts, &mut out.tables] {
-        items.retain(|item| {
-            let lacking: Vec<&String> = item.uses_udts.intersection(&missing).collect();
-            if lacking.is_empty() {
-                return true;
-            }
-            out.skipped.push(format!(
-                "`{}`: it uses the type struct `{}`, which is not generated",
-                item.name, lacking[0]
-            ));
-            false
-        });
+    // A type or table that uses a type that was not generated cannot be either, nor what
+    // uses it in turn.
+    loop {
+        let missing: BTreeSet<String> = udt_order
+            .iter()
+            .map(|t| &udt_idents[&t.name])
+            .filter(|i| !out.udts.iter().any(|u| &&u.ident == i))
+            .cloned()
+            .collect();
+        let before = out.udts.len() + out.tables.len();
+        for items in [&mut out.udts, &mut out.tables] {
+            items.retain(|item| {
+                let Some(lacking) = item.uses_udts.intersection(&missing).next() else {
+                    return true;
+                };
+                out.skipped.push(format!(
+                    "`{}`: it uses the type struct `{lacking}`, which is not generated",
+                    item.name
+                ));
+                false
+            });
+        }
+        if out.udts.len() + out.tables.len() == before {
+            break;
+        }
     }
     if tables.is_empty() {
         for v in keyspace.views.values() {
@@ -465,6 +471,65 @@ fn parse_target(target: &str) -> Option<(Option<IndexTarget>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn keyspace() -> LiveKeyspace {
+        let mut k = LiveKeyspace::default();
+        k.name = "ks".into();
+        k
+    }
+
+    fn udt(name: &str, fields: &[(&str, &str)]) -> LiveType {
+        let mut t = LiveType::default();
+        t.name = name.into();
+        t.fields = fields
+            .iter()
+            .map(|(f, ty)| ((*f).into(), ty.parse().expect("a type"), (*ty).into()))
+            .collect();
+        t
+    }
+
+    /// What cannot be a model is named with the reason: a COMPACT STORAGE table, a view, a
+    /// type with a vector of ints, and the type that uses that type.
+    #[test]
+    fn what_cannot_be_modelled_is_named() {
+        let mut k = keyspace();
+        let mut old = LiveTable::default();
+        old.name = "old".into();
+        old.compact_storage = true;
+        k.tables.insert("old".into(), old);
+        let mut view = cassmodel_runtime::migrate::LiveView::default();
+        view.name = "by_email".into();
+        view.base_table = "users".into();
+        k.views.insert("by_email".into(), view);
+        for t in [
+            udt("inner", &[("v", "vector<int, 2>")]),
+            udt("outer", &[("i", "frozen<inner>"), ("n", "int")]),
+            udt("other", &[("n", "int")]),
+        ] {
+            k.types.insert(t.name.clone(), t);
+        }
+        let m = module(&k, &[]).expect("a module");
+        let names: Vec<&str> = m.udts.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(names, ["other"]);
+        assert!(m.tables.is_empty());
+        let whats: Vec<&str> = m
+            .skipped
+            .iter()
+            .map(|s| s.split(':').next().unwrap_or(s))
+            .collect();
+        assert_eq!(
+            whats,
+            [
+                "type `inner`",
+                "table `old`",
+                "`outer`",
+                "materialized view `by_email` of table `users`"
+            ]
+        );
+        assert!(m.skipped[2].ends_with("it uses the type struct `Inner`, which is not generated"));
+        assert!(m.skipped[1].contains("a COMPACT STORAGE table"));
+        assert!(module(&k, &["nope".into()]).is_err());
+    }
 
     #[test]
     fn targets() {

@@ -174,7 +174,7 @@ pub struct DroppedColumn {
 }
 
 /// One user-defined type.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct LiveType {
     /// Its name.
