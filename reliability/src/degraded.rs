@@ -102,7 +102,10 @@ async fn await_marked_down(
         let read = Kv::select()
             .key(&0)
             .consistency(consistency)
-            .timeout(Duration::from_secs(8))
+            // Well above the server's own read timeout (5 s): its ReadTimeout, which names
+            // what was received and required, must answer first even on a loaded machine
+            // (with 8 s, the client's timeout came first once, at load 10).
+            .timeout(Duration::from_secs(20))
             .fetch_first(db)
             .await;
         match read {
