@@ -16,6 +16,16 @@ async fn cassmodel(args: &[&str]) -> (Exit, String, String) {
     (exit, text(out), text(err))
 }
 
+/// A new directory `name` under the temporary directory, holding `files` (name, text).
+fn files_in(name: &str, files: &[(&str, String)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(name);
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).expect("file");
+    }
+    dir
+}
+
 async fn contact_points() -> String {
     cassmodel_node::cluster_or_local_node()
         .await
@@ -80,28 +90,29 @@ async fn apply_files_runs_migration_files_in_order() {
     let t = support::test_db("tool_files").await;
     let ks = t.keyspace().to_owned();
     let points = contact_points().await;
-    let dir = std::env::temp_dir().join(format!("cassmodel_files_{ks}"));
-    std::fs::create_dir_all(&dir).expect("dir");
     // Written out of order: the number decides.
-    std::fs::write(
-        dir.join("0002_add_colour.cql"),
-        format!(
-            "-- 0002_add_colour.cql\n\
-             ALTER TABLE {ks}.things ADD IF NOT EXISTS colour text;\n\
-             CREATE INDEX IF NOT EXISTS things_colour_idx ON {ks}.things (colour) USING 'sai';\n"
-        ),
-    )
-    .expect("file");
-    std::fs::write(
-        dir.join("0001_create_things.cql"),
-        format!(
-            "-- 0001_create_things.cql; a comment\n\
-             CREATE TABLE IF NOT EXISTS {ks}.things (id int PRIMARY KEY, name text)\n\
-             WITH comment = 'things; and more';\n"
-        ),
-    )
-    .expect("file");
-    std::fs::write(dir.join("notes.txt"), "not a migration").expect("file");
+    let dir = files_in(
+        &format!("cassmodel_files_{ks}"),
+        &[
+            (
+                "0002_add_colour.cql",
+                format!(
+                    "-- 0002_add_colour.cql\n\
+                     ALTER TABLE {ks}.things ADD IF NOT EXISTS colour text;\n\
+                     CREATE INDEX IF NOT EXISTS things_colour_idx ON {ks}.things (colour) USING 'sai';\n"
+                ),
+            ),
+            (
+                "0001_create_things.cql",
+                format!(
+                    "-- 0001_create_things.cql; a comment\n\
+                     CREATE TABLE IF NOT EXISTS {ks}.things (id int PRIMARY KEY, name text)\n\
+                     WITH comment = 'things; and more';\n"
+                ),
+            ),
+            ("notes.txt", "not a migration".to_owned()),
+        ],
+    );
     let dir_arg = dir.display().to_string();
     let args = [
         "--contact-points",
@@ -280,16 +291,16 @@ async fn apply_files_does_not_wait_for_a_legacy_index() {
     let t = support::test_db("tool_legacy").await;
     let ks = t.keyspace().to_owned();
     let points = contact_points().await;
-    let dir = std::env::temp_dir().join(format!("cassmodel_legacy_{ks}"));
-    std::fs::create_dir_all(&dir).expect("dir");
-    std::fs::write(
-        dir.join("0001_things.cql"),
-        format!(
-            "CREATE TABLE {ks}.things (id int PRIMARY KEY, name text);\n\
-             CREATE INDEX things_by_name ON {ks}.things (name);\n"
-        ),
-    )
-    .expect("file");
+    let dir = files_in(
+        &format!("cassmodel_legacy_{ks}"),
+        &[(
+            "0001_things.cql",
+            format!(
+                "CREATE TABLE {ks}.things (id int PRIMARY KEY, name text);\n\
+                 CREATE INDEX things_by_name ON {ks}.things (name);\n"
+            ),
+        )],
+    );
     let dir_arg = dir.display().to_string();
     let args = [
         "--contact-points",

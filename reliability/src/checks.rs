@@ -60,8 +60,13 @@ impl Rng {
     }
 }
 
+/// The environment's settings with the run's keyspace: what every check connects with.
+pub(crate) fn options(env: &Env) -> cassmodel::ConnectOptions {
+    env.options.clone().keyspace(env.keyspace.clone())
+}
+
 pub(crate) async fn connect(env: &Env, request_timeout: Option<Duration>) -> Result<Db, String> {
-    let mut o = env.options.clone().keyspace(env.keyspace.clone());
+    let mut o = options(env);
     if let Some(t) = request_timeout {
         o = o.request_timeout(t);
     }
@@ -94,16 +99,10 @@ pub async fn load(env: &Env) -> Result<Outcome, String> {
         .iter()
         .any(|n| Some(n.datacenter_name()) != first_dc.as_deref());
     let db = match first_dc {
-        Some(dc) if several => {
-            let o = env
-                .options
-                .clone()
-                .keyspace(env.keyspace.clone())
-                .local_dc(dc);
-            o.connect().await.map_err(|e| e.to_string())?
-        }
-        _ => connect(env, None).await?,
-    };
+        Some(dc) if several => options(env).local_dc(dc).connect().await,
+        _ => options(env).connect().await,
+    }
+    .map_err(|e| e.to_string())?;
     db.create_table::<Kv>().await.map_err(|e| e.to_string())?;
     let ops = env.ops_per_task;
     let started = Instant::now();

@@ -37,10 +37,7 @@ async fn connect(
     consistency: Consistency,
     local_dc: Option<&str>,
 ) -> Result<Db, String> {
-    let mut o = env
-        .options
-        .clone()
-        .keyspace(env.keyspace.clone())
+    let mut o = crate::checks::options(env)
         .consistency(consistency)
         .serial_consistency(Some(SerialConsistency::Serial));
     if let Some(dc) = local_dc {

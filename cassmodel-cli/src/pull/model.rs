@@ -8,7 +8,7 @@ use cassmodel_runtime::migrate::{LiveIndex, LiveKeyspace, LiveTable, LiveType};
 use cassmodel_runtime::{ColumnKind, CqlType, IndexTarget, Order, Similarity};
 use cassmodel_schema::default_index_name;
 
-use super::names::{field_ident, type_ident};
+use super::names::{field_ident, type_ident, unique, unique_snake};
 use super::types::{IMPORTED, RustType, Uses, rust_type};
 
 /// `gc_grace_seconds` of a table created without it.
@@ -203,17 +203,10 @@ fn struct_names<'a>(
     for (is_udt, name) in udts.map(|n| (true, n)).chain(tables.map(|n| (false, n))) {
         let base = type_ident(name);
         let suffix = if is_udt { "Type" } else { "Table" };
-        let mut ident = base.clone();
-        let mut n = 1;
-        while taken.contains(&ident) {
-            ident = if n == 1 {
-                format!("{base}{suffix}")
-            } else {
-                format!("{base}{suffix}{n}")
-            };
-            n += 1;
-        }
-        taken.insert(ident.clone());
+        let ident = unique(base.clone(), &mut taken, |n| match n {
+            1 => format!("{base}{suffix}"),
+            n => format!("{base}{suffix}{n}"),
+        });
         out.insert((is_udt, name.to_owned()), ident);
     }
     out
@@ -313,13 +306,8 @@ fn field(
             .filter_map(|n| udts.get(n).cloned()),
     );
     let implied = if frozen { implied.frozen() } else { implied };
-    let (mut ident, renamed) = field_ident(name);
-    let base = ident.clone();
-    let mut n = 2;
-    while !idents.insert(ident.trim_start_matches("r#").to_owned()) {
-        ident = format!("{}_{n}", base.trim_start_matches("r#"));
-        n += 1;
-    }
+    let (base, renamed) = field_ident(name);
+    let ident = unique_snake(base.clone(), idents);
     let mut options = Vec::new();
     if renamed || ident != base {
         options.push(format!("name = {name:?}"));
@@ -372,10 +360,8 @@ fn table_options(t: &LiveTable) -> Vec<String> {
 /// `skipped` when its target is no column).
 fn indexes(t: &LiveTable, item: &mut Item) {
     for i in &t.indexes {
-        let found = parse_target(i.target()).and_then(|(target, column)| {
-            Some((target, t.columns.iter().position(|c| c.name == column)?))
-        });
-        let Some((target, pos)) = found else {
+        let names = t.columns.iter().map(|c| c.name.as_str());
+        let Some((target, pos)) = target_column(names, i.target()) else {
             item.notes.push(format!(
                 "Not declared here: the index `{}` on `{}`, which is not one column; the \
                  cluster keeps it, `migrate plan` lists it as not managed.",
@@ -396,9 +382,8 @@ fn indexes(t: &LiveTable, item: &mut Item) {
             continue;
         }
         let mut args = Vec::new();
-        let resolved = target.unwrap_or(IndexTarget::default_for(&c.cql_type));
-        if resolved != IndexTarget::default_for(&c.cql_type)
-            && let Some(m) = resolved.modifier()
+        if target != IndexTarget::default_for(&c.cql_type)
+            && let Some(m) = target.modifier()
         {
             args.push(m.to_owned());
         }
@@ -447,25 +432,25 @@ fn undeclared(i: &LiveIndex) -> Option<String> {
     })
 }
 
-/// `values("My Col")` -> (`Some(Values)`, `My Col`); `email` -> (`None`, `email`).
-fn parse_target(target: &str) -> Option<(Option<IndexTarget>, String)> {
-    let (modifier, column) = match target.split_once('(') {
-        Some((m, rest)) => (Some(m), rest.strip_suffix(')')?),
-        None => (None, target),
-    };
-    let target = match modifier {
-        None => None,
-        Some("keys") => Some(IndexTarget::Keys),
-        Some("values") => Some(IndexTarget::Values),
-        Some("entries") => Some(IndexTarget::Entries),
-        Some("full") => Some(IndexTarget::Full),
-        Some(_) => return None,
-    };
-    let column = match column.strip_prefix('"').and_then(|c| c.strip_suffix('"')) {
-        Some(quoted) => quoted.replace("\"\"", "\""),
-        None => column.to_owned(),
-    };
-    Some((target, column))
+/// The target and the position of the column an index's stored `target` names: the one
+/// whose [`IndexTarget::cql`] (what the plan compares too) is that text.
+fn target_column<'a>(
+    columns: impl Iterator<Item = &'a str>,
+    target: &str,
+) -> Option<(IndexTarget, usize)> {
+    const TARGETS: [IndexTarget; 5] = [
+        IndexTarget::Column,
+        IndexTarget::Keys,
+        IndexTarget::Values,
+        IndexTarget::Entries,
+        IndexTarget::Full,
+    ];
+    columns.enumerate().find_map(|(pos, column)| {
+        TARGETS
+            .into_iter()
+            .find(|t| t.cql(column) == target)
+            .map(|t| (t, pos))
+    })
 }
 
 #[cfg(test)]
@@ -533,15 +518,15 @@ mod tests {
 
     #[test]
     fn targets() {
-        assert_eq!(parse_target("email"), Some((None, "email".into())));
+        let columns = ["email", "basket", "My \"Col\"", "Mixed"];
+        let of = |target: &str| target_column(columns.into_iter(), target);
+        assert_eq!(of("email"), Some((IndexTarget::Column, 0)));
+        assert_eq!(of("keys(basket)"), Some((IndexTarget::Keys, 1)));
         assert_eq!(
-            parse_target("keys(basket)"),
-            Some((Some(IndexTarget::Keys), "basket".into()))
+            of("values(\"My \"\"Col\"\"\")"),
+            Some((IndexTarget::Values, 2))
         );
-        assert_eq!(
-            parse_target("values(\"My \"\"Col\"\"\")"),
-            Some((Some(IndexTarget::Values), "My \"Col\"".into()))
-        );
-        assert_eq!(parse_target("\"Mixed\""), Some((None, "Mixed".into())));
+        assert_eq!(of("\"Mixed\""), Some((IndexTarget::Column, 3)));
+        assert_eq!(of("keys(nope)"), None);
     }
 }

@@ -2,6 +2,8 @@
 //! keyword), a struct for a table or a type (PascalCase), each told whether the derive needs
 //! the CQL name spelled out (`#[cass(name = "..")]`).
 
+use std::collections::BTreeSet;
+
 /// Rust's keywords (strict and reserved, edition 2024) that a raw identifier can take.
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
@@ -57,6 +59,28 @@ pub(super) fn type_ident(name: &str) -> String {
 /// A module (file) name for struct `pascal`: its snake_case, raw for a keyword.
 pub(super) fn module_ident(pascal: &str) -> String {
     field_ident(pascal).0
+}
+
+/// `first`, or else the first of `retry(1)`, `retry(2)`, ... that `taken` does not hold
+/// (compared without `r#`); `taken` then holds it.
+pub(super) fn unique(
+    first: String,
+    taken: &mut BTreeSet<String>,
+    retry: impl Fn(usize) -> String,
+) -> String {
+    let mut name = first;
+    let mut n = 1;
+    while !taken.insert(name.trim_start_matches("r#").to_owned()) {
+        name = retry(n);
+        n += 1;
+    }
+    name
+}
+
+/// A snake_case identifier unique among `taken`: `ident`, else `ident_2`, `ident_3`, ...
+pub(super) fn unique_snake(ident: String, taken: &mut BTreeSet<String>) -> String {
+    let base = ident.trim_start_matches("r#").to_owned();
+    unique(ident, taken, |n| format!("{base}_{}", n + 1))
 }
 
 /// `name` as an identifier: raw (`r#type`) for a keyword, `self_` for what cannot be raw.

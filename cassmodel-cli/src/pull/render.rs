@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::model::{Item, Module};
-use super::names::module_ident;
+use super::names::{module_ident, unique_snake};
 use super::types::Uses;
 
 /// The module's first lines: what wrote it, the crates it needs, what is not generated.
@@ -167,13 +167,7 @@ pub(super) fn files(m: &Module) -> Result<Vec<(String, String)>, String> {
     let udts = m.udts.len();
     let mut taken = std::collections::BTreeSet::new();
     for (i, it) in m.udts.iter().chain(&m.tables).enumerate() {
-        let mut module = module_ident(&it.ident);
-        let base = module.clone();
-        let mut n = 2;
-        while !taken.insert(module.trim_start_matches("r#").to_owned()) {
-            module = format!("{}_{n}", base.trim_start_matches("r#"));
-            n += 1;
-        }
+        let module = unique_snake(module_ident(&it.ident), &mut taken);
         let file = format!("{}.rs", module.trim_start_matches("r#"));
         let _ = writeln!(mod_rs, "mod {module};\npub use {module}::{};", it.ident);
         let mut src = use_items(&it.uses, &[if i < udts { "CassUdt" } else { "CassTable" }]);
