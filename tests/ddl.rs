@@ -30,6 +30,11 @@ struct Person {
     home: Address,
     #[cass(frozen)]
     old: Vec<Address>,
+    // A collection in a type is frozen, unless its type is declared: then as written (a type
+    // made by hand with a non-frozen one, as `cassmodel pull` writes it).
+    nicknames: Vec<String>,
+    #[cass(cql_type = "list<text>")]
+    phones: Vec<String>,
 }
 
 #[derive(CassTable)]
@@ -91,7 +96,7 @@ fn everything() {
         s.create_cql("shop"),
         vec![
             "CREATE TYPE IF NOT EXISTS shop.address (street_name text, city text)".to_owned(),
-            "CREATE TYPE IF NOT EXISTS shop.person (name text, home frozen<address>, old frozen<list<frozen<address>>>)".to_owned(),
+            "CREATE TYPE IF NOT EXISTS shop.person (name text, home frozen<address>, old frozen<list<frozen<address>>>, nicknames frozen<list<text>>, phones list<text>)".to_owned(),
             "CREATE TABLE IF NOT EXISTS shop.everything (a text, \"order\" int, c bigint, \
              d frozen<list<int>>, s text STATIC, \"Mixed\" ascii, tags set<text>, \
              products map<uuid, int>, \"select\" text, who frozen<person>, pair tuple<int, text>, \

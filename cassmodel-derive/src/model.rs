@@ -1,6 +1,6 @@
 //! The description of a table or user-defined type built from the parsed struct.
 
-use cassmodel_schema::{CqlType, IndexOp, IndexTarget, Similarity, default_index_name};
+use cassmodel_schema::{CqlType, IndexOp, IndexTarget, Similarity, field_index_name};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned as _;
@@ -481,21 +481,17 @@ impl<'a> Table<'a> {
                         .next()
                         .map_or(f.column_span, |t| t.span());
                     let mut index = FieldIndex {
-                        name: default_index_name(&name, &f.column),
+                        name: String::new(),
                         named: ix.name.is_some(),
                         name_span: ix.name.as_ref().map_or(whole, |n| n.span),
                         target: ix.target.as_ref().map(|t| (t.value, t.span)),
                         similarity: ix.similarity.as_ref().map(|t| (t.value, t.span)),
                         tokens: ix.tokens.clone(),
                     };
-                    // The first index keeps Cassandra's default name; the next ones of a
-                    // column (a map's keys, values, entries) are told apart by their target.
-                    if let Some(given) = &ix.name {
-                        index.name = given.value.clone();
-                    } else if n > 0 {
-                        let part = f.target_of(&index).modifier().unwrap_or("column");
-                        index.name = default_index_name(&name, &format!("{}_{part}", f.column));
-                    }
+                    index.name = match &ix.name {
+                        Some(given) => given.value.clone(),
+                        None => field_index_name(&name, &f.column, n, f.target_of(&index)),
+                    };
                     index
                 })
                 .collect();

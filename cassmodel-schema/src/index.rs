@@ -404,6 +404,25 @@ pub fn default_index_name(table: &str, column: &str) -> String {
         .collect()
 }
 
+/// The name `#[cass(index)]` gives the `position`-th index (from 0) of a field when it names
+/// none: the first keeps Cassandra's default name ([`default_index_name`]); the next ones of
+/// the column (a map's keys, values, entries) are told apart by their target
+/// (`<table>_<column>_<target>_idx`).
+///
+/// ```
+/// use cassmodel_schema::{IndexTarget, field_index_name};
+/// assert_eq!(field_index_name("t", "attrs", 0, IndexTarget::Keys), "t_attrs_idx");
+/// assert_eq!(field_index_name("t", "attrs", 1, IndexTarget::Values), "t_attrs_values_idx");
+/// assert_eq!(field_index_name("t", "v", 1, IndexTarget::Column), "t_v_column_idx");
+/// ```
+pub fn field_index_name(table: &str, column: &str, position: usize, target: IndexTarget) -> String {
+    if position == 0 {
+        return default_index_name(table, column);
+    }
+    let part = target.modifier().unwrap_or("column");
+    default_index_name(table, &format!("{column}_{part}"))
+}
+
 impl fmt::Display for IndexTarget {
     /// `column`, `keys`, `values`, `entries` or `full`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

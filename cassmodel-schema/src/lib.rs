@@ -23,6 +23,7 @@ pub use ident::{
     validate_schema_name,
 };
 pub use index::{
-    IndexOp, IndexTarget, IndexViolation, Similarity, default_index_name, validate_index_name,
+    IndexOp, IndexTarget, IndexViolation, Similarity, default_index_name, field_index_name,
+    validate_index_name,
 };
 pub use types::{CqlType, KeyViolation, NativeType, ParseError};

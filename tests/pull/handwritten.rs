@@ -42,6 +42,8 @@ pub struct Contact {
     pub kind: Option<String>,
     pub from: Option<String>,
     pub at: Option<DateTime<Utc>>,
+    #[cass(cql_type = "list<text>")]
+    pub phones: Vec<String>,
 }
 
 /// A row of the table `Events`.
@@ -110,6 +112,7 @@ pub struct EveryType {
     #[cass(cql_type = "list<ascii>")]
     pub la: Vec<String>,
     #[cass(
+        index,
         index(keys, name = "by_map_keys"),
         index(entries, name = "every_type_m_entries")
     )]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cassmodel_runtime::migrate::{LiveIndex, LiveKeyspace, LiveTable, LiveType};
 use cassmodel_runtime::{ColumnKind, CqlType, IndexTarget, Order, Similarity};
-use cassmodel_schema::default_index_name;
+use cassmodel_schema::{default_index_name, field_index_name};
 
 use super::names::{field_ident, type_ident, unique, unique_snake};
 use super::types::{IMPORTED, RustType, Uses, rust_type};
@@ -226,6 +226,10 @@ fn udt_item(t: &LiveType, udts: &BTreeMap<String, String>) -> Result<Item, Strin
     for (name, cql_type, text) in &t.fields {
         let mut f = field(name, cql_type, text, true, udts, &mut item, &mut idents)
             .map_err(|why| format!("field `{name}`: {why}"))?;
+        // The derive freezes a type's collection field unless the field declares its type.
+        if cql_type.is_collection() && !f.options.iter().any(|o| o.starts_with("cql_type")) {
+            f.options.push(format!("cql_type = {text:?}"));
+        }
         f.key = None;
         item.fields.push(f);
     }
@@ -359,9 +363,19 @@ fn table_options(t: &LiveTable) -> Vec<String> {
 /// SAI index with options the derive does not declare, as a note on the field (or in
 /// `skipped` when its target is no column).
 fn indexes(t: &LiveTable, item: &mut Item) {
-    for i in &t.indexes {
-        let names = t.columns.iter().map(|c| c.name.as_str());
-        let Some((target, pos)) = target_column(names, i.target()) else {
+    let column_of =
+        |i: &LiveIndex| target_column(t.columns.iter().map(|c| c.name.as_str()), i.target());
+    // A field's first index without a name gets Cassandra's default one: the index that has
+    // it goes first.
+    let mut ordered: Vec<&LiveIndex> = t.indexes.iter().collect();
+    ordered.sort_by_key(|i| {
+        column_of(i)
+            .is_none_or(|(_, pos)| i.name != default_index_name(&t.name, &t.columns[pos].name))
+    });
+    // How many indexes each field declares so far: the name the derive gives depends on it.
+    let mut declared = vec![0; t.columns.len()];
+    for i in ordered {
+        let Some((target, pos)) = column_of(i) else {
             item.notes.push(format!(
                 "Not declared here: the index `{}` on `{}`, which is not one column; the \
                  cluster keeps it, `migrate plan` lists it as not managed.",
@@ -387,9 +401,10 @@ fn indexes(t: &LiveTable, item: &mut Item) {
         {
             args.push(m.to_owned());
         }
-        if i.name != default_index_name(&t.name, &c.name) {
+        if i.name != field_index_name(&t.name, &c.name, declared[pos], target) {
             args.push(format!("name = {:?}", i.name));
         }
+        declared[pos] += 1;
         if let Some(s) = i.similarity()
             && s != Similarity::default()
         {

@@ -300,13 +300,14 @@ impl ColumnDef {
         cql_type: Option<CqlType>,
         frozen: bool,
     ) -> Self {
+        let declared_type = cql_type.is_some();
         let mut t = cql_type.unwrap_or_else(T::cql_type);
         if frozen {
             t = t.frozen();
         }
         let mut udts = Vec::new();
         T::collect_udts(&mut udts);
-        ColumnDef::from_parts(
+        let mut column = ColumnDef::from_parts(
             name,
             field,
             t,
@@ -315,7 +316,9 @@ impl ColumnDef {
             std::any::type_name::<T>(),
             udts,
             T::__type_check,
-        )
+        );
+        column.declared_type = declared_type;
+        column
     }
 }
 

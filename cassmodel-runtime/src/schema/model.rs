@@ -89,6 +89,9 @@ pub struct ColumnDef {
     udts: Vec<&'static UdtSchema>,
     /// Whether the field's Rust type can read a result column of a given type.
     pub(crate) type_check: TypeCheckFn,
+    /// Whether the field declares its CQL type (`#[cass(cql_type = "..")]`): a field of a
+    /// user-defined type then keeps it as written (see [`UdtSchema::new`]).
+    pub(crate) declared_type: bool,
 }
 
 /// A storage-attached (SAI) secondary index on one column, declared with `#[cass(index)]`.
@@ -195,6 +198,7 @@ impl ColumnDef {
             bucket: None,
             udts,
             type_check,
+            declared_type: false,
         }
     }
 
@@ -512,11 +516,16 @@ pub struct UdtSchema {
 }
 
 impl UdtSchema {
-    /// Builds the description. Field types that are collections or user-defined types are
-    /// frozen: Cassandra refuses non-frozen ones inside a user-defined type.
+    /// Builds the description. A field whose type is a user-defined type is frozen
+    /// (Cassandra: "A user type cannot contain non-frozen UDTs"); so is a collection, unless
+    /// the field declares its type (`#[cass(cql_type = "list<int>")]`, as `cassmodel pull`
+    /// writes for a type made with one). Cassandra takes a non-frozen collection in a type,
+    /// but such a type can then only be used frozen.
     pub fn new(rust_name: &'static str, name: &'static str, mut fields: Vec<ColumnDef>) -> Self {
         for f in &mut fields {
-            f.cql_type = f.cql_type.clone().frozen_for_nesting();
+            if !(f.declared_type && f.cql_type.is_collection()) {
+                f.cql_type = f.cql_type.clone().frozen_for_nesting();
+            }
         }
         let deps = dedup_udts(fields.iter().flat_map(|f| f.udts.iter().copied()));
         UdtSchema {
