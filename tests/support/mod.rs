@@ -214,6 +214,9 @@ impl TestDb {
                 "cassmodel pull of {ks} cannot model everything the test made:\n{}",
                 pulled.warnings.join("\n")
             );
+            if modelled && let Some(dir) = std::env::var_os(PULL_DUMP) {
+                dump(&self.db, ks, &pulled, std::path::Path::new(&dir)).await;
+            }
         }
         for ks in &self.keyspaces {
             self.db
@@ -221,5 +224,41 @@ impl TestDb {
                 .await
                 .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
         }
+    }
+}
+
+/// Set by `cargo xtask test`: a directory where [`TestDb::drop_all`] leaves, for each keyspace
+/// it drops, what `tests/pull_suite.rs` needs to check that keyspace's pulled models after the
+/// suite: `<keyspace>.rs` (the module `cassmodel pull` writes), `<keyspace>.cql` (the server's
+/// `DESCRIBE KEYSPACE`: the keyspace as the test made it) and `<keyspace>.tables` (the table
+/// structs, one per line).
+pub const PULL_DUMP: &str = "CASSMODEL_PULL_DUMP";
+
+async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std::path::Path) {
+    let described = db
+        .session()
+        .query_unpaged(format!("DESCRIBE KEYSPACE {ks}"), ())
+        .await
+        .unwrap_or_else(|e| panic!("DESCRIBE KEYSPACE {ks}: {e}"))
+        .into_rows_result()
+        .expect("DESCRIBE returns rows")
+        .rows::<(String, String, String, String)>()
+        .expect("keyspace_name, type, name, create_statement")
+        .map(|r| r.map(|(_, _, _, statement)| statement))
+        .collect::<Result<Vec<_>, _>>()
+        .expect("DESCRIBE rows");
+    let tables: Vec<&str> = pulled
+        .structs
+        .iter()
+        .filter(|s| s.is_table)
+        .map(|s| s.ident.as_str())
+        .collect();
+    for (ext, text) in [
+        ("rs", pulled.module.clone()),
+        ("cql", described.join("\n\n")),
+        ("tables", tables.join("\n")),
+    ] {
+        let path = dir.join(format!("{ks}.{ext}"));
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }

@@ -9,11 +9,14 @@
 //! - `chaos [--only load,pause,crash] [--ops N]`: the reliability checks on the local node
 //!   (load, a 10 s SIGSTOP, a kill -9 and restart), one line each, written into
 //!   RELIABILITY.md; `test` runs them too, last, without writing the file.
+//! - `pull-suite`: tests/pull_suite.rs on the keyspaces tests left in `target/pull-dump`
+//!   (`test` runs the suite with `CASSMODEL_PULL_DUMP` set, then this).
 //! - `compile-bench`: what `#[derive(CassTable)]` costs a user's build, against the scylla
 //!   driver's own derives (see `compile_bench.rs` and BENCHMARKS.md).
 
 mod cargo;
 mod compile_bench;
+mod pull_suite;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
@@ -245,13 +248,37 @@ fn test() -> ExitCode {
     };
     let mut counts = Counts::default();
     if !failed.contains(&"node") {
+        // Each test leaves what `cassmodel pull` writes for its keyspaces in `dump`; the pull
+        // round trip of tests/pull_suite.rs checks them after the suite.
+        let dump = pull_suite::dump_dir();
+        let dump_env = match &dump {
+            Ok(dir) => vec![("CASSMODEL_PULL_DUMP", dir.display().to_string())],
+            Err(e) => {
+                eprintln!("{e}");
+                failed.push("pull round trip");
+                Vec::new()
+            }
+        };
+        let envs: Vec<(&str, &str)> = dump_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         if !cargo_test(
             "cargo test --workspace",
-            &["--workspace", "--all-features", "--no-fail-fast"],
-            &[],
+            &[
+                "--workspace",
+                "--all-features",
+                "--no-fail-fast",
+                "--",
+                "--skip",
+                PULL_SUITE_TEST,
+            ],
+            &envs,
             &mut counts,
         ) {
             failed.push("tests");
+        }
+        if let Ok(dir) = &dump
+            && !pull_round_trip(dir, &mut counts)
+        {
+            failed.push("pull round trip");
         }
         // Without the `tls` feature, TLS settings must be refused, not ignored: the runtime's
         // unit tests once more without features.
@@ -345,6 +372,39 @@ fn test() -> ExitCode {
         counts.passed, counts.failed, counts.ignored
     );
     exit(failed.is_empty())
+}
+
+/// The test of tests/pull_suite.rs, which runs after the suite, on what it left.
+const PULL_SUITE_TEST: &str = "every_keyspace_the_suite_leaves_round_trips";
+
+/// tests/pull_suite.rs on the keyspaces the suite left in `dump`.
+fn pull_round_trip(dump: &std::path::Path, counts: &mut Counts) -> bool {
+    let written = match pull_suite::write(dump) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("the pull round trip's suite: {e}");
+            return false;
+        }
+    };
+    let file = written.file.display().to_string();
+    cargo_test(
+        &format!(
+            "cassmodel pull round trip of the {} distinct keyspaces of the {} the suite left",
+            written.distinct, written.dumped
+        ),
+        &[
+            "--workspace",
+            "--all-features",
+            "--test",
+            "pull_suite",
+            "--",
+            "--ignored",
+            "--nocapture",
+            PULL_SUITE_TEST,
+        ],
+        &[("CASSMODEL_PULL_SUITE", file.as_str())],
+        counts,
+    )
 }
 
 /// `cargo install --path cassmodel-cli` (a debug build, into `target/cli-install`, reusing the
@@ -537,6 +597,10 @@ fn main() -> ExitCode {
             cargo().args(["run", "--quiet", "--example", "demo"]),
         )),
         Some("compile-bench") => compile_bench::main(&args[1..]),
+        Some("pull-suite") => exit(pull_round_trip(
+            &pull_suite::dump_path(),
+            &mut Counts::default(),
+        )),
         Some("chaos") => {
             let mut rest: Vec<String> = args[1..].to_vec();
             if !rest.iter().any(|a| a == "--write") {
@@ -568,7 +632,9 @@ fn main() -> ExitCode {
                  chaos   load, pause (SIGSTOP) and kill -9 checks on the local node (--cluster: on the\n          \
                  cluster, with the schema, quorum, routing and unavailable checks; --cluster --two-dcs:\n          \
                  on the cluster in two data centres); writes RELIABILITY.md\n  \
-                 compile-bench   compile time of 50 derived tables against scylla's own derives"
+                 compile-bench   compile time of 50 derived tables against scylla's own derives\n  \
+                 pull-suite      the pull round trip of the keyspaces tests left in target/pull-dump\n                  \
+                 (run tests with CASSMODEL_PULL_DUMP=$PWD/target/pull-dump; `test` does both)"
             );
             ExitCode::from(2)
         }

@@ -1,0 +1,254 @@
+//! What the round trip of a pulled module checks, shared by `tests/pull.rs` (the seed models
+//! and a hand-written keyspace) and `tests/pull_suite.rs` (every keyspace the suite leaves):
+//! `migrate plan` has nothing to do, `validate` passes, and rows written with plain CQL read
+//! back through the generated structs equal to what plain CQL returns.
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::collections::BTreeMap;
+
+use cassmodel::migrate::{LiveSchema, LiveTable, LiveType, Migrator, Models};
+use cassmodel::scylla::deserialize::FrameSlice;
+use cassmodel::scylla::deserialize::value::DeserializeValue;
+use cassmodel::scylla::serialize::writers::CellWriter;
+use cassmodel::scylla::value::{CqlValue, Row};
+use cassmodel::{ColumnKind, CqlType, Db, NativeType, Table, TableSchema};
+use futures::TryStreamExt;
+
+/// Rows written with plain CQL per table (the second with its key columns only).
+pub const ROWS: usize = 3;
+
+/// `migrate plan` of `tables` against their keyspace runs nothing and refuses nothing, and
+/// `validate` passes.
+pub async fn nothing_to_do(db: &Db, tables: &[&'static TableSchema]) {
+    let models = tables.iter().fold(Models::new(), |m, t| m.table_schema(t));
+    let migrator = Migrator::new(db, models);
+    let plan = migrator.plan().await.expect("plan");
+    assert!(
+        plan.is_empty(),
+        "the generated models are not the keyspace:\n{plan}"
+    );
+    migrator.validate().await.expect("validate");
+}
+
+/// Writes [`ROWS`] rows into each of `tables` of `db`'s keyspace ([`write_rows`]).
+pub async fn write_rows_into(db: &Db, tables: &[&'static TableSchema]) {
+    let ks = db.keyspace().expect("a keyspace");
+    let live = LiveSchema::read(db.session(), &[ks])
+        .await
+        .expect("live schema");
+    let k = &live.keyspaces[ks];
+    for table in tables {
+        write_rows(db, &k.tables[table.name], &k.types).await;
+    }
+}
+
+/// Writes [`ROWS`] rows into `table` with plain CQL: every column of a type-specific literal
+/// (the second row: its key columns only, every other column null); a counter table's rows by
+/// `UPDATE .. SET c = c + n`.
+pub async fn write_rows(db: &Db, table: &LiveTable, types: &BTreeMap<String, LiveType>) {
+    let name = qualified(db, &table.name);
+    for i in 0..ROWS {
+        let keys: Vec<_> = table
+            .columns
+            .iter()
+            .filter(|c| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering(_)))
+            .collect();
+        let others: Vec<_> = table
+            .columns
+            .iter()
+            .filter(|c| matches!(c.kind, ColumnKind::Static | ColumnKind::Regular))
+            .filter(|_| i != 1)
+            .collect();
+        let q = quote;
+        let cql = if table.columns.iter().any(|c| c.cql_type.is_counter()) {
+            let sets: Vec<String> = table
+                .columns
+                .iter()
+                .filter(|c| c.cql_type.is_counter())
+                .take(if i == 1 { 1 } else { usize::MAX })
+                .map(|c| format!("{0} = {0} + {1}", q(&c.name), i + 2))
+                .collect();
+            let wheres: Vec<String> = keys
+                .iter()
+                .map(|c| format!("{} = {}", q(&c.name), literal(&c.cql_type, types, i)))
+                .collect();
+            format!(
+                "UPDATE {name} SET {} WHERE {}",
+                sets.join(", "),
+                wheres.join(" AND ")
+            )
+        } else {
+            let columns: Vec<_> = keys.iter().chain(&others).collect();
+            format!(
+                "INSERT INTO {name} ({}) VALUES ({})",
+                columns
+                    .iter()
+                    .map(|c| q(&c.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                columns
+                    .iter()
+                    .map(|c| literal(&c.cql_type, types, i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        db.session()
+            .query_unpaged(cql.as_str(), ())
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    }
+}
+
+/// A CQL literal of type `t`, different for each `i`.
+pub fn literal(t: &CqlType, types: &BTreeMap<String, LiveType>, i: usize) -> String {
+    use NativeType as N;
+    let lit = |t: &CqlType, j: usize| literal(t, types, j);
+    match t {
+        CqlType::Native(n) => match n {
+            N::Ascii => format!("'ascii{i}'"),
+            N::Text => format!("'text {i} é''s'"),
+            N::Bigint => format!("{}", 1_234_567_890_123_i64 + i as i64),
+            N::Int => format!("{}", 40 + i),
+            N::Smallint => format!("{}", 300 + i),
+            N::Tinyint => format!("{}", 7 + i),
+            N::Boolean => i.is_multiple_of(2).to_string(),
+            N::Float => format!("{}.5", i),
+            N::Double => format!("-{}.25", i),
+            N::Blob => format!("0x01020{i}"),
+            N::Inet => ["'127.0.0.1'", "'::1'", "'10.1.2.3'"][i % 3].to_owned(),
+            N::Uuid => format!("123e4567-e89b-12d3-a456-42661417400{i}"),
+            N::Timeuuid => format!("5055{i}d6e-29bb-11e5-b345-feff819cdc9f"),
+            N::Timestamp => format!("'2024-01-0{} 03:04:05.678+0000'", i + 1),
+            N::Date => format!("'2024-02-0{}'", i + 1),
+            N::Time => format!("'08:0{i}:00.000000001'"),
+            N::Duration => format!("{}mo2d3h4m5s6ms7us8ns", i + 1),
+            N::Decimal => format!("{i}2.345"),
+            N::Varint => format!("12345678901234567890123456789{i}"),
+            N::Counter => format!("{i}"),
+        },
+        CqlType::Frozen(inner) => lit(inner, i),
+        CqlType::List(e) => format!("[{}, {}]", lit(e, i), lit(e, i + 1)),
+        CqlType::Set(e) => format!("{{{}, {}}}", lit(e, i), lit(e, i + 1)),
+        CqlType::Map(k, v) => format!(
+            "{{{}: {}, {}: {}}}",
+            lit(k, i),
+            lit(v, i),
+            lit(k, i + 1),
+            lit(v, i + 1)
+        ),
+        CqlType::Tuple(ts) => format!(
+            "({})",
+            ts.iter().map(|t| lit(t, i)).collect::<Vec<_>>().join(", ")
+        ),
+        CqlType::Udt(name) => format!(
+            "{{{}}}",
+            types[name]
+                .fields
+                .iter()
+                .map(|(f, t, _)| format!("{}: {}", quote(f), lit(t, i)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        CqlType::Vector(_, n) => format!(
+            "[{}]",
+            (0..*n)
+                .map(|d| format!("{}.5", d as usize + i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The rows of `T`'s table read through `T` equal those plain CQL reads (`SELECT *`), as
+/// the driver's `CqlValue`s: each field written by its mapping for the column's type and read
+/// back as a `CqlValue`. Non-empty: every table has [`ROWS`] rows.
+pub async fn rows_match<T: Table>(db: &Db) {
+    let name = T::schema().name;
+    let cql = format!("SELECT * FROM {}", qualified(db, name));
+    let result = db
+        .session()
+        .query_unpaged(cql.as_str(), ())
+        .await
+        .expect("plain read")
+        .into_rows_result()
+        .expect("rows");
+    let specs: Vec<_> = result.column_specs().iter().cloned().collect();
+    let plain: Vec<String> = result
+        .rows::<Row>()
+        .expect("rows")
+        .map(|r| normalized(&specs, r.expect("row").columns))
+        .collect();
+    let typed: Vec<T> = cassmodel::__private::query::scan::<T>(db, 1)
+        .await
+        .expect("typed read")
+        .try_collect()
+        .await
+        .expect("typed rows");
+    let typed: Vec<String> = typed
+        .iter()
+        .map(|row| {
+            let values = specs
+                .iter()
+                .map(|spec| {
+                    let i = T::schema().column_index(spec.name()).expect("a field");
+                    let v = row.__value(i).expect("its value");
+                    if v.is_none() {
+                        return None;
+                    }
+                    let mut buf = Vec::new();
+                    v.write_to(spec.typ(), CellWriter::new(&mut buf))
+                        .expect("written");
+                    let cell = &buf[4..];
+                    Some(
+                        CqlValue::deserialize(spec.typ(), Some(FrameSlice::new_borrowed(cell)))
+                            .expect("read as a CqlValue"),
+                    )
+                })
+                .collect();
+            normalized(&specs, values)
+        })
+        .collect();
+    let (mut plain, mut typed) = (plain, typed);
+    plain.sort();
+    typed.sort();
+    assert!(plain.len() >= ROWS, "{name}: {} rows", plain.len());
+    assert_eq!(typed, plain, "{name}");
+}
+
+/// Table `name` of `db`'s keyspace.
+pub fn qualified(db: &Db, name: &str) -> String {
+    format!(
+        "{}.{}",
+        quote(db.keyspace().expect("a keyspace")),
+        quote(name)
+    )
+}
+
+/// `name` quoted, as CQL takes any name.
+pub fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// A row as text to compare: an empty collection is a null (Cassandra stores one as null,
+/// and a struct field that is not an `Option` reads a null collection as empty).
+pub fn normalized(
+    specs: &[cassmodel::scylla::frame::response::result::ColumnSpec<'_>],
+    values: Vec<Option<CqlValue>>,
+) -> String {
+    let values: Vec<(String, Option<CqlValue>)> = specs
+        .iter()
+        .zip(values)
+        .map(|(s, v)| {
+            let v = match v {
+                Some(CqlValue::List(l)) if l.is_empty() => None,
+                Some(CqlValue::Set(l)) if l.is_empty() => None,
+                Some(CqlValue::Map(m)) if m.is_empty() => None,
+                v => v,
+            };
+            (s.name().to_owned(), v)
+        })
+        .collect();
+    format!("{values:?}")
+}
