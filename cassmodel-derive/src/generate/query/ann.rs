@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use crate::generate::{Cx, keys, marker};
 use crate::model::Field;
-use cassmodel_schema::IndexOp;
+use cassmodel_schema::{CqlType, IndexOp};
 
 /// A vector column: `ann_col(&query)`, a vector search (`ORDER BY col ANN OF ?`) in the
 /// states an indexed column may be restricted in (`__IndexBase`), when the column has an
@@ -13,7 +13,7 @@ use cassmodel_schema::IndexOp;
 /// ("Vector indexes only support ANN queries").
 pub(super) fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
     let (q, p, kd, st) = (cx.q, &cx.p, &cx.kd, &cx.st);
-    let (table, col, name, idx, ty) = (cx.table, &f.column, f.ident, f.position, f.ty);
+    let (table, col, name, idx) = (cx.table, &f.column, f.ident, f.position);
     let tr = format_ident!("__Ann_{}", name);
     let method = format_ident!("ann_{}", name);
     let (doc, items) = match f.index_for(IndexOp::Ann) {
@@ -60,11 +60,12 @@ pub(super) fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStrea
             )
         }
     };
+    let (query_trait, query_items) = query_vector(cx, f);
     let method = quote_spanned! {name.span()=>
         #[doc = #doc]
         pub fn #method(
             self,
-            query: &'a impl #p::query::QueryVector<#ty>,
+            query: &'a impl #query_trait,
         ) -> #q<'a, #st::Nearest<false>, #kd::Select, R>
         where
             S: #tr + #p::query::AnnBase,
@@ -72,7 +73,43 @@ pub(super) fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStrea
             #q(self.0.ann(#idx, #p::query::Bound::Value(query)))
         }
     };
-    (items, method)
+    (quote!(#items #query_items), method)
+}
+
+/// What `ann_col(&query)` takes: the runtime's `QueryVector` of the column's type, under a
+/// trait of the column whose message names the table, the column and its dimension (the
+/// runtime's own can only name Rust types).
+fn query_vector(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
+    let (p, table, col, ty) = (&cx.p, cx.table, &f.column, f.ty);
+    let tr = format_ident!("__AnnQuery_{}", f.ident);
+    let (message, label, note) = match &f.cql_type {
+        Some(CqlType::Vector(_, n)) => (
+            format!(
+                "`{{Self}}` is not a query vector for `{table}.{col}`, a `vector<float, {n}>`: \
+                 give a `&Vector<{n}>` or a `&[f32; {n}]`"
+            ),
+            format!("not a vector of {n} floats"),
+            format!(
+                "a vector search compares vectors of one dimension, and `{col}` holds {n} \
+                 floats: the query's dimension is the `N` of its type"
+            ),
+        ),
+        _ => (
+            format!(
+                "`{{Self}}` is not a query vector for `{table}.{col}`: give a `&Vector<N>` or a \
+                 `&[f32; N]` with the `N` of the column's type"
+            ),
+            "a vector of another dimension, or not a vector".to_owned(),
+            format!("a vector search compares vectors of one dimension: that of `{col}`"),
+        ),
+    };
+    let items = quote! {
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #tr: #p::query::QueryVector<#ty> {}
+        #[diagnostic::do_not_recommend]
+        impl<V: #p::query::QueryVector<#ty>> #tr for V {}
+    };
+    (quote!(#tr), items)
 }
 
 /// In a table with a vector column, `ann_col(..)` on each other column, to say that a vector
