@@ -471,6 +471,9 @@
 //! Maps a struct to a user-defined type (`CREATE TYPE`). `#[cass(name = "address_type")]`
 //! sets the type name (default: snake_case of the struct); fields take `name`, `cql_type` and
 //! `frozen`. A UDT is created in the keyspace of each table that uses it, before the table.
+//! A field that is a collection or another type is frozen in the type (`frozen<list<text>>`),
+//! unless a collection field declares its type: `#[cass(cql_type = "list<text>")]` keeps it
+//! non-frozen, as in a type made by hand that way (such a type can only be used frozen).
 //!
 //! ## Types
 //!
