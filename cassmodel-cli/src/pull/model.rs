@@ -224,12 +224,16 @@ fn udt_item(t: &LiveType, udts: &BTreeMap<String, String>) -> Result<Item, Strin
     };
     let mut idents = BTreeSet::new();
     for (name, cql_type, text) in &t.fields {
-        let mut f = field(name, cql_type, text, true, udts, &mut item, &mut idents)
-            .map_err(|why| format!("field `{name}`: {why}"))?;
-        // The derive freezes a type's collection field unless the field declares its type.
-        if cql_type.is_collection() && !f.options.iter().any(|o| o.starts_with("cql_type")) {
-            f.options.push(format!("cql_type = {text:?}"));
-        }
+        let mut f = field(
+            name,
+            cql_type,
+            text,
+            Of::TypeField,
+            udts,
+            &mut item,
+            &mut idents,
+        )
+        .map_err(|why| format!("field `{name}`: {why}"))?;
         f.key = None;
         item.fields.push(f);
     }
@@ -269,7 +273,7 @@ fn table_item(
             &c.name,
             &c.cql_type,
             &c.type_text,
-            nullable,
+            Of::Column { nullable },
             udts,
             &mut item,
             &mut idents,
@@ -285,6 +289,16 @@ fn table_item(
     Ok(item)
 }
 
+/// What a generated field stands for.
+#[derive(Clone, Copy)]
+enum Of {
+    /// A table's column; a key column is never null.
+    Column { nullable: bool },
+    /// A user-defined type's field (nullable): the derive freezes its type as a collection
+    /// element ([`CqlType::frozen_for_nesting`]) unless the field declares it.
+    TypeField,
+}
+
 /// The field for a column or UDT field `name` of type `t` (`text` as `system_schema` has
 /// it). A nullable non-collection is an `Option`; a collection that is not frozen is not
 /// (Cassandra stores an empty one as null, which reads back empty).
@@ -292,7 +306,7 @@ fn field(
     name: &str,
     t: &CqlType,
     text: &str,
-    nullable: bool,
+    of: Of,
     udts: &BTreeMap<String, String>,
     item: &mut Item,
     idents: &mut BTreeSet<String>,
@@ -309,7 +323,12 @@ fn field(
             .into_iter()
             .filter_map(|n| udts.get(n).cloned()),
     );
-    let implied = if frozen { implied.frozen() } else { implied };
+    let implied = match of {
+        _ if frozen => implied.frozen(),
+        Of::TypeField => implied.frozen_for_nesting(),
+        Of::Column { .. } => implied,
+    };
+    let nullable = matches!(of, Of::TypeField | Of::Column { nullable: true });
     let (base, renamed) = field_ident(name);
     let ident = unique_snake(base.clone(), idents);
     let mut options = Vec::new();
@@ -363,19 +382,23 @@ fn table_options(t: &LiveTable) -> Vec<String> {
 /// SAI index with options the derive does not declare, as a note on the field (or in
 /// `skipped` when its target is no column).
 fn indexes(t: &LiveTable, item: &mut Item) {
-    let column_of =
-        |i: &LiveIndex| target_column(t.columns.iter().map(|c| c.name.as_str()), i.target());
+    let mut located: Vec<(&LiveIndex, Option<(IndexTarget, usize)>)> = t
+        .indexes
+        .iter()
+        .map(|i| {
+            let names = t.columns.iter().map(|c| c.name.as_str());
+            (i, target_column(names, i.target()))
+        })
+        .collect();
     // A field's first index without a name gets Cassandra's default one: the index that has
     // it goes first.
-    let mut ordered: Vec<&LiveIndex> = t.indexes.iter().collect();
-    ordered.sort_by_key(|i| {
-        column_of(i)
-            .is_none_or(|(_, pos)| i.name != default_index_name(&t.name, &t.columns[pos].name))
+    located.sort_by_key(|(i, at)| {
+        at.is_none_or(|(_, pos)| i.name != default_index_name(&t.name, &t.columns[pos].name))
     });
     // How many indexes each field declares so far: the name the derive gives depends on it.
     let mut declared = vec![0; t.columns.len()];
-    for i in ordered {
-        let Some((target, pos)) = column_of(i) else {
+    for (i, at) in located {
+        let Some((target, pos)) = at else {
             item.notes.push(format!(
                 "Not declared here: the index `{}` on `{}`, which is not one column; the \
                  cluster keeps it, `migrate plan` lists it as not managed.",
