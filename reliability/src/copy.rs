@@ -48,11 +48,20 @@ pub struct ReadingByDay {
 }
 
 const SENSORS: i32 = 60;
-const PER_SENSOR: i64 = 2_000;
 const RANGES: u32 = 64;
 const LEASE: Duration = Duration::from_secs(3);
-/// Rows per second of each worker: the copy lasts long enough to be killed at set points.
-const WORKER_RATE: u32 = 12_000;
+
+/// Rows per sensor, and rows per second of each worker, on `nodes` nodes: the copy lasts
+/// long enough (about 10 s of copying) to be killed at set points. On the cluster, where
+/// every row is written and verified on three replicas of the same two cores, a quarter of
+/// the rows: `verify` looks up every row in both tables, and 120,000 rows took 240 s there.
+fn size(nodes: usize) -> (i64, u32) {
+    if nodes > 1 {
+        (500, 3_000)
+    } else {
+        (2_000, 12_000)
+    }
+}
 
 fn start() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0)
@@ -111,10 +120,11 @@ pub async fn worker_db(args: &[String]) -> Result<Db, String> {
 /// `chaos copy-worker KEYSPACE CONTACT_POINTS`: one backfill worker process.
 pub async fn worker(args: &[String]) -> Result<(), String> {
     let db = worker_db(args).await?;
+    let nodes = args.get(1).map_or(1, |points| points.split(',').count());
     let options = CopyOptions::new()
         .ranges(RANGES)
         .lease(LEASE)
-        .rows_per_second(WORKER_RATE);
+        .rows_per_second(size(nodes).1);
     let report = copy::backfill::<ReadingByDay>(&db, &options)
         .await
         .map_err(|e| e.to_string())?;
@@ -276,10 +286,12 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     db.create_table::<ReadingByDay>()
         .await
         .map_err(|e| e.to_string())?;
+    let per_sensor = size(env.nodes.len()).0;
     let rows: Vec<Reading> = (0..SENSORS)
-        .flat_map(|s| (0..PER_SENSOR).map(move |i| reading(s, i)))
+        .flat_map(|s| (0..per_sensor).map(move |i| reading(s, i)))
         .collect();
     let total = rows.len();
+    let loading = Instant::now();
     futures::stream::iter(rows)
         .map(|r| {
             let db = &db;
@@ -290,6 +302,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
         .await
         .map_err(|e| format!("loading: {e}"))?;
     let before = plain(&db, &ks, "copy_readings").await?;
+    let load_took = loading.elapsed();
 
     let started = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
@@ -298,13 +311,16 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     let _stop_app = StopOnDrop(Arc::clone(&stop));
     let run = copy_with_kills(env, &db, &target, "copy-worker", RANGES, 1).await?;
     let copy_took = started.elapsed();
+    let back = Instant::now();
     let restarted = node_back(env, &run.node_stopped).await?;
+    let back_took = back.elapsed();
     if let Some(Err(e)) = run.ended.iter().find(|e| e.is_err()) {
         return Err(format!("a worker failed: {e}"));
     }
     stop.store(true, Ordering::Relaxed);
     let (expected, writes, write_errors) = app.await.map_err(|e| e.to_string())??;
 
+    let checking = Instant::now();
     let verify = copy::verify::<ReadingByDay>(&db, &VerifyOptions::new())
         .await
         .map_err(|e| e.to_string())?;
@@ -319,6 +335,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     let status = copy::status(&db).await.map_err(|e| e.to_string())?;
     let finished = status.iter().any(|s| s.target == target && s.finished);
     let same = new == old && new == expected;
+    let check_took = checking.elapsed();
     let ok = verify.is_clean() && same && finished;
     Ok(Outcome {
         name: "copy",
@@ -329,14 +346,14 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
              with SIGKILL (pid at ranges done, as last read before the kill): {}{}; the \
              workers left reported (rows ranges): {}; copy {copy_took:.1?}; all ranges done: {finished}; verify: {} missing, {} \
              different, {} extra of {} source rows; new table = old table = rows written: \
-             {same} ({} rows)",
+             {same} ({} rows); load {load_took:.0?}, verify and reads {check_took:.0?}",
             write_errors.len(),
             run.kills.join(", "),
             run.node_stopped
                 .as_ref()
                 .map_or(String::new(), |(n, pid, at)| format!(
                     "; {} (pid {pid}) killed with SIGKILL at {at} ranges and started again after \
-                 the copy (rejoined: {restarted})",
+                 the copy (rejoined: {restarted} in {back_took:.0?})",
                     n.host
                 )),
             run.ended
