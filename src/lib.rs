@@ -460,6 +460,58 @@
 //! // Post::select().user_id(&u).limit(20).read_as::<PostContent>().fetch_all(&db)
 //! ```
 //!
+//! ### Computed fields
+//!
+//! A field may instead read a CQL selector over the table's fields, with
+//! `#[cass(select = ..)]` (selected `AS` the field's name, after the plain columns):
+//!
+//! | selector | reads | field type |
+//! |---|---|---|
+//! | `writetime(column)` | the cell's write time, microseconds since the epoch | `i64` (`Option<i64>` if the cell can be null) |
+//! | `ttl(column)` | the seconds the cell has left, null without a TTL | `Option<i32>` |
+//! | `cast(column as text)` | the value cast to a CQL native type | the Rust type of that CQL type |
+//! | `todate(ts)`, `totimestamp(..)`, `tounixtimestamp(..)`, `abs(..)`, `exp`, `log`, `log10`, `round`, `collection_count(..)`, `collection_min`/`max`/`sum`/`avg`, `map_keys`, `map_values` | Cassandra's native function of the column | the Rust type of its result |
+//! | `min(column)`, `max(..)`, `sum(..)`, `avg(..)`, `count(..)` | an aggregate of the rows the read selects: one row | `Option<T>` for `min`/`max` (null when no row), `T` for `sum`/`avg`, `i64` for `count` |
+//!
+//! Checked at compile time: each argument is a field of the table; `writetime` and `ttl`
+//! only of a column of one cell (Cassandra keeps none for a key column, a counter, and one
+//! per element of a non-frozen collection); the field type of `writetime`, `ttl` and
+//! `count`; a projection with an aggregate holds only aggregates. The type of every other
+//! result is checked when the read is first prepared, with the field named. Aggregates are
+//! reads like any other: the partition key is given, then a prefix of the clustering
+//! columns and at most one range.
+//!
+//! ```
+//! # use cassmodel::{CassTable, CassProjection}; use chrono::{DateTime, Utc};
+//! # #[derive(CassTable)] struct Reading { #[partition_key] sensor: i32, #[clustering(desc)] ts: DateTime<Utc>, value: f64, note: Option<String> }
+//! #[derive(CassProjection)]
+//! #[cass(table = Reading)]
+//! struct Written {
+//!     ts: DateTime<Utc>,
+//!     #[cass(select = writetime(value))]
+//!     value_written: i64,
+//!     #[cass(select = ttl(note))]
+//!     note_ttl: Option<i32>,
+//! }
+//!
+//! #[derive(CassProjection)]
+//! #[cass(table = Reading)]
+//! struct Stats {
+//!     #[cass(select = max(value))]
+//!     high: Option<f64>,
+//!     #[cass(select = avg(value))]
+//!     mean: f64,
+//!     #[cass(select = count(note))]
+//!     notes: i64,
+//! }
+//! # async fn run(db: &cassmodel::Db) -> cassmodel::Result<()> {
+//! // SELECT ts, WRITETIME(value) AS value_written, TTL(note) AS note_ttl FROM .. WHERE sensor = ?
+//! let written = Reading::select().sensor(&7).read_as::<Written>().fetch_all(db).await?;
+//! // SELECT max(value) AS high, avg(value) AS mean, count(note) AS notes FROM .. WHERE sensor = ?
+//! let stats = Reading::select().sensor(&7).read_as::<Stats>().fetch_first(db).await?;
+//! # Ok(()) }
+//! ```
+//!
 //! Cassandra's rules are compile errors, each on the offending field: a table without a
 //! partition key, an `Option`, counter, duration or non-frozen collection in the key,
 //! counters beside regular columns, a static column in a table without clustering

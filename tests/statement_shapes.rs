@@ -65,7 +65,7 @@ fn partition_given(t: &TableSchema, w: &[(u16, Op)]) -> bool {
 /// Every statement the typed API can build for `t` (as CQL text).
 fn statements(t: &TableSchema, ks: &str) -> Vec<String> {
     let all = t.all_columns();
-    let mut out = vec![cql::insert(t, ks), cql::token_range_scan(t, ks, all)];
+    let mut out = vec![cql::insert(t, ks), cql::token_range_scan(t, ks, (all, &[]))];
     let full_key_len = t.partition_key.len() + t.clustering.len();
     for w in where_shapes(t) {
         let spec = |f: &dyn Fn(&mut Spec)| {
@@ -89,10 +89,10 @@ fn statements(t: &TableSchema, ks: &str) -> Vec<String> {
                     s.per_partition_limit = ppl;
                     s.reversed = reversed;
                 });
-                out.push(cql::select(t, ks, all, &s));
+                out.push(cql::select(t, ks, (all, &[]), &s));
                 // A projection: one regular column, or the first column.
                 let one = t.columns.iter().position(|c| !c.kind.is_key()).unwrap_or(0);
-                out.push(cql::select(t, ks, &[one], &s));
+                out.push(cql::select(t, ks, (&[one], &[]), &s));
             }
             out.push(cql::delete(t, ks, &spec(&|_| {})));
         }
@@ -180,7 +180,7 @@ fn statements(t: &TableSchema, ks: &str) -> Vec<String> {
             allow_filtering: true,
             ..Spec::default()
         };
-        out.push(cql::select(t, ks, all, &s));
+        out.push(cql::select(t, ks, (all, &[]), &s));
     }
     out
 }
@@ -194,7 +194,7 @@ fn refused(t: &TableSchema, ks: &str) -> Vec<String> {
         cql::select(
             t,
             ks,
-            all,
+            (all, &[]),
             &Spec {
                 restrictions: r,
                 ..Spec::default()
@@ -234,7 +234,7 @@ fn refused(t: &TableSchema, ks: &str) -> Vec<String> {
         out.push(cql::select(
             t,
             ks,
-            all,
+            (all, &[]),
             &Spec {
                 restrictions: vec![(i as u16, Op::Eq)],
                 allow_filtering: true,

@@ -55,7 +55,14 @@ pub struct FieldAttrs {
     pub avg_bytes: Option<Spanned<u32>>,
     /// `bucket(month)`, `bucket(width = 1000)`, with an optional `name = "..."`.
     pub bucket: Option<BucketAttr>,
+    /// On a projection's field: `select = writetime(body)`, the CQL selector it reads.
+    pub select: Option<syn::Expr>,
 }
+
+/// The forms of a projection field's `select`.
+pub const SELECT_FORMS: &str = "`#[cass(select = writetime(column))]`, `ttl(column)`, \
+    `cast(column as text)`, a native function such as `todate(column)`, or an aggregate: \
+    `min(column)`, `max(..)`, `sum(..)`, `avg(..)`, `count(..)`";
 
 /// How a bucket is computed from its source field.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -525,11 +532,17 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
         let ours = ["partition_key", "clustering", "cass"]
             .iter()
             .any(|n| path.is_ident(n));
+        if kind == Kind::Projection && path.is_ident("cass") {
+            projection_field(cx, attr, &mut out);
+            continue;
+        }
         if matches!(kind, Kind::Projection | Kind::Entity) && ours {
             cx.error(
                 attr,
-                "fields of a projection or an entity take no attributes: each field names the \
-                 field of the same name in the table structs; remove this attribute",
+                "fields of a projection or an entity take no key attributes: each field names \
+                 the field of the same name in the table structs (a projection's field may \
+                 instead read a selector: `#[cass(select = writetime(column))]`); remove this \
+                 attribute",
             );
             continue;
         }
@@ -609,6 +622,24 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
         }
     }
     out
+}
+
+/// `#[cass(select = <selector>)]` on a projection's field: the selector as an expression
+/// (resolved by the model).
+fn projection_field(cx: &mut Ctxt, attr: &Attribute, out: &mut FieldAttrs) {
+    let res = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("select") {
+            let expr: syn::Expr = meta.value()?.parse()?;
+            let at = meta.path.span();
+            set_once(cx, &mut out.select, expr, at, "`select`");
+            Ok(())
+        } else {
+            unknown_option(cx, &meta, "a projection's field", SELECT_FORMS)
+        }
+    });
+    if let Err(e) = res {
+        cx.push(e);
+    }
 }
 
 /// The `index` option: `index`, or `index(...)` with a target and/or a name. `None` (after

@@ -9,7 +9,7 @@ use cassmodel_schema::{
 };
 
 use crate::ctxt::Ctxt;
-use crate::model::{Field, FieldIndex, Role, Table, Udt};
+use crate::model::{Computed, Field, FieldIndex, Projection, Role, SelectorKind, Table, Udt};
 use crate::types::{self, Shape};
 
 pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
@@ -786,5 +786,95 @@ fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
     match ix.target {
         Some((_, span)) => cx.error_at(span, message),
         None => cx.error(&ix.tokens, message),
+    }
+}
+
+/// A projection's computed fields: a function cassmodel knows, with one argument, a cast to
+/// a native type; and, once one field is an aggregate, every field one (an aggregate reads
+/// one row of all the rows selected: another field would read only the first row's value).
+pub fn projection(cx: &mut Ctxt, p: &Projection<'_>) {
+    for c in &p.computed {
+        selector(cx, c);
+    }
+    let Some(aggregate) = p
+        .computed
+        .iter()
+        .find(|c| c.kind.is_some_and(SelectorKind::is_aggregate))
+    else {
+        return;
+    };
+    let others = p
+        .fields
+        .iter()
+        .map(|f| {
+            let hint = format!(
+                "read it with an aggregate too (e.g. `#[cass(select = max({}))]`) or in another \
+                 projection",
+                f.ident
+            );
+            (f.ident, format!("the column `{}`", f.ident), hint)
+        })
+        .chain(
+            p.computed
+                .iter()
+                .filter(|c| c.kind.is_some_and(|k| !k.is_aggregate()))
+                .map(|c| {
+                    let hint = "read it in another projection".to_owned();
+                    (c.ident, format!("`{}`", c.cql()), hint)
+                }),
+        );
+    for (ident, what, hint) in others {
+        cx.error(
+            ident,
+            format_args!(
+                "`{ident}` reads {what} beside the aggregate `{}`: an aggregate makes one row \
+                 of all the rows the read selects, so `{ident}` would hold only the first \
+                 row's value; {hint}",
+                aggregate.cql()
+            ),
+        );
+    }
+}
+
+/// One selector: a known function with one argument; a cast to a native type.
+fn selector(cx: &mut Ctxt, c: &Computed<'_>) {
+    let Some(kind) = c.kind else {
+        let hint = if c.function.starts_with("similarity_") {
+            "a vector search reads the similarity of each row with `.with_score()`; "
+        } else {
+            ""
+        };
+        cx.error_at(
+            c.function_span,
+            format_args!(
+                "`{}` is not a CQL function a projection can read: {hint}write \
+                 `writetime`, `ttl`, `cast(column as type)`, an aggregate (`min`, `max`, \
+                 `sum`, `avg`, `count`) or one of {}",
+                c.function,
+                crate::model::SCALAR_FUNCTIONS.join(", ")
+            ),
+        );
+        return;
+    };
+    if c.args.len() != 1 {
+        cx.error_at(
+            c.function_span,
+            format_args!(
+                "`{}` takes one field of the table: write `{}(column)`",
+                c.function, c.function
+            ),
+        );
+    }
+    if kind == SelectorKind::Cast
+        && let Some((to, span)) = &c.cast
+        && cassmodel_schema::NativeType::from_name(to).is_none()
+    {
+        cx.error_at(
+            *span,
+            format_args!(
+                "`{to}` is not a CQL native type: cast to one, e.g. `cast(column as text)`, \
+                 `as bigint`, `as double`, `as timestamp`"
+            ),
+        );
     }
 }

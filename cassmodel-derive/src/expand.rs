@@ -42,7 +42,7 @@ pub fn projection(input: TokenStream) -> TokenStream {
         pipeline(
             input,
             model::Projection::from_input,
-            |_, _| {},
+            check::projection,
             |p| generate::projection::generate(p),
             |_| TokenStream::new(),
         )

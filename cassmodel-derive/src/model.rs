@@ -300,8 +300,179 @@ pub struct Projection<'a> {
     pub ident: &'a syn::Ident,
     /// The table struct it reads from.
     pub table: syn::Path,
+    /// The fields read from columns of the same name.
     pub fields: Vec<Field<'a>>,
+    /// The fields read from a selector (`#[cass(select = ..)]`), in field order.
+    pub computed: Vec<Computed<'a>>,
     pub krate: syn::Path,
+}
+
+/// A projection's field read from a CQL selector over the table's fields.
+pub struct Computed<'a> {
+    pub ident: &'a syn::Ident,
+    pub ty: &'a syn::Type,
+    /// The selector's alias: the field's name without `r#`.
+    pub alias: String,
+    /// The function, lower case (CQL's unquoted names are), or `cast`.
+    pub function: String,
+    /// What the function is; `None` for one cassmodel does not know (reported by the check).
+    pub kind: Option<SelectorKind>,
+    /// Where to point for the function.
+    pub function_span: Span,
+    /// The table's fields it is applied to.
+    pub args: Vec<syn::Ident>,
+    /// `cast(c as text)`: the CQL type, lower case, and where it is written.
+    pub cast: Option<(String, Span)>,
+}
+
+/// What a selector's function is, for its rules and its result type.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SelectorKind {
+    /// `writetime(c)`: a `bigint`, of a single-cell regular or static column.
+    WriteTime,
+    /// `ttl(c)`: an `int` or null, of a single-cell regular or static column.
+    Ttl,
+    /// `min`, `max`, `sum`, `avg`: of the rows a read selects, one result row.
+    Aggregate,
+    /// `count(c)`: a `bigint`, of the rows a read selects, one result row.
+    Count,
+    /// A native scalar function of one column.
+    Scalar,
+    /// `cast(c as type)`.
+    Cast,
+}
+
+/// Cassandra's native scalar functions of one column that a projection may read (5.0: the
+/// time conversions, the math and the collection functions).
+pub const SCALAR_FUNCTIONS: &[&str] = &[
+    "todate",
+    "totimestamp",
+    "tounixtimestamp",
+    "abs",
+    "exp",
+    "log",
+    "log10",
+    "round",
+    "collection_count",
+    "collection_min",
+    "collection_max",
+    "collection_sum",
+    "collection_avg",
+    "map_keys",
+    "map_values",
+];
+
+impl SelectorKind {
+    /// The kind of function `name` (lower case); `None` for one cassmodel does not know.
+    pub fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "writetime" => SelectorKind::WriteTime,
+            "ttl" => SelectorKind::Ttl,
+            "min" | "max" | "sum" | "avg" => SelectorKind::Aggregate,
+            "count" => SelectorKind::Count,
+            "cast" => SelectorKind::Cast,
+            _ if SCALAR_FUNCTIONS.contains(&name) => SelectorKind::Scalar,
+            _ => return None,
+        })
+    }
+
+    /// Whether it reduces the rows a read selects to one.
+    pub fn is_aggregate(self) -> bool {
+        matches!(self, SelectorKind::Aggregate | SelectorKind::Count)
+    }
+}
+
+impl Computed<'_> {
+    /// The selector as the user wrote it, in CQL's words (for messages).
+    pub fn cql(&self) -> String {
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        match &self.cast {
+            Some((to, _)) => format!("cast({} as {to})", args.join(", ")),
+            None => format!("{}({})", self.function, args.join(", ")),
+        }
+    }
+}
+
+/// The selector of `#[cass(select = ..)]`: `f(column, ..)` or `cast(column as type)`, each
+/// column a field of the table; `None` (reported) for any other expression.
+fn computed<'a>(
+    cx: &mut Ctxt,
+    ident: &'a syn::Ident,
+    ty: &'a syn::Type,
+    expr: &syn::Expr,
+) -> Option<Computed<'a>> {
+    let single = |e: &syn::Expr| match e {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    let bad = |cx: &mut Ctxt, at: &dyn quote::ToTokens| {
+        cx.error(
+            at,
+            format_args!(
+                "a selector is a function of the table's fields: write {}",
+                attr::SELECT_FORMS
+            ),
+        );
+    };
+    let syn::Expr::Call(call) = expr else {
+        bad(cx, expr);
+        return None;
+    };
+    let Some(function) = single(&call.func) else {
+        bad(cx, &call.func);
+        return None;
+    };
+    let name = function.to_string().to_lowercase();
+    let mut args = Vec::new();
+    let mut cast = None;
+    for arg in &call.args {
+        match arg {
+            syn::Expr::Cast(c) if name == "cast" => {
+                let to = match &*c.ty {
+                    syn::Type::Path(t) if t.qself.is_none() => t.path.get_ident(),
+                    _ => None,
+                };
+                match (single(&c.expr), to) {
+                    (Some(column), Some(to)) => {
+                        args.push(column);
+                        cast = Some((to.to_string().to_lowercase(), to.span()));
+                    }
+                    _ => {
+                        cx.error(
+                            arg,
+                            "write the cast as `cast(column as type)`, with a field of the \
+                             table and a CQL type, e.g. `cast(score as text)`",
+                        );
+                        return None;
+                    }
+                }
+            }
+            _ => match single(arg) {
+                Some(column) => args.push(column),
+                None => {
+                    cx.error(
+                        arg,
+                        "a selector's argument is a field of the table, by its Rust name \
+                         (values and nested functions are not selected)",
+                    );
+                    return None;
+                }
+            },
+        }
+    }
+    let alias = ident.to_string();
+    Some(Computed {
+        ident,
+        ty,
+        alias: alias
+            .strip_prefix("r#")
+            .map_or(alias.clone(), str::to_owned),
+        kind: SelectorKind::of(&name),
+        function: name,
+        function_span: function.span(),
+        args,
+        cast,
+    })
 }
 
 /// `PostsFacebook` -> `posts_facebook`, `HTTPLog` -> `http_log`.
@@ -704,7 +875,13 @@ impl<'a> Projection<'a> {
     pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Self> {
         let attrs = attr::container(cx, &input.attrs, Kind::Projection);
         let named = named_fields(cx, input, "CassProjection")?;
-        let fields = fields(cx, named, Kind::Projection);
+        let (mut fields, mut computed) = (Vec::new(), Vec::new());
+        for f in self::fields(cx, named, Kind::Projection) {
+            match &f.attrs.select {
+                Some(expr) => computed.extend(self::computed(cx, f.ident, f.ty, expr)),
+                None => fields.push(f),
+            }
+        }
         let Some(table) = attrs.of.clone() else {
             cx.error(
                 &input.ident,
@@ -721,6 +898,7 @@ impl<'a> Projection<'a> {
             table,
             krate: krate(&attrs),
             fields,
+            computed,
         })
     }
 }

@@ -147,6 +147,21 @@ fn projection() {
     })));
 }
 
+/// Computed fields: read after the columns, each with its compile-time rules.
+#[test]
+fn projection_computed() {
+    insta::assert_snapshot!(pretty(expand::projection(quote! {
+        #[cass(table = Post)]
+        pub struct PostWritten {
+            content: String,
+            #[cass(select = writetime(content))]
+            content_written: i64,
+            #[cass(select = cast(likes as text))]
+            r#type: String,
+        }
+    })));
+}
+
 #[test]
 fn entity() {
     insta::assert_snapshot!(pretty(expand::entity(quote! {

@@ -101,7 +101,10 @@ pub mod __private {
     /// A table's row codec, its registration, and projections.
     pub mod table {
         pub use crate::mapping::erased::ErasedValue;
-        pub use crate::mapping::projection::{projection_columns, projection_defs};
+        pub use crate::mapping::projection::{
+            Computed, assert_count, assert_ttl, assert_write_time, field_kind, projection_columns,
+            projection_defs,
+        };
         pub use crate::mapping::table::{RowReader, check_columns, check_row, serialize_by_name};
         pub use crate::mapping::types::assert_key_column;
         pub use crate::schema::registry::TableEntry;

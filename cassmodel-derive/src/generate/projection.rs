@@ -1,11 +1,12 @@
-//! `#[derive(CassProjection)]` output: a row type that reads some columns of a table.
+//! `#[derive(CassProjection)]` output: a row type that reads some columns of a table, and
+//! computed fields (`#[cass(select = writetime(body))]`) after them.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{private, readers};
-use crate::model::Projection;
+use crate::model::{Computed, Projection, SelectorKind};
 
 pub fn generate(pr: &Projection<'_>) -> TokenStream {
     let krate = &super::alias();
@@ -15,24 +16,62 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
     let rust_name = ident.to_string();
     let names: Vec<String> = pr.fields.iter().map(|f| f.ident.to_string()).collect();
     // Each field must be a field of the table struct, of the same type: the compiler checks
-    // it, pointing at the projection's field.
+    // it, pointing at the projection's field. A computed field's arguments must be fields
+    // of the table too.
     let same_fields = pr.fields.iter().map(|f| {
         let (id, ty) = (f.ident, f.ty);
         quote_spanned!(ty.span()=> let _: &#ty = &row.#id;)
     });
+    let arguments = pr
+        .computed
+        .iter()
+        .flat_map(|c| &c.args)
+        .map(|a| quote_spanned!(a.span()=> let _ = &row.#a;));
+    let rules = pr.computed.iter().map(|c| rules(pr, c));
     let reads = readers(krate, &pr.fields);
     let field_idents = pr.fields.iter().map(|f| f.ident);
+    let computed_idents = pr.computed.iter().map(|c| c.ident);
+    let computed_reads = pr.computed.iter().map(|c| {
+        let ty = c.ty;
+        quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>::__read)
+    });
+    let computed_defs = pr.computed.iter().map(|c| {
+        let (ty, alias) = (c.ty, &c.alias);
+        quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>::__column(
+            #alias, #alias, #krate::ColumnKind::Regular, #p::std::Option::None, false
+        ))
+    });
+    let computed = pr.computed.iter().map(|c| {
+        let (function, alias) = (&c.function, &c.alias);
+        let args = c.args.iter().map(ToString::to_string);
+        let cast = match &c.cast {
+            Some((to, _)) => quote!(#p::std::Option::Some(#to)),
+            None => quote!(#p::std::Option::None),
+        };
+        quote!(#p::table::Computed { function: #function, args: &[#(#args),*], cast: #cast, alias: #alias })
+    });
+    let computed_fn = (!pr.computed.is_empty()).then(|| {
+        quote! {
+            fn computed() -> &'static [#p::table::Computed] {
+                &[#(#computed),*]
+            }
+        }
+    });
 
     let body = quote! {
         #[allow(dead_code, clippy::all)]
         fn __fields_of_table(row: &#table) {
             #(#same_fields)*
+            #(#arguments)*
         }
+        #(#rules)*
 
         fn __defs() -> &'static [#krate::ColumnDef] {
             static DEFS: #p::std::OnceLock<#p::std::Vec<#krate::ColumnDef>> = #p::std::OnceLock::new();
             DEFS.get_or_init(|| {
-                #p::table::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns())
+                let mut defs = #p::table::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns());
+                defs.extend([#(#computed_defs),*]);
+                defs
             })
         }
 
@@ -41,6 +80,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
                 static COLUMNS: #p::std::OnceLock<#p::std::Vec<::core::primitive::usize>> = #p::std::OnceLock::new();
                 COLUMNS.get_or_init(|| #p::table::projection_columns::<#table>(&[#(#names),*]))
             }
+            #computed_fn
         }
 
         impl<'__f, '__m> #p::driver::DeserializeRow<'__f, '__m> for #ident {
@@ -52,9 +92,56 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
                 row: #p::driver::ColumnIterator<'__f, '__m>,
             ) -> #p::std::Result<Self, #p::driver::DeserializationError> {
                 let mut __row = #p::table::RowReader::with_columns(__defs, row);
-                #p::std::Result::Ok(Self { #(#field_idents: __row.next(#reads)?,)* })
+                // The columns, then the computed fields: the order of the select list.
+                #p::std::Result::Ok(Self {
+                    #(#field_idents: __row.next(#reads)?,)*
+                    #(#computed_idents: __row.next(#computed_reads)?,)*
+                })
             }
         }
     };
     super::wrap(&pr.krate, body)
+}
+
+/// The compile-time rules of a computed field that depend on the table: `writetime` and
+/// `ttl` of a column with one cell (not a key column, a counter or a non-frozen
+/// collection), read as its Rust type (`i64`, `Option<i32>`); `count` as `i64`.
+fn rules(pr: &Projection<'_>, c: &Computed<'_>) -> TokenStream {
+    let (krate, p, table, ty) = (&super::alias(), private(), &pr.table, c.ty);
+    let field_type = match c.kind {
+        Some(SelectorKind::WriteTime) => Some(quote!(assert_write_time)),
+        Some(SelectorKind::Ttl) => Some(quote!(assert_ttl)),
+        Some(SelectorKind::Count) => Some(quote!(assert_count)),
+        _ => None,
+    }
+    .map(|check| quote_spanned!(ty.span()=> const _: () = #p::table::#check::<#ty>();));
+    let timed = matches!(c.kind, Some(SelectorKind::WriteTime | SelectorKind::Ttl));
+    let columns = c.args.iter().filter(|_| timed).map(|a| {
+        let (field, selector, function) = (a.to_string(), c.cql(), &c.function);
+        let table_name = quote!(#table).to_string().replace(' ', "");
+        let key = format!(
+            "`{selector}`: `{field}` is part of the primary key of `{table_name}`, and Cassandra \
+             keeps no {function} for key columns: read the {function} of a regular column, \
+             e.g. `#[cass(select = {function}(<regular column>))]`"
+        );
+        let counter = format!(
+            "`{selector}`: `{field}` is a counter column of `{table_name}`, and Cassandra keeps no \
+             {function} for counters: read the counter's value instead"
+        );
+        let multi = format!(
+            "`{selector}`: `{field}` is a non-frozen collection of `{table_name}`, whose elements \
+             each have their own {function}: read the {function} of a column of one cell \
+             (freeze the collection with `#[cass(frozen)]`, or read another column)"
+        );
+        let k = quote!(#p::table::field_kind);
+        quote_spanned! {a.span()=>
+            const _: () = match #k::of(<#table as #krate::Table>::__FIELD_KINDS, #field) {
+                #k::PARTITION_KEY | #k::CLUSTERING => ::core::panic!(#key),
+                #k::COUNTER => ::core::panic!(#counter),
+                #k::MULTI_CELL => ::core::panic!(#multi),
+                _ => {}
+            };
+        }
+    });
+    quote!(#field_type #(#columns)*)
 }

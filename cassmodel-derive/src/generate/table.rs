@@ -127,8 +127,21 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #(#copy_options)*))
         }
     });
+    let kinds = t.fields.iter().map(|f| {
+        let field = f.ident.to_string();
+        let kind = match f.role {
+            crate::model::Role::PartitionKey => quote!(PARTITION_KEY),
+            crate::model::Role::Clustering(_) => quote!(CLUSTERING),
+            _ if f.counter => quote!(COUNTER),
+            _ if f.collection.is_some() => quote!(MULTI_CELL),
+            _ => quote!(CELL),
+        };
+        quote!((#field, #p::table::field_kind::#kind))
+    });
     quote! {
         impl #krate::Table for #ident {
+            const __FIELD_KINDS: &'static [(&'static ::core::primitive::str, ::core::primitive::u8)] = &[#(#kinds),*];
+
             fn schema() -> &'static #krate::TableSchema {
                 static SCHEMA: #p::std::OnceLock<#krate::TableSchema> = #p::std::OnceLock::new();
                 SCHEMA.get_or_init(|| {

@@ -335,7 +335,7 @@ pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
         Ok(cql::token_range_scan(
             T::schema(),
             db.keyspace_of::<T>()?,
-            R::columns(),
+            (R::columns(), R::computed()),
         ))
     })
     .await?;

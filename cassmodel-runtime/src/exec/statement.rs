@@ -65,7 +65,7 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         Ok(match what {
             Statement::Delete => cql::delete(schema, ks, spec),
             Statement::Update => cql::update(schema, ks, spec),
-            Statement::Select => cql::select(schema, ks, R::columns(), spec),
+            Statement::Select => cql::select(schema, ks, (R::columns(), R::computed()), spec),
             Statement::Count => cql::count(schema, ks, spec),
         })
     })
@@ -130,7 +130,7 @@ pub(crate) async fn key_prefix_statement<T: Table>(
         Ok(cql::select(
             schema,
             db.keyspace_of::<T>()?,
-            schema.all_columns(),
+            (schema.all_columns(), &[]),
             &spec,
         ))
     })

@@ -18,6 +18,29 @@ pub trait Projection<T: Table>:
 {
     /// Indices (into `T::schema().columns`) of the columns read, in field order.
     fn columns() -> &'static [usize];
+
+    /// The computed fields (`#[cass(select = writetime(body))]`), read after the columns,
+    /// in field order.
+    #[doc(hidden)]
+    fn computed() -> &'static [Computed] {
+        &[]
+    }
+}
+
+/// A field of a projection read from a CQL selector over the table's columns: a function
+/// of columns (`WRITETIME(c)`, `TTL(c)`, `toDate(c)`, an aggregate such as `max(c)`) or a
+/// cast (`CAST(c AS text)`), selected `AS` the field's name. Written by the derive.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Computed {
+    /// The function (lower case, a native function the derive knows), or `cast`.
+    pub function: &'static str,
+    /// The table's fields (Rust names) it is applied to.
+    pub args: &'static [&'static str],
+    /// For `cast`: the CQL type cast to.
+    pub cast: Option<&'static str>,
+    /// The projection's field (the selector's alias).
+    pub alias: &'static str,
 }
 
 impl<T: Table> Projection<T> for T {
@@ -44,3 +67,85 @@ pub fn projection_defs<T: Table>(indices: &[usize]) -> Vec<ColumnDef> {
         .filter_map(|&i| T::schema().columns.get(i).cloned())
         .collect()
 }
+
+/// The table's columns by Rust field name, with what a selector may do with each
+/// (`Table::__FIELD_KINDS`, written by the derive): `(field, kind)`.
+#[doc(hidden)]
+pub mod field_kind {
+    /// A regular or static column of one cell.
+    pub const CELL: u8 = 0;
+    /// A partition-key column.
+    pub const PARTITION_KEY: u8 = 1;
+    /// A clustering column.
+    pub const CLUSTERING: u8 = 2;
+    /// A counter column.
+    pub const COUNTER: u8 = 3;
+    /// A non-frozen collection (a cell per element).
+    pub const MULTI_CELL: u8 = 4;
+    /// Not a field of the table.
+    pub const UNKNOWN: u8 = u8::MAX;
+
+    /// The kind of `field` in `kinds` ([`UNKNOWN`] if absent), at compile time.
+    pub const fn of(kinds: &[(&str, u8)], field: &str) -> u8 {
+        let mut i = 0;
+        while i < kinds.len() {
+            if eq(kinds[i].0, field) {
+                return kinds[i].1;
+            }
+            i += 1;
+        }
+        UNKNOWN
+    }
+
+    const fn eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}
+
+/// A field that holds `WRITETIME(c)`: `i64` microseconds since the epoch.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a write time: `writetime(..)` reads a CQL `bigint` (microseconds since the Unix epoch)",
+    label = "declare this field `i64`, or `Option<i64>` if the column can be null"
+)]
+pub trait WriteTimeField {}
+impl WriteTimeField for i64 {}
+impl WriteTimeField for Option<i64> {}
+
+/// A field that holds `TTL(c)`: the seconds left, null for a cell without a TTL.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a TTL: `ttl(..)` reads a CQL `int` (seconds left), null when the cell has none",
+    label = "declare this field `Option<i32>`"
+)]
+pub trait TtlField {}
+impl TtlField for Option<i32> {}
+
+/// A field that holds `count(c)`: a CQL `bigint`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a count: `count(..)` reads a CQL `bigint`",
+    label = "declare this field `i64`"
+)]
+pub trait CountField {}
+impl CountField for i64 {}
+
+/// Compiles only for a field type that holds a write time ([`WriteTimeField`]).
+#[doc(hidden)]
+pub const fn assert_write_time<F: WriteTimeField>() {}
+
+/// Compiles only for a field type that holds a TTL ([`TtlField`]).
+#[doc(hidden)]
+pub const fn assert_ttl<F: TtlField>() {}
+
+/// Compiles only for a field type that holds a count ([`CountField`]).
+#[doc(hidden)]
+pub const fn assert_count<F: CountField>() {}

@@ -32,6 +32,11 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     /// write; `None` past the last column.
     #[doc(hidden)]
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
+
+    /// `(field, kind)` of each field: what a projection's computed field may select of it
+    /// (`mapping::projection::field_kind`), checked at compile time.
+    #[doc(hidden)]
+    const __FIELD_KINDS: &'static [(&'static str, u8)] = &[];
 }
 
 /// Where the cells of a row of a table come from: the table's own struct, or an entity

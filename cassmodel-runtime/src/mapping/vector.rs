@@ -15,7 +15,7 @@ use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
 use scylla::frame::response::result::ColumnSpec;
 
 use super::erased::ErasedValue;
-use super::projection::Projection;
+use super::projection::{Computed, Projection};
 use super::table::Table;
 use super::types::CqlMapping;
 
@@ -298,6 +298,10 @@ pub struct Scored<R> {
 impl<T: Table, R: Projection<T>> Projection<T> for Scored<R> {
     fn columns() -> &'static [usize] {
         R::columns()
+    }
+
+    fn computed() -> &'static [Computed] {
+        R::computed()
     }
 }
 

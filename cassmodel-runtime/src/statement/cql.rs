@@ -7,6 +7,7 @@ use std::fmt::Write;
 use cassmodel_schema::quote_ident;
 
 use super::spec::{Op, SetOp, Spec};
+use crate::mapping::projection::Computed;
 use crate::schema::ddl::qualified;
 use crate::schema::model::{ColumnDef, TableSchema};
 
@@ -23,6 +24,37 @@ pub(crate) fn column_list(schema: &TableSchema, columns: &[usize]) -> String {
         .map(|&i| name(schema, i))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The select list of a read: `columns`, then each computed field's selector `AS` its name
+/// (`WRITETIME(body) AS body_written`, `CAST(n AS text) AS n_text`).
+pub(crate) fn selection(schema: &TableSchema, columns: &[usize], computed: &[Computed]) -> String {
+    let mut s = column_list(schema, columns);
+    for c in computed {
+        if !s.is_empty() {
+            s.push_str(", ");
+        }
+        let args: Vec<_> = c
+            .args
+            .iter()
+            .map(|field| {
+                schema
+                    .columns
+                    .iter()
+                    .find(|col| col.field == *field)
+                    .map_or(std::borrow::Cow::Borrowed(*field), |col| {
+                        quote_ident(col.name)
+                    })
+            })
+            .collect();
+        let args = args.join(", ");
+        let alias = quote_ident(c.alias);
+        let _ = match c.cast {
+            Some(to) => write!(s, "CAST({args} AS {to}) AS {alias}"),
+            None => write!(s, "{}({args}) AS {alias}", c.function),
+        };
+    }
+    s
 }
 
 /// `INSERT INTO ks.t (a, b, c) VALUES (?, ?, ?)`
@@ -121,7 +153,12 @@ pub fn count(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
 ///
 /// A vector search (`spec.ann`) orders by `ORDER BY v ANN OF ?` instead, and with
 /// `spec.score` reads `similarity_<function>(v, ?)` before the columns.
-pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Spec) -> String {
+pub fn select(
+    schema: &TableSchema,
+    keyspace: &str,
+    (columns, computed): (&[usize], &[Computed]),
+    spec: &Spec,
+) -> String {
     let ann = spec.ann.map(usize::from);
     let score = match ann {
         Some(c) if spec.score => {
@@ -136,7 +173,7 @@ pub fn select(schema: &TableSchema, keyspace: &str, columns: &[usize], spec: &Sp
     };
     let mut s = format!(
         "SELECT {score}{} FROM {}",
-        column_list(schema, columns),
+        selection(schema, columns, computed),
         qualified(keyspace, schema.name)
     );
     where_clause(schema, spec, &mut s);
@@ -212,11 +249,15 @@ pub fn token_of(schema: &TableSchema) -> String {
 }
 
 /// `SELECT <columns> FROM ks.t WHERE token(pk...) >= ? AND token(pk...) <= ?`
-pub fn token_range_scan(schema: &TableSchema, keyspace: &str, columns: &[usize]) -> String {
+pub fn token_range_scan(
+    schema: &TableSchema,
+    keyspace: &str,
+    (columns, computed): (&[usize], &[Computed]),
+) -> String {
     let token = token_of(schema);
     format!(
         "SELECT {} FROM {} WHERE {token} >= ? AND {token} <= ?",
-        column_list(schema, columns),
+        selection(schema, columns, computed),
         qualified(keyspace, schema.name)
     )
 }
@@ -261,10 +302,38 @@ mod tests {
             ..Spec::default()
         };
         assert_eq!(
-            select(&t, "ks", &[4, 5], &spec),
+            select(&t, "ks", (&[4, 5], &[]), &spec),
             "SELECT gym_name, \"order\" FROM ks.gyms_by_city WHERE country_code = ? AND \
              state = ? AND city IN ? AND opening_date >= ? AND opening_date < ? ORDER BY \
              opening_date DESC PER PARTITION LIMIT ? LIMIT ?"
+        );
+    }
+
+    #[test]
+    fn computed_fields_follow_the_columns_by_their_column_names() {
+        let t = gyms();
+        let computed = [
+            Computed {
+                function: "writetime",
+                args: &["order"],
+                cast: None,
+                alias: "order_written",
+            },
+            Computed {
+                function: "cast",
+                args: &["gym_name"],
+                cast: Some("int"),
+                alias: "type",
+            },
+        ];
+        assert_eq!(
+            select(&t, "ks", (&[0], &computed), &Spec::default()),
+            "SELECT country_code, writetime(\"order\") AS order_written, CAST(gym_name AS int) \
+             AS type FROM ks.gyms_by_city"
+        );
+        assert_eq!(
+            selection(&t, &[], &computed[..1]),
+            "writetime(\"order\") AS order_written"
         );
     }
 
@@ -317,7 +386,7 @@ mod tests {
              \"order\") VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ? AND TIMESTAMP ?"
         );
         assert_eq!(
-            token_range_scan(&t, "ks", &[0]),
+            token_range_scan(&t, "ks", (&[0], &[])),
             "SELECT country_code FROM ks.gyms_by_city WHERE token(country_code, state, city) \
              >= ? AND token(country_code, state, city) <= ?"
         );

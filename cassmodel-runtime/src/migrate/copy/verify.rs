@@ -185,7 +185,7 @@ pub async fn verify<T: CopyFrom>(
                 cql::token_range_scan(
                     T::schema(),
                     &copy.target_keyspace,
-                    T::schema().all_columns(),
+                    (T::schema().all_columns(), &[]),
                 ),
                 true,
             )

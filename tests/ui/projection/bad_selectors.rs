@@ -1,0 +1,34 @@
+// Selectors cassmodel cannot read: an unknown function, a similarity without an ANN search,
+// two arguments, a cast to what is not a CQL type, a value instead of a call, an argument
+// that is not a field name.
+use cassmodel::{CassProjection, CassTable};
+
+#[derive(CassTable)]
+#[cass(table = "readings")]
+struct Reading {
+    #[partition_key]
+    sensor: i32,
+    value: f64,
+    other: f64,
+}
+
+#[derive(CassProjection)]
+#[cass(table = Reading)]
+struct Bad {
+    #[cass(select = median(value))]
+    a: f64,
+    #[cass(select = similarity_cosine(value))]
+    b: f32,
+    #[cass(select = writetime(value, other))]
+    c: i64,
+    #[cass(select = cast(value as number))]
+    d: String,
+    #[cass(select = value)]
+    e: f64,
+    #[cass(select = abs(value + 1))]
+    f: f64,
+    #[cass(selekt = abs(value))]
+    g: f64,
+}
+
+fn main() {}
