@@ -44,7 +44,7 @@ pub fn projection(input: TokenStream) -> TokenStream {
             model::Projection::from_input,
             check::projection,
             |p| generate::projection::generate(p),
-            |_| TokenStream::new(),
+            |p| fallback::projection(input, p),
         )
     })
 }

@@ -28,6 +28,7 @@ fn wrap(
 /// `impl Table`, the row traits and `Insertable` for a table struct with errors.
 pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
     wrap(input, krate, |ident| {
+        let rows = row_trait(ident);
         quote! {
             impl __cm::Table for #ident {
                 fn schema() -> &'static __cm::TableSchema {
@@ -41,16 +42,43 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
                 }
             }
             impl __cm::Insertable for #ident {}
-            impl<'__f, '__m> __p::driver::DeserializeRow<'__f, '__m> for #ident {
-                fn type_check(_: &[__p::driver::ColumnSpec<'_>]) -> __p::std::Result<(), __p::driver::TypeCheckError> {
-                    ::core::unreachable!()
-                }
-                fn deserialize(
-                    _: __p::driver::ColumnIterator<'__f, '__m>,
-                ) -> __p::std::Result<Self, __p::driver::DeserializationError> {
+            #rows
+        }
+    })
+}
+
+/// The driver's row trait, for a table or projection with errors.
+fn row_trait(ident: &syn::Ident) -> TokenStream {
+    quote! {
+        impl<'__f, '__m> __p::driver::DeserializeRow<'__f, '__m> for #ident {
+            fn type_check(_: &[__p::driver::ColumnSpec<'_>]) -> __p::std::Result<(), __p::driver::TypeCheckError> {
+                ::core::unreachable!()
+            }
+            fn deserialize(
+                _: __p::driver::ColumnIterator<'__f, '__m>,
+            ) -> __p::std::Result<Self, __p::driver::DeserializationError> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+/// `impl Projection` and the row trait for a projection with errors whose table is named
+/// (without it there is nothing to implement).
+pub fn projection(input: &DeriveInput, p: Option<&crate::model::Projection<'_>>) -> TokenStream {
+    let Some(p) = p else {
+        return TokenStream::new();
+    };
+    let table = &p.table;
+    wrap(input, Some(&p.krate), |ident| {
+        let rows = row_trait(ident);
+        quote! {
+            impl __cm::Projection<#table> for #ident {
+                fn columns() -> &'static [::core::primitive::usize] {
                     ::core::unreachable!()
                 }
             }
+            #rows
         }
     })
 }

@@ -1,7 +1,7 @@
 // Selectors cassmodel cannot read: an unknown function, a similarity without an ANN search,
 // two arguments, a cast to what is not a CQL type, a value instead of a call, an argument
 // that is not a field name.
-use cassmodel::{CassProjection, CassTable};
+use cassmodel::{CassProjection, CassTable, Db};
 
 #[derive(CassTable)]
 #[cass(table = "readings")]
@@ -29,6 +29,11 @@ struct Bad {
     f: f64,
     #[cass(selekt = abs(value))]
     g: f64,
+}
+
+// With the errors above, a read of the projection adds none of its own.
+async fn read(db: &Db) {
+    let _ = Reading::select().sensor(&1).read_as::<Bad>().fetch_all(db).await;
 }
 
 fn main() {}
