@@ -475,6 +475,7 @@ async fn a_silent_peer_ends_the_connect_on_time() {
     let plain = ConnectOptions::new()
         .contact_points([addr.clone()])
         .connect_timeout(timeout);
+    #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
     let mut cases = vec![("plain", plain)];
     #[cfg(feature = "tls")]
     {

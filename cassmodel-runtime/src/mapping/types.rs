@@ -34,6 +34,21 @@ use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 /// The derive macros require it for every field; the scylla driver's
 /// [`SerializeValue`]/[`DeserializeValue`] do the actual encoding.
 ///
+/// # Types behind features
+///
+/// | feature | Rust type | CQL type |
+/// |---|---|---|
+/// | `num-bigint` | `num_bigint::BigInt` (0.4) | `varint` |
+/// | `bigdecimal` | `bigdecimal::BigDecimal` (0.4) | `decimal` |
+/// | `time` | `time::Date`, `time::Time`, `time::OffsetDateTime` (0.3) | `date`, `time`, `timestamp` |
+///
+/// Without a feature, `varint` and `decimal` are held in `cassmodel::value::Varint` and
+/// `Decimal`, and dates and times in chrono's types. An `OffsetDateTime` with digits below the
+/// millisecond is refused when bound, as a `DateTime<Utc>` is; it reads back in UTC.
+/// `rust_decimal::Decimal` is not mapped: the driver does not encode it, and its 96-bit
+/// mantissa holds fewer values than a CQL `decimal` (a value written by another client could
+/// not be read); hold such a column in a `BigDecimal` and convert.
+///
 /// # Collections
 ///
 /// A `Vec<T>` is a `list`, a `HashSet<T>` or `BTreeSet<T>` a `set`, a `HashMap<K, V>` or
@@ -506,6 +521,54 @@ fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
         ),
     )
 }
+
+#[cfg(feature = "num-bigint")]
+native! {
+    num_bigint::BigInt => Varint, key yes;
+}
+
+#[cfg(feature = "bigdecimal")]
+native! {
+    bigdecimal::BigDecimal => Decimal, key yes;
+}
+
+#[cfg(feature = "time")]
+native! {
+    time::Date => Date, key yes, size 4;
+    time::Time => Time, key yes, size 8;
+}
+
+/// As `DateTime<Utc>`: an `OffsetDateTime` with digits below the millisecond is refused
+/// when it is bound, never truncated. It is stored as its instant and read back in UTC (the
+/// same instant: `==` holds).
+#[cfg(feature = "time")]
+impl CqlMapping for time::OffsetDateTime {
+    fn cql_type() -> CqlType {
+        CqlType::Native(NativeType::Timestamp)
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(8)
+    }
+
+    #[inline]
+    fn __check(&self) -> Result<(), SerializationError> {
+        if self.nanosecond().is_multiple_of(1_000_000) {
+            return Ok(());
+        }
+        Err(value_refused(
+            "OffsetDateTime",
+            format!(
+                "`{self}` has digits below the millisecond, which a CQL timestamp cannot hold; \
+                 round it first, e.g. `t.replace_millisecond(t.millisecond())`"
+            ),
+        ))
+    }
+}
+#[cfg(feature = "time")]
+#[diagnostic::do_not_recommend]
+impl KeyColumn for time::OffsetDateTime {}
 
 /// `uuid` by default; with `#[cass(cql_type = "timeuuid")]` a `Uuid` field reads and writes a
 /// `timeuuid` column too (the driver only accepts `CqlTimeuuid` there, so the value is
