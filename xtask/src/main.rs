@@ -350,6 +350,9 @@ fn test() -> ExitCode {
     if !install_cli() {
         failed.push("cargo install cassmodel-cli");
     }
+    if !run("cargo package", &mut package()) {
+        failed.push("package");
+    }
     if started && let Ok(cfg) = node_config() {
         // Stopped already for the cluster, unless that step did not run.
         stop("local node", &cfg);
@@ -372,6 +375,21 @@ fn test() -> ExitCode {
         counts.passed, counts.failed, counts.ignored
     );
     exit(failed.is_empty())
+}
+
+/// The crates not published (the project's own tools).
+const UNPUBLISHED: [&str; 2] = ["cassmodel-reliability", "xtask"];
+
+/// `cargo package` of every published crate, in dependency order, each verified by building
+/// it from its package with the others from a local registry, as a user of crates.io would
+/// get them. `--allow-dirty`: the suite writes RELIABILITY.md before this step.
+fn package() -> Command {
+    let mut cmd = cargo();
+    cmd.args(["package", "--workspace", "--allow-dirty"]);
+    for crate_name in UNPUBLISHED {
+        cmd.args(["--exclude", crate_name]);
+    }
+    cmd
 }
 
 /// The test of tests/pull_suite.rs, which runs after the suite, on what it left.
@@ -601,6 +619,7 @@ fn main() -> ExitCode {
             &pull_suite::dump_path(),
             &mut Counts::default(),
         )),
+        Some("package") => exit(run("cargo package", &mut package())),
         Some("chaos") => {
             let mut rest: Vec<String> = args[1..].to_vec();
             if !rest.iter().any(|a| a == "--write") {
@@ -633,6 +652,7 @@ fn main() -> ExitCode {
                  cluster, with the schema, quorum, routing and unavailable checks; --cluster --two-dcs:\n          \
                  on the cluster in two data centres); writes RELIABILITY.md\n  \
                  compile-bench   compile time of 50 derived tables against scylla's own derives\n  \
+                 package         cargo package of every published crate, each verified by a build\n  \
                  pull-suite      the pull round trip of the keyspaces tests left in target/pull-dump\n                  \
                  (run tests with CASSMODEL_PULL_DUMP=$PWD/target/pull-dump; `test` does both)"
             );
