@@ -148,6 +148,16 @@ pub enum NodeError {
     #[error("invalid connection settings: {0}")]
     Settings(#[from] cassmodel_runtime::Error),
 
+    /// A step of [`TestKeyspace`](crate::TestKeyspace) failed (connecting, creating or
+    /// dropping its keyspace).
+    #[error("{what} failed: {reason}")]
+    Fixture {
+        /// The step.
+        what: String,
+        /// The server's or the driver's words.
+        reason: String,
+    },
+
     /// A cluster node's address and port answer for a node that is not that cluster node.
     #[error(
         "{addr} answers for a node not started from {work_dir} (the single local node? stop it \

@@ -12,6 +12,14 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # In your own tests
+//!
+//! Add `cassmodel-node` as a dev-dependency; [`TestKeyspace::new`] gives each test a fresh
+//! keyspace on a real node (started on the first call, reused after) and a `Db` on it, and
+//! [`TestKeyspace::drop`] deletes it. Set `CASSMODEL_CONTACT_POINTS` to run the same tests
+//! on your own cluster; [`TestKeyspace::on_cluster`] runs one on the three-node cluster this
+//! crate starts on 127.0.0.1-127.0.0.3.
+//!
 //! # Lifecycle
 //!
 //! - [`ensure_running`] returns [`Started::Reused`] at once if something answers CQL on the port.
@@ -55,6 +63,7 @@
 mod cluster;
 mod config;
 mod error;
+mod fixture;
 mod jars;
 mod java;
 mod launch;
@@ -72,6 +81,7 @@ pub use config::{
     DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
 };
 pub use error::NodeError;
+pub use fixture::TestKeyspace;
 pub use node::{
     Signal, Started, cluster_or_local_node, ensure_running, ensure_running_blocking, is_ready,
     load_average, log_tail, nodetool, peers, pinned_session, release_version, reset, running_pid,

@@ -1,0 +1,81 @@
+//! `cassmodel_node::TestKeyspace`, the fixture users' integration tests start from: the
+//! example of its docs, as a user copies it, and what `drop` leaves.
+
+use cassmodel::CassTable;
+use cassmodel_node::TestKeyspace;
+
+#[derive(CassTable, Debug, PartialEq)]
+struct Order {
+    #[partition_key]
+    customer: String,
+    #[clustering(desc)]
+    number: i32,
+    total: f64,
+}
+
+// The example of `TestKeyspace`'s docs.
+#[tokio::test]
+async fn orders_read_back_newest_first() {
+    let ks = TestKeyspace::new("orders").await.expect("a Cassandra node");
+    let db = ks.db();
+    db.create_table::<Order>().await.expect("create");
+    for number in 1..=3 {
+        let order = Order {
+            customer: "ada".into(),
+            number,
+            total: 9.5,
+        };
+        db.insert(&order).await.expect("insert");
+    }
+    let orders = Order::select()
+        .customer("ada")
+        .fetch_all(db)
+        .await
+        .expect("read");
+    assert_eq!(
+        orders.iter().map(|o| o.number).collect::<Vec<_>>(),
+        [3, 2, 1]
+    );
+    ks.drop().await.expect("drop");
+}
+
+/// Two fixtures of one test name are two keyspaces; `drop` deletes the keyspace.
+#[tokio::test]
+async fn each_fixture_has_its_keyspace_and_drop_deletes_it() {
+    let a = TestKeyspace::new("orders").await.expect("a Cassandra node");
+    let b = TestKeyspace::new("orders").await.expect("a Cassandra node");
+    assert_ne!(a.name(), b.name());
+    a.db().create_table::<Order>().await.expect("create");
+    let order = Order {
+        customer: "bo".into(),
+        number: 1,
+        total: 1.0,
+    };
+    a.db().insert(&order).await.expect("insert");
+    b.db().create_table::<Order>().await.expect("create");
+    assert!(
+        Order::select()
+            .customer("bo")
+            .fetch_all(b.db())
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    let name = a.name().to_owned();
+    let keyspaces = |db: cassmodel::Db| async move {
+        db.session()
+            .query_unpaged("SELECT keyspace_name FROM system_schema.keyspaces", ())
+            .await
+            .expect("system_schema")
+            .into_rows_result()
+            .expect("rows")
+            .rows::<(String,)>()
+            .expect("typed")
+            .map(|r| r.expect("row").0)
+            .collect::<Vec<String>>()
+    };
+    assert!(keyspaces(b.db().clone()).await.contains(&name));
+    a.drop().await.expect("drop");
+    assert!(!keyspaces(b.db().clone()).await.contains(&name));
+    b.drop().await.expect("drop");
+}
