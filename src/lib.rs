@@ -479,7 +479,8 @@
 //! `count`; a projection with an aggregate holds only aggregates. The type of every other
 //! result is checked when the read is first prepared, with the field named. Aggregates are
 //! reads like any other: the partition key is given, then a prefix of the clustering
-//! columns and at most one range.
+//! columns and at most one range; not over a range of buckets, which is one query per
+//! bucket (a compile error says so).
 //!
 //! ```
 //! # use cassmodel::{CassTable, CassProjection}; use chrono::{DateTime, Utc};

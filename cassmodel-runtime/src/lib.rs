@@ -102,8 +102,8 @@ pub mod __private {
     pub mod table {
         pub use crate::mapping::erased::ErasedValue;
         pub use crate::mapping::projection::{
-            Computed, assert_count, assert_ttl, assert_write_time, field_kind, projection_columns,
-            projection_defs,
+            Computed, PerRow, assert_count, assert_ttl, assert_write_time, field_kind,
+            projection_columns, projection_defs,
         };
         pub use crate::mapping::table::{RowReader, check_columns, check_row, serialize_by_name};
         pub use crate::mapping::types::assert_key_column;

@@ -78,6 +78,7 @@ pub fn projection(input: &DeriveInput, p: Option<&crate::model::Projection<'_>>)
                     ::core::unreachable!()
                 }
             }
+            impl __p::table::PerRow for #ident {}
             #rows
         }
     })

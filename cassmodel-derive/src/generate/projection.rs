@@ -50,6 +50,11 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         };
         quote!(#p::table::Computed { function: #function, args: &[#(#args),*], cast: #cast, alias: #alias })
     });
+    let per_row = (!pr
+        .computed
+        .iter()
+        .any(|c| c.kind.is_some_and(SelectorKind::is_aggregate)))
+    .then(|| quote!(impl #p::table::PerRow for #ident {}));
     let computed_fn = (!pr.computed.is_empty()).then(|| {
         quote! {
             fn computed() -> &'static [#p::table::Computed] {
@@ -82,6 +87,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
             }
             #computed_fn
         }
+        #per_row
 
         impl<'__f, '__m> #p::driver::DeserializeRow<'__f, '__m> for #ident {
             fn type_check(specs: &[#p::driver::ColumnSpec<'_>]) -> #p::std::Result<(), #p::driver::TypeCheckError> {

@@ -27,6 +27,18 @@ pub trait Projection<T: Table>:
     }
 }
 
+/// A row type that reads rows one by one: every projection but one of aggregates (`min`,
+/// `max`, `sum`, `avg`, `count`), which makes one row of all the rows a query selects.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` reads aggregates, and a read over a range of buckets runs one query per bucket: it would give one aggregate row per bucket",
+    label = "a projection of aggregates over several buckets",
+    note = "read the aggregate of each bucket with `select()` and the bucket column, and combine them"
+)]
+pub trait PerRow {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Table> PerRow for T {}
+
 /// A field of a projection read from a CQL selector over the table's columns: a function
 /// of columns (`WRITETIME(c)`, `TTL(c)`, `toDate(c)`, an aggregate such as `max(c)`) or a
 /// cast (`CAST(c AS text)`), selected `AS` the field's name. Written by the derive.

@@ -295,6 +295,9 @@ pub struct Scored<R> {
     pub row: R,
 }
 
+#[diagnostic::do_not_recommend]
+impl<R: super::projection::PerRow> super::projection::PerRow for Scored<R> {}
+
 impl<T: Table, R: Projection<T>> Projection<T> for Scored<R> {
     fn columns() -> &'static [usize] {
         R::columns()

@@ -58,7 +58,7 @@ use crate::exec::result::QueryFuture;
 use crate::exec::statement::Stmt;
 use crate::mapping::bucket::BucketValue;
 use crate::mapping::erased::{Bound, ErasedValue};
-use crate::mapping::projection::Projection;
+use crate::mapping::projection::{PerRow, Projection};
 use crate::mapping::table::Table;
 use crate::mapping::types::CqlMapping;
 use crate::schema::model::{BucketRule, Order};
@@ -256,8 +256,10 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         self.with(|q| q.options.timeout = Some(timeout))
     }
 
-    /// Reads only the columns of projection `P` (`#[derive(CassProjection)]`).
-    pub fn read_as<P: Projection<T>>(self) -> BucketRead<'a, T, P> {
+    /// Reads only the columns of projection `P` (`#[derive(CassProjection)]`). Not a
+    /// projection of aggregates: each bucket is a query of its own, and their rows are
+    /// merged, so each bucket would give its own aggregate row (a compile error says so).
+    pub fn read_as<P: Projection<T> + PerRow>(self) -> BucketRead<'a, T, P> {
         BucketRead {
             state: self.state,
             bucket_column: self.bucket_column,
