@@ -185,6 +185,7 @@ async fn write_times_and_ttls_equal_plain_cql() {
         assert_eq!(w.note_written.is_some(), minute % 2 == 0, "{w:?}");
         assert_eq!(w.site_written, Some(1_800_000_000_000_000));
     }
+    t.drop_all().await;
 }
 
 #[tokio::test]
@@ -226,6 +227,7 @@ async fn casts_and_functions_equal_plain_cql() {
     let days: BTreeSet<NaiveDate> = typed.iter().map(|c| c.day).collect();
     assert_eq!(days.len(), 2, "{days:?}");
     assert!(typed.iter().any(|c| c.value_text.contains('.')));
+    t.drop_all().await;
 }
 
 #[tokio::test]
@@ -289,4 +291,5 @@ async fn aggregates_of_a_partition_and_a_range_equal_plain_cql() {
         .expect("empty aggregate")
         .expect("a row");
     assert_eq!((none.low, none.notes, none.total), (None, 0, 0.0));
+    t.drop_all().await;
 }

@@ -142,6 +142,7 @@ async fn edge_values_read_back_equal() {
         assert_eq!(dec(amount), dec(eamount), "{amount} vs {eamount}");
         assert_eq!(maybe.as_deref().map(dec), emaybe.as_deref().map(dec));
     }
+    t.drop_all().await;
 }
 
 #[tokio::test]
@@ -163,4 +164,5 @@ async fn a_timestamp_below_the_millisecond_is_refused() {
             .expect("read")
             .is_none()
     );
+    t.drop_all().await;
 }
