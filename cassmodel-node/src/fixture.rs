@@ -17,7 +17,7 @@ use crate::node::cluster_or_local_node;
 /// runs one after another, never see each other's rows. [`drop`](Self::drop) deletes it; a
 /// test that fails before leaves it for a look (`DESCRIBE KEYSPACE <name>`).
 ///
-/// ```ignore
+/// ```text
 /// // tests/orders.rs of your crate, with `cassmodel-node` and `tokio` as dev-dependencies
 /// // (cassmodel's own `tests/fixture.rs` holds this test, run by its suite).
 /// use cassmodel::CassTable;
