@@ -57,6 +57,8 @@ pub struct FieldAttrs {
     pub bucket: Option<BucketAttr>,
     /// On a projection's field: `select = writetime(body)`, the CQL selector it reads.
     pub select: Option<syn::Expr>,
+    /// `masked = mask_inner(2, 1)`: the column's mask (resolved by the model).
+    pub masked: Option<syn::Expr>,
 }
 
 /// The forms of a projection field's `select`.
@@ -277,7 +279,7 @@ fn bad_cql_type(text: &str, e: &ParseError) -> String {
 }
 
 const FIELD_OPTIONS: &str = "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen`, `static`, \
-    `index`, `avg_bytes = 120` or `bucket(month)`";
+    `index`, `avg_bytes = 120`, `bucket(month)` or `masked = mask_inner(2, 1)`";
 /// Every form of the `expect` option.
 pub const EXPECT_FORMS: &str = "`expect(rows = 5000)` (rows per partition) or \
     `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` (rows added per day, week, \
@@ -589,6 +591,9 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
                     if let Some(b) = bucket_option(cx, &meta)? {
                         set_once(cx, &mut out.bucket, b, at, "`bucket`");
                     }
+                } else if meta.path.is_ident("masked") && kind == Kind::Table {
+                    let expr: syn::Expr = meta.value()?.parse()?;
+                    set_once(cx, &mut out.masked, expr, at, "`masked`");
                 } else if meta.path.is_ident("avg_bytes") && kind == Kind::Table {
                     if let Some((value, span)) = positive(cx, &meta, "avg_bytes = 120")? {
                         match u32::try_from(value) {

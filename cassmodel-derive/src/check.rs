@@ -23,6 +23,7 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
             key_type(cx, f);
         }
         static_column(cx, t, f);
+        mask(cx, f);
     }
     counter_table(cx, t);
     indexes(cx, t);
@@ -875,6 +876,33 @@ fn selector(cx: &mut Ctxt, c: &Computed<'_>) {
                 "`{to}` is not a CQL native type: cast to one, e.g. `cast(column as text)`, \
                  `as bigint`, `as double`, `as timestamp`"
             ),
+        );
+    }
+}
+
+/// A column's mask: one of the six masking functions, with the arguments it takes.
+fn mask(cx: &mut Ctxt, f: &Field<'_>) {
+    let Some(m) = &f.mask else { return };
+    let Some(function) = m.function else {
+        let known: Vec<&str> = cassmodel_schema::MASK_FUNCTIONS
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        cx.error_at(
+            m.span,
+            format_args!(
+                "`{}` is not a masking function of Cassandra: mask `{}` with one of {}",
+                m.name,
+                f.column,
+                known.join(", ")
+            ),
+        );
+        return;
+    };
+    if let Some(problem) = cassmodel_schema::Mask::problem(function, &m.args) {
+        cx.error_at(
+            m.span,
+            format_args!("`{}` of `{}`: {problem}", function.name(), f.column),
         );
     }
 }

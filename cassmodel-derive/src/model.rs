@@ -48,6 +48,8 @@ pub struct Field<'a> {
     /// The secondary indexes on the column (`#[cass(index)]`, in tables), in declaration
     /// order: a map may have one each on its keys, values and entries.
     pub indexes: Vec<FieldIndex>,
+    /// `masked = mask_inner(2, 1)`: the column's mask as written (checked by `check`).
+    pub mask: Option<FieldMask>,
     /// The field's type without an outer `Option`.
     pub value_ty: &'a syn::Type,
     /// The shape of the field's type (`Option`, a collection, ...) as its syntax tells.
@@ -615,11 +617,99 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
             collection: collection(value_ty, &attrs),
             counter: types::is_counter(&f.ty, cql_override),
             is_string: types::is_string(&f.ty),
+            mask: attrs.masked.as_ref().and_then(|e| field_mask(cx, e)),
             attrs,
             indexes: Vec::new(),
         });
     }
     out
+}
+
+/// A column's mask as written: the function (`None` for a name Cassandra has no masking
+/// function of), its arguments, and where to point.
+pub struct FieldMask {
+    pub name: String,
+    pub function: Option<cassmodel_schema::MaskFunction>,
+    pub args: Vec<cassmodel_schema::MaskArg>,
+    pub span: Span,
+}
+
+impl FieldMask {
+    /// The mask, when its function is known.
+    pub fn mask(&self) -> Option<cassmodel_schema::Mask> {
+        Some(cassmodel_schema::Mask {
+            function: self.function?,
+            args: self.args.clone(),
+        })
+    }
+}
+
+/// `mask_inner(2, null, "#")` as a [`FieldMask`]: a call of a function by name, each argument
+/// `null`, a number, a string or `true`/`false`; `None` (reported) for anything else.
+fn field_mask(cx: &mut Ctxt, expr: &syn::Expr) -> Option<FieldMask> {
+    use cassmodel_schema::MaskArg;
+    let bad = |cx: &mut Ctxt, at: &dyn quote::ToTokens| {
+        cx.error(
+            at,
+            "write the mask as a call of one of Cassandra's masking functions: \
+             `masked = mask_null()`, `mask_default()`, `mask_replace(value)`, \
+             `mask_inner(begin, end)`, `mask_outer(begin, end)` or `mask_hash()`",
+        );
+    };
+    let syn::Expr::Call(call) = expr else {
+        bad(cx, expr);
+        return None;
+    };
+    let func = match &*call.func {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        _ => None,
+    };
+    let Some(func) = func else {
+        bad(cx, &call.func);
+        return None;
+    };
+    let mut args = Vec::new();
+    for a in &call.args {
+        let arg = match a {
+            syn::Expr::Path(p) if p.path.is_ident("null") => Some(MaskArg::Null),
+            syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse::<i64>().ok().map(MaskArg::Int),
+                syn::Lit::Str(s) => Some(MaskArg::Text(s.value())),
+                syn::Lit::Float(f) => Some(MaskArg::Literal(f.base10_digits().to_owned())),
+                syn::Lit::Bool(b) => Some(MaskArg::Literal(b.value.to_string())),
+                _ => None,
+            },
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i.base10_parse::<i64>().ok().map(|n| MaskArg::Int(-n)),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Float(f),
+                    ..
+                }) => Some(MaskArg::Literal(format!("-{}", f.base10_digits()))),
+                _ => None,
+            },
+            _ => None,
+        };
+        match arg {
+            Some(arg) => args.push(arg),
+            None => {
+                cx.error(
+                    a,
+                    "a mask's argument is `null`, a number, a string (`\"#\"`) or `true`/`false`",
+                );
+                return None;
+            }
+        }
+    }
+    let name = func.to_string();
+    Some(FieldMask {
+        function: cassmodel_schema::MaskFunction::from_name(&name),
+        name,
+        args,
+        span: func.span(),
+    })
 }
 
 fn krate(attrs: &ContainerAttrs) -> syn::Path {

@@ -15,6 +15,7 @@
 mod growth;
 mod ident;
 mod index;
+mod mask;
 mod types;
 
 pub use growth::{PERIODS, Period, Span, fixed_size};
@@ -26,4 +27,5 @@ pub use index::{
     IndexOp, IndexTarget, IndexViolation, Similarity, default_index_name, field_index_name,
     validate_index_name,
 };
+pub use mask::{MASK_FUNCTIONS, Mask, MaskArg, MaskFunction};
 pub use types::{CqlType, KeyViolation, NativeType, ParseError};

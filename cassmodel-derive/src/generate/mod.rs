@@ -187,7 +187,11 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
         let n = a.value;
         quote!(.with_avg_bytes(#n))
     });
-    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #(#index)* #avg)
+    let mask = f.mask.as_ref().and_then(|m| m.mask()).map(|m| {
+        let m = m.to_string();
+        quote!(.with_mask(#m))
+    });
+    quote!(#m::__column(#column, #field, #kind, #cql_type, #frozen) #(#index)* #avg #mask)
 }
 
 /// `read` functions for `RowReader::next` / `UdtReader::field`, one per field.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use cassmodel_schema::CqlType;
+use cassmodel_schema::{CqlType, Mask};
 
 use crate::schema::ddl::SIMILARITY_OPTION;
 use crate::schema::model::ColumnKind;
@@ -100,6 +100,8 @@ pub struct LiveColumn {
     pub cql_type: CqlType,
     /// The type text as `system_schema` has it.
     pub type_text: String,
+    /// Its mask (`system_schema.column_masks`, Cassandra 5.0).
+    pub mask: Option<Mask>,
 }
 
 /// The table options cassmodel manages.

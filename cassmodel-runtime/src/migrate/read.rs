@@ -1,11 +1,11 @@
 //! Reading the live schema from `system_schema` directly: the driver's metadata has neither
 //! the clustering order nor the indexes nor the dropped columns. One function per table read,
 //! each by keyspace (their partition key is `keyspace_name`): `keyspaces`, `tables`,
-//! `columns`, `types`, `indexes`, `dropped_columns`.
+//! `columns`, `types`, `indexes`, `dropped_columns`, `column_masks`.
 
 use std::collections::BTreeMap;
 
-use cassmodel_schema::CqlType;
+use cassmodel_schema::{CqlType, Mask};
 use futures::TryStreamExt;
 use scylla::client::session::Session;
 use scylla::deserialize::row::DeserializeRow;
@@ -58,6 +58,7 @@ async fn read_keyspace(
     read_columns(session, ks, &mut k.tables).await?;
     read_indexes(session, ks, &mut k.tables).await?;
     read_dropped_columns(session, ks, &mut k.tables).await?;
+    read_column_masks(session, ks, &mut k.tables).await?;
     Ok(Some(k))
 }
 
@@ -148,6 +149,7 @@ async fn read_columns(
             position: position.unwrap_or(-1),
             cql_type,
             type_text,
+            mask: None,
         });
     }
     for t in tables.values_mut() {
@@ -261,6 +263,54 @@ async fn read_dropped_columns(
                 kind: kind.unwrap_or_default(),
             });
         }
+    }
+    Ok(())
+}
+
+/// `system_schema.column_masks` (Cassandra 5.0): the mask of each masked column. A server
+/// without that table (before 5.0) masks nothing.
+async fn read_column_masks(
+    session: &Session,
+    ks: &str,
+    tables: &mut BTreeMap<String, LiveTable>,
+) -> Result<(), MigrationError> {
+    type MaskRow = (
+        String,
+        String,
+        String,
+        Option<Vec<String>>,
+        Option<Vec<Option<String>>>,
+    );
+    let masks: Vec<MaskRow> = match rows(
+        session,
+        "SELECT table_name, column_name, function_name, function_argument_types, \
+         function_argument_values FROM system_schema.column_masks WHERE keyspace_name = ?",
+        ks,
+    )
+    .await
+    {
+        Ok(masks) => masks,
+        Err(e)
+            if e.to_string().contains("column_masks") && e.to_string().contains("unconfigured") =>
+        {
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    for (table, column, function, types, values) in masks {
+        let Some(c) = tables
+            .get_mut(&table)
+            .and_then(|t| t.columns.iter_mut().find(|c| c.name == column))
+        else {
+            continue;
+        };
+        let (types, values) = (types.unwrap_or_default(), values.unwrap_or_default());
+        c.mask = Some(Mask::from_live(&function, &types, &values).ok_or_else(|| {
+            MigrationError::LiveSchema(format!(
+                "{ks}.{table}.{column} is masked with `{function}`, which is not a masking \
+                 function cassmodel knows"
+            ))
+        })?);
     }
     Ok(())
 }

@@ -133,9 +133,15 @@ pub(crate) fn order_clause<'a>(columns: impl IntoIterator<Item = (&'a str, Order
     format!("CLUSTERING ORDER BY ({})", cols.join(", "))
 }
 
-/// `name type [STATIC]`: a column as CREATE TABLE and ALTER TABLE ADD write it.
+/// `name type [STATIC] [MASKED WITH f(..)]`: a column as CREATE TABLE and ALTER TABLE ADD
+/// write it.
 pub(crate) fn column_definition(c: &ColumnDef) -> String {
-    definition(c.name, &c.cql_type, c.kind == ColumnKind::Static)
+    let mut s = definition(c.name, &c.cql_type, c.kind == ColumnKind::Static);
+    if let Some(mask) = c.mask {
+        s.push_str(" MASKED WITH ");
+        s.push_str(mask);
+    }
+    s
 }
 
 /// `name type [STATIC]` from its parts: a column (model or live) or a UDT field.

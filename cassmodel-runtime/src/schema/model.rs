@@ -86,6 +86,9 @@ pub struct ColumnDef {
     /// For a bucket column (`#[cass(bucket(..))]` on its source): the source and the rule.
     /// A bucket column has no field; it is written from its source and never read.
     pub bucket: Option<BucketDef>,
+    /// Its mask (`#[cass(masked = mask_inner(2, 1))]`): the call after `MASKED WITH`, as
+    /// [`cassmodel_schema::Mask`] writes it.
+    pub mask: Option<&'static str>,
     udts: Vec<&'static UdtSchema>,
     /// Whether the field's Rust type can read a result column of a given type.
     pub(crate) type_check: TypeCheckFn,
@@ -195,6 +198,7 @@ impl ColumnDef {
             rust_type,
             indexes: Vec::new(),
             avg_bytes: None,
+            mask: None,
             bucket: None,
             udts,
             type_check,
@@ -217,6 +221,12 @@ impl ColumnDef {
         if let Some(index) = self.indexes.last_mut() {
             index.similarity = Some(similarity);
         }
+        self
+    }
+
+    /// The column masked with `mask` (`mask_inner(2, 1)`), for roles without `UNMASK`.
+    pub fn with_mask(mut self, mask: &'static str) -> Self {
+        self.mask = Some(mask);
         self
     }
 

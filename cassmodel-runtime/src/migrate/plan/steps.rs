@@ -76,6 +76,17 @@ pub enum Change {
         /// What it indexes, as CQL and as `system_schema.indexes` stores it (`values(tags)`).
         target: String,
     },
+    /// `ALTER TABLE ... ALTER column MASKED WITH ..` or `.. DROP MASKED`.
+    AlterMask {
+        /// The keyspace.
+        keyspace: String,
+        /// The table.
+        table: String,
+        /// The column.
+        column: String,
+        /// The model's mask (`mask_inner(2, 1)`), `None` for none.
+        mask: Option<String>,
+    },
     /// `ALTER TABLE ... DROP` (only with an explicit opt-in).
     DropColumn {
         /// The keyspace.
@@ -98,6 +109,7 @@ impl Change {
             | Change::AddColumn { keyspace, .. }
             | Change::AlterOptions { keyspace, .. }
             | Change::CreateIndex { keyspace, .. }
+            | Change::AlterMask { keyspace, .. }
             | Change::DropColumn { keyspace, .. } => keyspace,
         }
     }
@@ -131,6 +143,15 @@ impl Change {
             } => live
                 .table(keyspace, table)
                 .is_some_and(|t| option_changes(options, t).is_empty()),
+            Change::AlterMask {
+                keyspace,
+                table,
+                column,
+                mask,
+            } => live
+                .table(keyspace, table)
+                .and_then(|t| t.column(column))
+                .is_some_and(|c| c.mask.as_ref().map(ToString::to_string) == *mask),
             Change::CreateIndex {
                 keyspace,
                 table,
@@ -420,6 +441,20 @@ impl MigrationPlan {
                     Some(column.clone()),
                     "the index",
                     format!("no index `{index}` (the models have `{}`)", s.cql),
+                ),
+                Change::AlterMask {
+                    keyspace,
+                    table,
+                    column,
+                    mask,
+                } => (
+                    format!("{keyspace}.{table}"),
+                    Some(column.clone()),
+                    "the column's mask",
+                    match mask {
+                        Some(m) => format!("not masked with `{m}` as the models say"),
+                        None => "a mask the models do not have".to_owned(),
+                    },
                 ),
                 Change::AlterOptions { .. } | Change::DropColumn { .. } => continue,
             };

@@ -126,10 +126,43 @@ fn plan_columns(table: &Table<'_>, p: &mut MigrationPlan) {
                     adds.push(add_column(table, c));
                 }
             }
-            Some(lc) => p.refused.extend(changed_column(table, c, lc)),
+            Some(lc) => match changed_column(table, c, lc) {
+                Some(refusal) => p.refused.push(refusal),
+                None => adds.extend(changed_mask(table, c, lc)),
+            },
         }
     }
     p.steps.extend(adds);
+}
+
+/// `ALTER TABLE ... ALTER column MASKED WITH ..` (or `DROP MASKED`) when the column's mask
+/// differs from the model's.
+fn changed_mask(table: &Table<'_>, c: &ColumnDef, lc: &LiveColumn) -> Option<Step> {
+    let live = lc.mask.as_ref().map(ToString::to_string);
+    if live.as_deref() == c.mask {
+        return None;
+    }
+    let column = quote_ident(c.name);
+    let (alter, description) = match c.mask {
+        Some(m) => (
+            format!("MASKED WITH {m}"),
+            format!("mask column {} of {} with {m}", c.name, table.object),
+        ),
+        None => (
+            "DROP MASKED".to_owned(),
+            format!("drop the mask of column {} of {}", c.name, table.object),
+        ),
+    };
+    Some(Step {
+        cql: format!("ALTER TABLE {} ALTER {column} {alter}", table.quoted),
+        description,
+        change: Change::AlterMask {
+            keyspace: table.ks.to_owned(),
+            table: table.model.name.to_owned(),
+            column: c.name.to_owned(),
+            mask: c.mask.map(str::to_owned),
+        },
+    })
 }
 
 /// `ALTER TABLE ... ADD IF NOT EXISTS` of column `c`.

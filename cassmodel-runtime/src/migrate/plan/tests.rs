@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use cassmodel_schema::CqlType;
+use cassmodel_schema::{CqlType, Mask, MaskArg, MaskFunction};
 
 use super::plan_target;
 use super::steps::MigrationPlan;
@@ -83,6 +83,7 @@ fn live_column(name: &str, t: &str, kind: ColumnKind, position: i32) -> LiveColu
         position,
         cql_type: ty(t),
         type_text: t.into(),
+        mask: None,
     }
 }
 
@@ -782,5 +783,68 @@ fn one_index_name_on_two_tables_of_a_keyspace_is_a_models_error() {
              and `other` (struct `Other`)"
         ),
         "{e}"
+    );
+}
+
+/// `orders` with `total` masked as `mask` in the model and as `live_mask` on the cluster.
+fn masked_plan(mask: Option<&'static str>, live_mask: Option<Mask>) -> MigrationPlan {
+    let mut total = col("total", "double", ColumnKind::Regular);
+    if let Some(m) = mask {
+        total = total.with_mask(m);
+    }
+    let orders = leak(TableSchema::new(
+        "Orders",
+        "orders",
+        Some("shop"),
+        TableOptions::default(),
+        vec![
+            col("customer_id", "uuid", ColumnKind::PartitionKey),
+            col("order_id", "timeuuid", ColumnKind::Clustering(Order::Desc)),
+            total,
+            col("address", "frozen<address>", ColumnKind::Regular),
+        ],
+    ));
+    let mut live = live();
+    if let Some(t) = live
+        .keyspaces
+        .get_mut("shop")
+        .and_then(|k| k.tables.get_mut("orders"))
+        && let Some(c) = t.columns.iter_mut().find(|c| c.name == "total")
+    {
+        c.mask = live_mask;
+    }
+    let m = migrator(&[orders, customers()]);
+    plan(&m, &live)
+}
+
+#[test]
+fn masks_are_added_changed_and_dropped() {
+    let inner = Mask {
+        function: MaskFunction::Inner,
+        args: vec![MaskArg::Int(1), MaskArg::Null],
+    };
+    let same = masked_plan(Some("mask_inner(1, null)"), Some(inner.clone()));
+    assert!(same.is_empty(), "{same}");
+    assert!(same.mismatches().is_empty());
+    let add = masked_plan(Some("mask_default()"), None);
+    assert_eq!(
+        add.statements(),
+        ["ALTER TABLE shop.orders ALTER total MASKED WITH mask_default()"]
+    );
+    let mismatch = add.mismatches();
+    assert_eq!(mismatch.len(), 1, "{mismatch:?}");
+    assert!(
+        mismatch[0].actual.contains("mask_default()"),
+        "{mismatch:?}"
+    );
+    let change = masked_plan(Some("mask_null()"), Some(inner.clone()));
+    assert_eq!(
+        change.statements(),
+        ["ALTER TABLE shop.orders ALTER total MASKED WITH mask_null()"]
+    );
+    let drop = masked_plan(None, Some(inner));
+    assert_eq!(
+        drop.statements(),
+        ["ALTER TABLE shop.orders ALTER total DROP MASKED"]
     );
 }
