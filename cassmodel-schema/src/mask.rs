@@ -150,7 +150,11 @@ impl Mask {
             .zip(values)
             .map(|(t, v)| match (t.as_str(), v) {
                 (_, None) => MaskArg::Null,
-                ("text" | "varchar" | "ascii", Some(v)) => MaskArg::Text(v.clone()),
+                // The types CQL writes as quoted strings.
+                (
+                    "text" | "varchar" | "ascii" | "date" | "time" | "timestamp" | "inet",
+                    Some(v),
+                ) => MaskArg::Text(v.clone()),
                 ("int" | "bigint" | "smallint" | "tinyint" | "varint", Some(v)) => v
                     .parse()
                     .map_or_else(|_| MaskArg::Literal(v.clone()), MaskArg::Int),
