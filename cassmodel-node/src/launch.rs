@@ -133,6 +133,8 @@ cdc_raw_directory: {cdc_raw}
 commitlog_sync: periodic
 commitlog_sync_period: 10000ms
 materialized_views_enabled: true
+# Columns MASKED WITH a masking function (Cassandra 5.0 dynamic data masking).
+dynamic_data_masking_enabled: true
 sasi_indexes_enabled: true
 user_defined_functions_enabled: false
 # Small caches: this node is for tests, and off-heap memory counts too.
