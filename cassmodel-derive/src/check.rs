@@ -905,4 +905,14 @@ fn mask(cx: &mut Ctxt, f: &Field<'_>) {
             format_args!("`{}` of `{}`: {problem}", function.name(), f.column),
         );
     }
+    if function == cassmodel_schema::MaskFunction::Null && f.shape != Shape::Option {
+        cx.error_at(
+            m.span,
+            format_args!(
+                "`mask_null()` shows `{}` as null to every role without UNMASK, and `{}` cannot \
+                 hold a null: declare the field `Option<..>`, or mask with `mask_default()`",
+                f.column, f.ident
+            ),
+        );
+    }
 }

@@ -1,0 +1,235 @@
+//! Masked columns (Cassandra 5.0 dynamic data masking): declared on the field, created with
+//! the table, compared by `validate` and `plan` with `system_schema.column_masks`, changed
+//! and dropped by `plan`; and read by a role without `UNMASK` (masked values) and with it.
+
+mod support;
+
+use cassmodel::migrate::{Migrator, Models};
+use cassmodel::{ConnectOptions, Db, Replication};
+use cassmodel_node::{NodeConfig, SUPERUSER};
+
+mod v1 {
+    use cassmodel::CassTable;
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "masked_customers")]
+    pub struct Customer {
+        #[partition_key]
+        pub id: i32,
+        #[cass(masked = mask_inner(1, null))]
+        pub name: String,
+        #[cass(masked = mask_default())]
+        pub age: i32,
+        #[cass(masked = mask_replace("hidden"))]
+        pub email: String,
+        #[cass(masked = mask_null())]
+        pub phone: Option<String>,
+        pub note: String,
+    }
+}
+
+mod v2 {
+    use cassmodel::CassTable;
+
+    /// `name` masked otherwise, `email` no more, `note` masked now.
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "masked_customers")]
+    pub struct Customer {
+        #[partition_key]
+        pub id: i32,
+        #[cass(masked = mask_outer(2, 1, "#"))]
+        pub name: String,
+        #[cass(masked = mask_default())]
+        pub age: i32,
+        pub email: String,
+        #[cass(masked = mask_null())]
+        pub phone: Option<String>,
+        #[cass(masked = mask_hash())]
+        pub note: String,
+    }
+}
+
+fn migrator(db: &Db, models: Models) -> Migrator {
+    Migrator::new(db, models).replication(Replication::Simple(1))
+}
+
+/// `(column, function, values)` of the masks of `masked_customers` in `ks`.
+async fn masks(db: &Db, ks: &str) -> Vec<(String, String, Option<Vec<Option<String>>>)> {
+    let mut out: Vec<(String, String, Option<Vec<Option<String>>>)> = db
+        .session()
+        .query_unpaged(
+            "SELECT column_name, function_name, function_argument_values \
+             FROM system_schema.column_masks WHERE keyspace_name = ? AND table_name = ?",
+            (ks, "masked_customers"),
+        )
+        .await
+        .expect("column_masks")
+        .into_rows_result()
+        .expect("rows")
+        .rows()
+        .expect("typed")
+        .collect::<Result<_, _>>()
+        .expect("rows read");
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn masks_are_created_validated_changed_and_dropped() {
+    let t = support::test_db("masks_plan").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    let m1 = migrator(db, Models::new().table::<v1::Customer>());
+    m1.apply().await.expect("v1");
+    m1.validate().await.expect("v1 validates");
+    assert!(m1.plan().await.expect("plan").is_empty());
+    let found = masks(db, &ks).await;
+    let functions: Vec<(&str, &str)> = found
+        .iter()
+        .map(|(c, f, _)| (c.as_str(), f.as_str()))
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            ("age", "mask_default"),
+            ("email", "mask_replace"),
+            ("name", "mask_inner"),
+            ("phone", "mask_null")
+        ]
+    );
+
+    // The next model: the plan changes, adds and drops masks, and nothing else.
+    let m2 = migrator(db, Models::new().table::<v2::Customer>());
+    let mismatches = m2.validate().await.expect_err("v2 does not match yet");
+    let text = mismatches.to_string();
+    assert!(text.contains("email") && text.contains("note"), "{text}");
+    let plan = m2.plan().await.expect("plan");
+    assert_eq!(
+        plan.statements(),
+        [
+            format!(
+                "ALTER TABLE {ks}.masked_customers ALTER name MASKED WITH mask_outer(2, 1, '#')"
+            ),
+            format!("ALTER TABLE {ks}.masked_customers ALTER email DROP MASKED"),
+            format!("ALTER TABLE {ks}.masked_customers ALTER note MASKED WITH mask_hash()"),
+        ]
+    );
+    m2.apply().await.expect("v2");
+    m2.validate().await.expect("v2 validates");
+    assert!(m2.plan().await.expect("plan").is_empty());
+    let functions: Vec<String> = masks(db, &ks)
+        .await
+        .into_iter()
+        .map(|(c, f, _)| format!("{c} {f}"))
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            "age mask_default",
+            "name mask_outer",
+            "note mask_hash",
+            "phone mask_null"
+        ]
+    );
+    t.drop_all().await;
+}
+
+/// The password-protected node (CassandraAuthorizer), started if nothing answers there.
+async fn password_node() -> NodeConfig {
+    let base =
+        NodeConfig::try_from_env().unwrap_or_else(|e| panic!("CASSMODEL_* environment: {e}"));
+    let cfg = base.password_protected();
+    if let Err(e) = cassmodel_node::ensure_running(&cfg).await {
+        panic!(
+            "the password-protected node on {} did not start: {e}",
+            cfg.contact_point()
+        );
+    }
+    cfg
+}
+
+async fn login(cfg: &NodeConfig, user: &str, password: &str, ks: &str) -> Db {
+    ConnectOptions::new()
+        .contact_points([cfg.contact_point()])
+        .credentials(user, password)
+        .keyspace(ks)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("login as {user}: {e}"))
+}
+
+#[tokio::test]
+async fn a_role_without_unmask_reads_masked_values() {
+    let cfg = password_node().await;
+    let ks = support::unique_name("masks_roles");
+    let role = support::unique_name("reader");
+    let password = support::unique_name("secret");
+    let admin = login(&cfg, SUPERUSER.0, SUPERUSER.1, "system").await;
+    admin
+        .create_keyspace(&ks, &Replication::Simple(1))
+        .await
+        .expect("keyspace");
+    let admin = admin.with_keyspace(&ks).expect("keyspace name");
+    migrator(&admin, Models::new().table::<v1::Customer>())
+        .apply()
+        .await
+        .expect("create");
+    let ada = v1::Customer {
+        id: 1,
+        name: "Ada Lovelace".into(),
+        age: 36,
+        email: "ada@example.org".into(),
+        phone: Some("555 0100".into()),
+        note: "first programmer".into(),
+    };
+    admin.insert(&ada).await.expect("insert");
+    for cql in [
+        format!("CREATE ROLE {role} WITH LOGIN = true AND PASSWORD = '{password}'"),
+        format!("GRANT SELECT ON KEYSPACE {ks} TO {role}"),
+    ] {
+        admin
+            .execute_ddl(&cql)
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    }
+
+    let reader = login(&cfg, &role, &password, &ks).await;
+    let masked = v1::Customer::get(&reader, &1)
+        .await
+        .expect("read as the reader")
+        .expect("the row");
+    assert_eq!(
+        masked,
+        v1::Customer {
+            id: 1,
+            name: "A***********".into(),
+            age: 0,
+            email: "hidden".into(),
+            phone: None,
+            note: "first programmer".into(),
+        }
+    );
+    // The superuser sees the values.
+    assert_eq!(
+        v1::Customer::get(&admin, &1).await.expect("read"),
+        Some(ada.clone())
+    );
+
+    let grant = format!("GRANT UNMASK ON KEYSPACE {ks} TO {role}");
+    admin
+        .execute_ddl(&grant)
+        .await
+        .unwrap_or_else(|e| panic!("{grant}: {e}"));
+    let clear = v1::Customer::get(&reader, &1)
+        .await
+        .expect("read")
+        .expect("the row");
+    assert_eq!(clear, ada);
+
+    for cql in [format!("DROP KEYSPACE {ks}"), format!("DROP ROLE {role}")] {
+        admin
+            .execute_ddl(&cql)
+            .await
+            .unwrap_or_else(|e| panic!("{cql}: {e}"));
+    }
+}
