@@ -265,8 +265,36 @@
 //! | `#[cass(frozen)]` | store a collection or user-defined type frozen (required in a key) |
 //! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below; a map may have one on each of `keys`, `values` and `entries` (`index(keys), index(entries)`) |
 //! | `#[cass(index(similarity = "dot_product"))]` | on a [`value::Vector`] field: the vector index's similarity function (`cosine`, the default, `dot_product`, `euclidean`) |
+//! | `#[cass(masked = mask_inner(1, null))]` | a masked column (Cassandra 5.0, `dynamic_data_masking_enabled` on the server): roles without the `UNMASK` permission read the masked value; see below |
 //!
 //! Options combine in one attribute: `#[cass(static, index)]`.
+//!
+//! ### Masked columns
+//!
+//! `masked = ` one of Cassandra's six masking functions: `mask_null()` (null: the field must
+//! be an `Option`), `mask_default()` (a fixed value of the type: `****`, 0, ...),
+//! `mask_replace(value)`, `mask_inner(begin, end)` and `mask_outer(begin, end)` (the
+//! characters but the first `begin` and last `end`, or those, replaced by `*`, or by a third
+//! argument `"#"`; `null` for none), `mask_hash()` (a hash, a `blob`: a role without
+//! `UNMASK` cannot read such a column into the field's type). The table is created with
+//! `MASKED WITH ..`; `validate` compares the masks with `system_schema.column_masks`, and
+//! `plan` adds, changes and drops them (`ALTER TABLE .. ALTER col MASKED WITH ..` / `DROP
+//! MASKED`). A function that does not exist, or arguments it does not take, do not compile.
+//!
+//! ```
+//! # use cassmodel::CassTable;
+//! #[derive(CassTable)]
+//! struct Patient {
+//!     #[partition_key]
+//!     id: i32,
+//!     #[cass(masked = mask_inner(1, null))] // "Ada Lovelace" -> "A***********"
+//!     name: String,
+//!     #[cass(masked = mask_default())]      // 0
+//!     age: i32,
+//!     #[cass(masked = mask_null())]         // None
+//!     phone: Option<String>,
+//! }
+//! ```
 //!
 //! ### Secondary indexes
 //!
