@@ -275,8 +275,8 @@
 //! be an `Option`), `mask_default()` (a fixed value of the type: `****`, 0, ...),
 //! `mask_replace(value)`, `mask_inner(begin, end)` and `mask_outer(begin, end)` (the
 //! characters but the first `begin` and last `end`, or those, replaced by `*`, or by a third
-//! argument `"#"`; `null` for none), `mask_hash()` (a hash, a `blob`: a role without
-//! `UNMASK` cannot read such a column into the field's type). The table is created with
+//! argument `"#"`; `null` for none; text columns only), `mask_hash()` (a hash; blob columns
+//! only: Cassandra masks a column only with a function of its type). The table is created with
 //! `MASKED WITH ..`; `validate` compares the masks with `system_schema.column_masks`, and
 //! `plan` adds, changes and drops them (`ALTER TABLE .. ALTER col MASKED WITH ..` / `DROP
 //! MASKED`). A function that does not exist, or arguments it does not take, do not compile.

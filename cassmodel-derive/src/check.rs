@@ -905,6 +905,29 @@ fn mask(cx: &mut Ctxt, f: &Field<'_>) {
             format_args!("`{}` of `{}`: {problem}", function.name(), f.column),
         );
     }
+    // The server takes a mask only when the function returns the column's type.
+    let returns = match function {
+        cassmodel_schema::MaskFunction::Inner | cassmodel_schema::MaskFunction::Outer => {
+            Some(cassmodel_schema::NativeType::Text)
+        }
+        cassmodel_schema::MaskFunction::Hash => Some(cassmodel_schema::NativeType::Blob),
+        _ => None,
+    };
+    if let (Some(returns), Some(t)) = (returns, &f.cql_type)
+        && *t != CqlType::Native(returns)
+    {
+        cx.error_at(
+            m.span,
+            format_args!(
+                "`{}` gives a `{}`, and `{}` is of type `{t}`: Cassandra masks a column only with a \
+                 function of its own type; mask it with `mask_default()`, `mask_null()` or \
+                 `mask_replace(<value>)`",
+                function.name(),
+                CqlType::Native(returns),
+                f.column
+            ),
+        );
+    }
     if function == cassmodel_schema::MaskFunction::Null && f.shape != Shape::Option {
         cx.error_at(
             m.span,

@@ -150,6 +150,10 @@ impl Mask {
             .zip(values)
             .map(|(t, v)| match (t.as_str(), v) {
                 (_, None) => MaskArg::Null,
+                // Cassandra 5.0 stores a null argument as an empty value.
+                (t, Some(v)) if v.is_empty() && !matches!(t, "text" | "varchar" | "ascii") => {
+                    MaskArg::Null
+                }
                 // The types CQL writes as quoted strings.
                 (
                     "text" | "varchar" | "ascii" | "date" | "time" | "timestamp" | "inet",
@@ -198,6 +202,16 @@ mod tests {
         assert_eq!(
             live.map(|m| m.to_string()).as_deref(),
             Some("mask_inner(1, null)")
+        );
+        // As system_schema.column_masks has them (Cassandra 5.0.8): null as an empty value.
+        let live = Mask::from_live(
+            "mask_outer",
+            &["int".into(), "int".into(), "text".into()],
+            &[Some("".into()), Some("2".into()), Some("#".into())],
+        );
+        assert_eq!(
+            live.map(|m| m.to_string()).as_deref(),
+            Some("mask_outer(null, 2, '#')")
         );
         let quoted = MaskArg::Text("it's".into());
         assert_eq!(quoted.to_string(), "'it''s'");
