@@ -53,9 +53,12 @@ fn migrator(db: &Db, models: Models) -> Migrator {
     Migrator::new(db, models).replication(Replication::Simple(1))
 }
 
-/// `(column, function, values)` of the masks of `masked_customers` in `ks`.
-async fn masks(db: &Db, ks: &str) -> Vec<(String, String, Option<Vec<Option<String>>>)> {
-    let mut out: Vec<(String, String, Option<Vec<Option<String>>>)> = db
+/// `(column, function, argument values)` of a mask in `system_schema.column_masks`.
+type MaskRow = (String, String, Option<Vec<Option<String>>>);
+
+/// The masks of `masked_customers` in `ks`.
+async fn masks(db: &Db, ks: &str) -> Vec<MaskRow> {
+    let mut out: Vec<MaskRow> = db
         .session()
         .query_unpaged(
             "SELECT column_name, function_name, function_argument_values \
