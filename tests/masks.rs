@@ -137,20 +137,6 @@ async fn masks_are_created_validated_changed_and_dropped() {
     t.drop_all().await;
 }
 
-/// The password-protected node (CassandraAuthorizer), started if nothing answers there.
-async fn password_node() -> NodeConfig {
-    let base =
-        NodeConfig::try_from_env().unwrap_or_else(|e| panic!("CASSMODEL_* environment: {e}"));
-    let cfg = base.password_protected();
-    if let Err(e) = cassmodel_node::ensure_running(&cfg).await {
-        panic!(
-            "the password-protected node on {} did not start: {e}",
-            cfg.contact_point()
-        );
-    }
-    cfg
-}
-
 async fn login(cfg: &NodeConfig, user: &str, password: &str, ks: &str) -> Db {
     ConnectOptions::new()
         .contact_points([cfg.contact_point()])
@@ -163,7 +149,7 @@ async fn login(cfg: &NodeConfig, user: &str, password: &str, ks: &str) -> Db {
 
 #[tokio::test]
 async fn a_role_without_unmask_reads_masked_values() {
-    let cfg = password_node().await;
+    let cfg = support::password_node().await;
     let ks = support::unique_name("masks_roles");
     let role = support::unique_name("reader");
     let password = support::unique_name("secret");

@@ -24,20 +24,6 @@ struct Account {
     balance: i64,
 }
 
-/// The password-protected node, started if nothing answers on 127.0.0.4.
-async fn password_node() -> NodeConfig {
-    let base =
-        NodeConfig::try_from_env().unwrap_or_else(|e| panic!("CASSMODEL_* environment: {e}"));
-    let cfg = base.password_protected();
-    if let Err(e) = cassmodel_node::ensure_running(&cfg).await {
-        panic!(
-            "the password-protected node on {} did not start: {e}",
-            cfg.contact_point()
-        );
-    }
-    cfg
-}
-
 /// A session of the superuser.
 async fn admin(cfg: &NodeConfig) -> Db {
     ConnectOptions::new()
@@ -118,7 +104,7 @@ async fn migrate(args: Vec<String>) -> (cli::Exit, String, String) {
 /// work; the CLI's `apply` creates the table as the application's role.
 #[tokio::test]
 async fn the_same_settings_work_from_code_environment_and_cli() {
-    let cfg = password_node().await;
+    let cfg = support::password_node().await;
     let (ks, role, password) = app_role(&cfg).await;
     let point = cfg.contact_point();
 
@@ -202,7 +188,7 @@ async fn the_same_settings_work_from_code_environment_and_cli() {
 /// that names the settings; neither message shows the password.
 #[tokio::test]
 async fn refused_credentials_are_typed_and_never_printed() {
-    let cfg = password_node().await;
+    let cfg = support::password_node().await;
     let wrong = "wrong-Pa55word";
     let err = ConnectOptions::new()
         .contact_points([cfg.contact_point()])
@@ -257,7 +243,7 @@ async fn connections_of(db: &Db, role: &str) -> Vec<(bool, Option<String>)> {
 #[cfg(feature = "tls")]
 #[tokio::test]
 async fn tls_settings_work_from_code_environment_and_cli() {
-    let cfg = password_node().await;
+    let cfg = support::password_node().await;
     let tls = cfg.tls_files();
     let (ks, role, password) = app_role(&cfg).await;
     let point = cfg.contact_point();
@@ -353,7 +339,7 @@ async fn tls_settings_work_from_code_environment_and_cli() {
 #[cfg(feature = "tls")]
 #[tokio::test]
 async fn refused_tls_handshakes_say_what_to_fix() {
-    let cfg = password_node().await;
+    let cfg = support::password_node().await;
     let tls = cfg.tls_files();
     let base = || {
         ConnectOptions::new()
@@ -410,7 +396,7 @@ async fn tls_to_a_port_without_tls_is_refused() {
             plain.contact_point()
         );
     }
-    let tls = password_node().await.tls_files();
+    let tls = support::password_node().await.tls_files();
     let err = ConnectOptions::new()
         .contact_points([plain.contact_point()])
         .tls_ca(&tls.ca)
@@ -479,7 +465,7 @@ async fn a_silent_peer_ends_the_connect_on_time() {
     let mut cases = vec![("plain", plain)];
     #[cfg(feature = "tls")]
     {
-        let tls = password_node().await.tls_files();
+        let tls = support::password_node().await.tls_files();
         let options = ConnectOptions::new()
             .contact_points([addr.clone()])
             .tls_ca(&tls.ca)

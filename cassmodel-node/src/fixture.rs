@@ -117,10 +117,10 @@ fn fixture(what: String, e: impl std::fmt::Display) -> NodeError {
     }
 }
 
-/// `t_<test>_<time>_<pid>_<n>`: the test's name (its letters, digits and `_`, at most 20),
-/// then what makes it unique across runs, processes and calls; at most 48 characters, as
-/// Cassandra's keyspace names.
-fn unique_name(test: &str) -> String {
+/// A keyspace (or role) name no other test, process or run uses: `t_<test>_<time>_<pid>_<n>`,
+/// the test's name cut to its letters, digits and `_` (lower case, at most 20); at most 48
+/// characters, as Cassandra's keyspace names.
+pub fn unique_name(test: &str) -> String {
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() % 100_000_000)

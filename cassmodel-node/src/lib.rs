@@ -81,7 +81,7 @@ pub use config::{
     DEFAULT_STORAGE_PORT, DEFAULT_VERSION, NodeConfig, PASSWORD_NODE_HOST, SUPERUSER,
 };
 pub use error::NodeError;
-pub use fixture::TestKeyspace;
+pub use fixture::{TestKeyspace, unique_name};
 pub use node::{
     Signal, Started, cluster_or_local_node, ensure_running, ensure_running_blocking, is_ready,
     load_average, log_tail, nodetool, peers, pinned_session, release_version, reset, running_pid,

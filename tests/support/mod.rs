@@ -4,8 +4,6 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use cassmodel::{Db, Insertable, Replication};
 use futures::{StreamExt, TryStreamExt};
 
@@ -73,21 +71,22 @@ pub struct TestDb {
     pub keyspaces: Vec<String>,
 }
 
-static NEXT: AtomicU32 = AtomicU32::new(0);
-
 /// A keyspace (or role) name no other test or run uses: `t_<test>_<time>_<pid>_<n>`.
-pub fn unique_name(test: &str) -> String {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() % 100_000_000)
-        .unwrap_or_default();
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let mut test: String = test
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    test.truncate(20);
-    format!("t_{test}_{millis}_{}_{n}", std::process::id() % 10_000)
+pub use cassmodel_node::unique_name;
+
+/// The password-protected node (127.0.0.4, CassandraAuthorizer), started if nothing answers
+/// there.
+pub async fn password_node() -> cassmodel_node::NodeConfig {
+    let base = cassmodel_node::NodeConfig::try_from_env()
+        .unwrap_or_else(|e| panic!("CASSMODEL_* environment: {e}"));
+    let cfg = base.password_protected();
+    if let Err(e) = cassmodel_node::ensure_running(&cfg).await {
+        panic!(
+            "the password-protected node on {} did not start: {e}",
+            cfg.contact_point()
+        );
+    }
+    cfg
 }
 
 /// Connects to the cluster (starting the local node if needed) and creates a keyspace for
