@@ -35,6 +35,11 @@
 //!                                    SimpleStrategy:1 or NetworkTopologyStrategy:dc1=3,dc2=3
 //!   --keyspace-replication KS=SPEC   the same for one keyspace (repeatable)
 //!   --allow-drop KS.TABLE.COLUMN     let the plan drop this column (repeatable)
+//!   --create-views                   let the plan create the materialized views the models
+//!                                    declare (`#[cass(view_of = ..)]`; the server must
+//!                                    enable them: `materialized_views_enabled: true`)
+//!   --allow-drop-view KS.VIEW        let the plan drop this view, to create it again or
+//!                                    because no model declares it (repeatable)
 //!
 //!   connection: --contact-points, --local-dc, --username, --password-file, --tls-ca,
 //!   --tls-cert, --tls-key, --connect-timeout, --request-timeout, --consistency,
@@ -83,6 +88,15 @@ struct Cli {
     /// (repeatable). Nothing else is ever dropped.
     #[arg(long = "allow-drop", global = true, value_parser = parse_column)]
     allow_drop: Vec<(String, String, String)>,
+    /// Let the plan create the materialized views the models declare
+    /// (`#[cass(view_of = ..)]`). Views are experimental in Cassandra: the server must set
+    /// `materialized_views_enabled: true`.
+    #[arg(long = "create-views", global = true)]
+    create_views: bool,
+    /// Let the plan drop this materialized view: `keyspace.view` (repeatable); to create it
+    /// again when the model's differs, or because no model declares it.
+    #[arg(long = "allow-drop-view", global = true, value_parser = parse_view)]
+    allow_drop_view: Vec<(String, String)>,
     #[command(subcommand)]
     command: Command,
 }
@@ -192,6 +206,17 @@ fn parse_column(spec: &str) -> Result<(String, String, String), String> {
     }
 }
 
+fn parse_view(spec: &str) -> Result<(String, String), String> {
+    match spec.split_once('.') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() && !v.contains('.') => {
+            Ok((k.to_owned(), v.to_owned()))
+        }
+        _ => Err(format!(
+            "`{spec}`: expected keyspace.view, e.g. shop.orders_by_customer"
+        )),
+    }
+}
+
 /// The command on the registered models (every derive linked into the binary), with the
 /// process's arguments; prints to stdout/stderr. The whole `main` of a migration binary.
 pub fn main() -> ExitCode {
@@ -293,7 +318,10 @@ fn configure(mut m: Migrator, cli: &Cli) -> Migrator {
     for (k, t, c) in &cli.allow_drop {
         m = m.allow_drop(k, t, c);
     }
-    m
+    for (k, v) in &cli.allow_drop_view {
+        m = m.allow_drop_view(k, v);
+    }
+    m.create_views(cli.create_views)
 }
 
 async fn execute(

@@ -137,6 +137,8 @@ pub struct ContainerAttrs {
     pub dual_writes: Option<Span>,
     /// `offline`: the rows of `from` (a counter table) are copied with its writers stopped.
     pub offline: Option<Span>,
+    /// `view_of = Base`: the struct is a materialized view of `Base`'s table.
+    pub view_of: Option<syn::Path>,
 }
 
 /// `from = "table"` (the rows of that table, columns matched by name) or `from = OldModel`
@@ -292,8 +294,8 @@ const INDEX_FORMS: &str = "`#[cass(index)]`, `#[cass(index(name = \"by_email\"))
 const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_ttl = 3600`, \
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
     `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")`, \
-    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn`, `dual_writes`, `offline` or \
-    `crate = \"path\"`";
+    `from = \"old_table\"`, `from = OldModel`, `with = convert_fn`, `dual_writes`, `offline`, \
+    `view_of = BaseTableStruct` or `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
@@ -865,6 +867,10 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                         FromAttr::Model(v.parse()?)
                     };
                     set_once(cx, &mut out.from, from, at, "`from`");
+                }
+                Kind::Table if is("view_of") => {
+                    let path = path_value(&meta, "#[cass(view_of = BaseTableStruct)]")?;
+                    set_once(cx, &mut out.view_of, path, at, "`view_of`");
                 }
                 Kind::Table if is("with") => {
                     let path = path_value(&meta, "#[cass(with = convert_fn)]")?;

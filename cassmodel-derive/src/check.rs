@@ -32,6 +32,120 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     expectations(cx, t);
     bucket(cx, t);
     source(cx, t);
+    view(cx, t);
+}
+
+/// A materialized view (`view_of = Base`) is read, never written, and Cassandra builds it
+/// from its base: it lives in the base's keyspace, takes none of a table's options, and has
+/// no static column, counter, index, mask, bucket or source of its own. (Its key against the
+/// base's is checked at compile time in the generated code: the base's fields are not
+/// visible here.)
+fn view(cx: &mut Ctxt, t: &Table<'_>) {
+    let Some(base) = &t.attrs.view_of else { return };
+    let a = &t.attrs;
+    if base.is_ident(t.ident) || base.is_ident("Self") {
+        cx.error(
+            base,
+            "a view is of another table: write #[cass(view_of = BaseTableStruct)] with the \
+             struct of the table it is a view of",
+        );
+    }
+    if let Some(k) = &a.keyspace {
+        cx.error_at(
+            k.span,
+            "a materialized view lives in its base table's keyspace: remove `keyspace` (the \
+             view takes its base's)",
+        );
+    }
+    let options: Vec<&str> = [
+        (a.default_ttl.is_some(), "default_ttl"),
+        (a.gc_grace_seconds.is_some(), "gc_grace_seconds"),
+        (a.comment.is_some(), "comment"),
+        (a.compaction.is_some(), "compaction"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect();
+    if !options.is_empty() {
+        cx.error(
+            base,
+            format_args!(
+                "a materialized view takes none of a table's options here ({}): Cassandra \
+                 refuses `default_time_to_live` on a view, and cassmodel does not manage a \
+                 view's other options; remove them (set them with ALTER MATERIALIZED VIEW)",
+                options.join(", ")
+            ),
+        );
+    }
+    for e in &a.entities {
+        cx.error(
+            e,
+            "an entity writes its tables, and a materialized view is not written: remove \
+             `entity = ..` from the view (the entity's table is the view's base)",
+        );
+    }
+    if let Some(from) = &a.from {
+        let span = match from {
+            crate::attr::FromAttr::Table(name) => name.span,
+            crate::attr::FromAttr::Model(path) => syn::spanned::Spanned::span(path),
+        };
+        cx.error_at(
+            span,
+            "a materialized view is built by the server from its base table, never copied \
+             into: remove `from` (a key change copies into a new table; create a new view of \
+             it instead)",
+        );
+    }
+    for f in &t.fields {
+        if let Some(at) = f.attrs.is_static {
+            cx.error_at(
+                at,
+                format_args!(
+                    "`{}`: Cassandra does not include static columns in materialized views; \
+                     remove the field from the view",
+                    f.column
+                ),
+            );
+        }
+        if f.counter {
+            cx.error(
+                f.ty,
+                format_args!(
+                    "`{}` is a counter: Cassandra builds no materialized view of a counter \
+                     table; keep a second counter table, updated beside it",
+                    f.column
+                ),
+            );
+        }
+        if let Some(ix) = f.attrs.index.first() {
+            cx.error(
+                &ix.tokens,
+                format_args!(
+                    "Cassandra builds no secondary index on a materialized view: index `{}` \
+                     on the base table instead (#[cass(index)] on its field)",
+                    f.column
+                ),
+            );
+        }
+        if let Some(m) = &f.mask {
+            cx.error_at(
+                m.span,
+                format_args!(
+                    "a view shows its base table's masks: declare the mask of `{}` on the base \
+                     table's field",
+                    f.column
+                ),
+            );
+        }
+        if let Some(b) = &f.attrs.bucket {
+            cx.error_at(
+                b.span,
+                "a bucket is a column written by cassmodel, and a materialized view is not \
+                 written: read the buckets of the base table (or key the view by the base's \
+                 bucket column)",
+            );
+        }
+    }
 }
 
 /// `from = ..` names another table (a key change copies into a new one), not on a table

@@ -36,6 +36,7 @@ pub use mapping::table::Table;
 pub use mapping::types::{BucketSource, CqlMapping, KeyColumn};
 pub use mapping::udt::Udt;
 pub use mapping::vector::Scored;
+pub use mapping::view::Writable;
 pub use query::bucket::{BucketRange, BucketRead, BucketStream, LatestRange};
 pub use schema::ddl::Replication;
 pub use schema::model::{
@@ -107,6 +108,7 @@ pub mod __private {
         };
         pub use crate::mapping::table::{RowReader, check_columns, check_row, serialize_by_name};
         pub use crate::mapping::types::assert_key_column;
+        pub use crate::mapping::view::check_view;
         pub use crate::schema::registry::TableEntry;
         pub use cassmodel_schema::{CqlType, NativeType, Similarity};
         pub use inventory;

@@ -25,7 +25,7 @@ fn wrap(
     super::wrap(&krate, impls(&input.ident))
 }
 
-/// `impl Table`, the row traits and `Insertable` for a table struct with errors.
+/// `impl Table`, the row traits, `Insertable` and `Writable` for a table struct with errors.
 pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
     wrap(input, krate, |ident| {
         let rows = row_trait(ident);
@@ -42,6 +42,7 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
                 }
             }
             impl __cm::Insertable for #ident {}
+            impl __cm::Writable for #ident {}
             #rows
         }
     })

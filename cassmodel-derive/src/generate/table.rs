@@ -24,18 +24,24 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let entry_points = entry_points(&cx);
     let keys = keys::generate(&cx);
     let reads = query::generate(&cx);
-    let writes = write::generate(&cx);
+    let view = t.attrs.view_of.as_ref();
+    // A view is read only: no write side, no copy, no entity (the checks refuse them).
+    let writes = view.is_none().then(|| write::generate(&cx));
     let insertable = t
         .counter_column()
         .is_none()
         .then(|| quote!(impl #krate::Insertable for #ident {}));
+    let writable = match view {
+        None => quote!(impl #krate::Writable for #ident {}),
+        Some(base) => view_checks(&cx, base),
+    };
     let from_entities = t
         .attrs
         .entities
         .iter()
         .enumerate()
         .map(|(i, e)| from_entity(t, e, i));
-    let copy = copy_from(&cx);
+    let copy = view.is_none().then(|| copy_from(&cx));
     let builder = builder_struct(&cx);
     let body = quote! {
         const _: () = { #assertions };
@@ -48,6 +54,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
         #table_impl
         #rows
         #insertable
+        #writable
         #(#from_entities)*
         #copy
         #entry_points
@@ -117,6 +124,15 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         a.dual_writes.map(|_| quote!(.with_dual_writes())),
         a.offline.map(|_| quote!(.offline())),
     ];
+    let view_of = a
+        .view_of
+        .as_ref()
+        .map(|base| quote!(.with_view_of(<#base as #krate::Table>::schema())));
+    let is_view = a.view_of.as_ref().map(|_| {
+        quote!(
+            const __IS_VIEW: __bool = true;
+        )
+    });
     let source = a.from.as_ref().map(|from| match from {
         crate::attr::FromAttr::Table(name) => {
             let name = &name.value;
@@ -141,6 +157,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     quote! {
         impl #krate::Table for #ident {
             const __FIELD_KINDS: &'static [(&'static ::core::primitive::str, ::core::primitive::u8)] = &[#(#kinds),*];
+            #is_view
 
             fn schema() -> &'static #krate::TableSchema {
                 static SCHEMA: #p::std::OnceLock<#krate::TableSchema> = #p::std::OnceLock::new();
@@ -151,7 +168,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
                         #keyspace,
                         #krate::TableOptions::new() #(#options)*,
                         #p::std::Vec::from([#(#columns),*]),
-                    ) #growth #bucket #source
+                    ) #growth #bucket #source #view_of
                 })
             }
 
@@ -159,6 +176,40 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
                 #values
             }
         }
+    }
+}
+
+/// For a view of `base`: Cassandra's rules for its key against the base's, checked in a
+/// `const` (an error names the column and the fix, spanned on `view_of = ..`), and the trait
+/// whose message refuses `update()` and `delete()` and names the table to write instead.
+fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
+    let (krate, p, ident, table) = (cx.krate, &cx.p, cx.ident, cx.table);
+    let view_name = ident.to_string();
+    let base_name = base
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    let message = format!(
+        "`{table}` is a materialized view of `{base_name}`: Cassandra refuses writes to a view"
+    );
+    let note = format!(
+        "write `{base_name}` instead (`{base_name}::update()`, `{base_name}::delete()`, \
+         `db.insert(&row)`): the server updates the view `{view_name}` from it"
+    );
+    let check = quote_spanned! {base.span()=>
+        const _: () = #p::table::check_view(
+            #view_name,
+            #base_name,
+            <#base as #krate::Table>::__IS_VIEW,
+            <#base as #krate::Table>::__FIELD_KINDS,
+            <#ident as #krate::Table>::__FIELD_KINDS,
+        );
+    };
+    quote! {
+        #check
+        #[diagnostic::on_unimplemented(message = #message, label = "a write to a view", note = #note)]
+        pub trait __WriteTheBase {}
     }
 }
 
@@ -246,6 +297,42 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
          it with `fetch_all`, `fetch_first`, `fetch_stream` or `fetch_page`."
     );
     let shorthands = key_shorthands(cx);
+    let writes = match &t.attrs.view_of {
+        None => quote! {
+            /// Starts a delete: give the partition key, then optionally a clustering prefix and a
+            /// range (a range delete), then `execute`.
+            pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete> {
+                #q(#p::query::Query::new())
+            }
+
+            /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
+            /// then `execute`.
+            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> {
+                #q(#p::query::Query::new())
+            }
+        },
+        // Refused where they are called, with the base to write instead (the bound names a
+        // lifetime of the call, so it is checked there and not here).
+        Some(_) => quote! {
+            /// Not available: a materialized view is not written (Cassandra refuses writes
+            /// to a view). Delete from its base table.
+            pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete>
+            where
+                ::core::marker::PhantomData<&'a ()>: __WriteTheBase,
+            {
+                #q(#p::query::Query::new())
+            }
+
+            /// Not available: a materialized view is not written (Cassandra refuses writes
+            /// to a view). Update its base table.
+            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>>
+            where
+                ::core::marker::PhantomData<&'a ()>: __WriteTheBase,
+            {
+                #q(#p::query::Query::new())
+            }
+        },
+    };
     quote! {
         impl #ident {
             #[doc = #select_doc]
@@ -260,17 +347,7 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
                 #q(#p::query::Query::allow_filtering())
             }
 
-            /// Starts a delete: give the partition key, then optionally a clustering prefix and a
-            /// range (a range delete), then `execute`.
-            pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete> {
-                #q(#p::query::Query::new())
-            }
-
-            /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
-            /// then `execute`.
-            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> {
-                #q(#p::query::Query::new())
-            }
+            #writes
 
             /// Reads every row of the table, token range by token range (`splits` ranges, one
             /// after the other, each paged): a full scan of every node, for batch jobs only.

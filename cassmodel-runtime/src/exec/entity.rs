@@ -27,6 +27,7 @@ use super::write::fits_request;
 use crate::error::{Error, Result};
 use crate::mapping::erased::{ErasedValue, SizeBound};
 use crate::mapping::table::RowFields;
+use crate::mapping::view::Writable;
 use crate::schema::model::TableSchema;
 use crate::session::db::Db;
 
@@ -38,7 +39,7 @@ use crate::session::db::Db;
     label = "not built from `{E}`",
     note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
 )]
-pub trait FromEntity<E: 'static>: Insertable {
+pub trait FromEntity<E: 'static>: Insertable + Writable {
     /// The row of this table for `entity`.
     fn from_entity(entity: &E) -> Self;
 

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::erased::{SizeBound, cells_bound};
 use crate::mapping::table::{Columns, RowFields, Table, column_value, write_column};
+use crate::mapping::view::Writable;
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
 use crate::statement::cql;
@@ -43,7 +44,7 @@ impl Db {
     /// insert of a table on this `Db` (which prepares its statement), an insert allocates
     /// nothing beyond what the driver does.
     // A method of `Db` (not of a trait), so that a compile error about it names `Db::insert`.
-    pub fn insert<'d, T: Insertable>(
+    pub fn insert<'d, T: Insertable + Writable>(
         &'d self,
         row: &'d T,
     ) -> impl Future<Output = Result<()>> + Send + 'd {
@@ -104,7 +105,7 @@ pub struct Insert<'r, T, L = Plain> {
     _kind: PhantomData<fn() -> L>,
 }
 
-impl<'r, T: Insertable> Insert<'r, T, Plain> {
+impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     /// An insert of `row`.
     pub fn new(row: &'r T) -> Self {
         Insert {
@@ -131,7 +132,7 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     }
 }
 
-impl<'r, T: Insertable, L: InsertKind> Insert<'r, T, L> {
+impl<'r, T: Insertable + Writable, L: InsertKind> Insert<'r, T, L> {
     /// `USING TTL seconds`: the written cells expire after that long.
     pub fn using_ttl(mut self, seconds: i32) -> Self {
         self.ttl = Some(seconds);
@@ -211,7 +212,7 @@ macro_rules! send {
     }};
 }
 
-impl<'r, T: Insertable> Insert<'r, T, Plain> {
+impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     /// Runs the insert.
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
@@ -240,7 +241,7 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     }
 }
 
-impl<'r, T: Insertable> Insert<'r, T, Plain> {
+impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     /// The insert into both tables of a key change, at one write time.
     async fn dual(mut self, db: &Db) -> Result<()> {
         let Some(m) = mirror::mirror_table::<T>(db).await? else {
@@ -257,7 +258,7 @@ impl<'r, T: Insertable> Insert<'r, T, Plain> {
     }
 }
 
-impl<'r, T: Insertable> Insert<'r, T, IfNotExists> {
+impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
     /// Runs the lightweight transaction: the outcome says whether it applied and carries the
     /// existing row when it did not.
     // Not boxed, and with the kept statement when the insert has no options, as a plain

@@ -2,7 +2,8 @@
 //! CQL type a Rust type is stored as), values behind `&dyn` ([`erased`]), what typed methods
 //! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
 //! rows of tables ([`table`]), projections ([`projection`]), user-defined types ([`udt`]),
-//! vectors ([`vector`]) and what a vector index takes ([`vector_index`]); for messages, driver
+//! vectors ([`vector`]), what a vector index takes ([`vector_index`]) and the rules of
+//! materialized views ([`view`]); for messages, driver
 //! values as CQL literals ([`literal`]), and the driver's types and reasons in CQL's words
 //! ([`reason`]).
 
@@ -17,3 +18,4 @@ pub(crate) mod types;
 pub(crate) mod udt;
 pub(crate) mod vector;
 pub(crate) mod vector_index;
+pub(crate) mod view;

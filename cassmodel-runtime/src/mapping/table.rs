@@ -37,6 +37,11 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     /// (`mapping::projection::field_kind`), checked at compile time.
     #[doc(hidden)]
     const __FIELD_KINDS: &'static [(&'static str, u8)] = &[];
+
+    /// Whether it is a materialized view (`#[cass(view_of = ..)]`), checked at compile time
+    /// by the views declared of it.
+    #[doc(hidden)]
+    const __IS_VIEW: bool = false;
 }
 
 /// Where the cells of a row of a table come from: the table's own struct, or an entity

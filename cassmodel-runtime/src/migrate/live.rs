@@ -29,19 +29,25 @@ pub struct LiveKeyspace {
     pub tables: BTreeMap<String, LiveTable>,
     /// User-defined types by name.
     pub types: BTreeMap<String, LiveType>,
-    /// Materialized views by name (`system_schema.views`): cassmodel does not model them;
-    /// they are read so that what does not manage them can name them.
+    /// Materialized views by name (`system_schema.views`).
     pub views: BTreeMap<String, LiveView>,
 }
 
 /// A materialized view of a table.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct LiveView {
     /// Its name.
     pub name: String,
     /// The table it is a view of.
     pub base_table: String,
+    /// Its `WHERE` clause as stored (`a IS NOT NULL AND b IS NOT NULL`).
+    pub where_clause: String,
+    /// Whether it was created with `SELECT *` (it then gets the columns added to its base).
+    pub include_all_columns: bool,
+    /// Its columns, key and clustering order, as a table's (`system_schema.columns` holds a
+    /// view's columns as a table's); its `name` is the view's.
+    pub table: LiveTable,
 }
 
 /// One table.
@@ -209,6 +215,11 @@ impl LiveSchema {
             .tables
             .values()
             .find_map(|t| t.indexes.iter().find(|i| i.name == name).map(|i| (t, i)))
+    }
+
+    /// The materialized view `keyspace.view`, if it exists.
+    pub fn view(&self, keyspace: &str, view: &str) -> Option<&LiveView> {
+        self.keyspaces.get(keyspace)?.views.get(view)
     }
 
     /// The type `keyspace.name`, if it exists.

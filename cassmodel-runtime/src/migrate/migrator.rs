@@ -92,6 +92,29 @@ impl Migrator {
         self
     }
 
+    /// Lets the plan create the materialized views the models declare
+    /// (`#[cass(view_of = ..)]`); without it, a missing view is a
+    /// [`Refusal`](super::Refusal). Cassandra calls views experimental: a server creates
+    /// them only when its `cassandra.yaml` sets `materialized_views_enabled: true`, and each
+    /// write to a base table then also writes its views (a read before the write, on every
+    /// replica). cassmodel's own alternative is an entity written to several tables
+    /// (`#[derive(CassEntity)]`).
+    pub fn create_views(mut self, create: bool) -> Self {
+        self.settings.create_views = create;
+        self
+    }
+
+    /// Lets the plan drop materialized view `keyspace.view`: to create it again when the
+    /// model's differs from the cluster's (a view's columns and key cannot be altered), or
+    /// because no model declares it any more. Reads of a view created again fail until the
+    /// server has built it from its base table.
+    pub fn allow_drop_view(mut self, keyspace: &str, view: &str) -> Self {
+        self.settings
+            .drop_views
+            .insert((keyspace.to_owned(), view.to_owned()));
+        self
+    }
+
     /// How long [`apply`](Self::apply) waits, after creating an index, until every node can
     /// answer reads that use it (two minutes unless set; `Duration::ZERO` does not wait). On a
     /// table with many rows the build takes longer: past the wait, `apply` fails with

@@ -47,8 +47,11 @@ impl Models {
         self.table_schema(T::schema())
     }
 
-    /// Adds a table by its description.
+    /// Adds a table by its description (a materialized view with its base table).
     pub fn table_schema(mut self, schema: &'static TableSchema) -> Self {
+        if let Some(base) = schema.view_of {
+            self = self.table_schema(base);
+        }
         if !self.tables.iter().any(|t| std::ptr::eq(*t, schema)) {
             self.tables.push(schema);
         }
@@ -93,6 +96,9 @@ impl Models {
                 ));
                 continue;
             };
+            if let Some(base) = t.view_of {
+                problems.extend(view_problems(t, base));
+            }
             let key = (ks.to_owned(), t.name.to_owned());
             match tables.get(&key) {
                 Some(other)
@@ -173,6 +179,29 @@ impl Models {
                 .collect(),
         })
     }
+}
+
+/// The columns of view `t` that its base table lacks (by their CQL names; the derive checks
+/// the fields and their Rust types).
+fn view_problems(t: &TableSchema, base: &TableSchema) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &t.columns {
+        match base.column_index(c.name).and_then(|i| base.column(i)) {
+            None => out.push(format!(
+                "view `{}` (struct `{}`) has a column `{}`, which its base table `{}` (struct \
+                 `{}`) lacks: a view's columns are its base's, by the same names (give the \
+                 field the base field's #[cass(name = \"..\")])",
+                t.name, t.rust_name, c.name, base.name, base.rust_name
+            )),
+            Some(b) if b.cql_type.canonical() != c.cql_type.canonical() => out.push(format!(
+                "view `{}` (struct `{}`) has column `{}` as {}, and its base table `{}` as {}: \
+                 give the view's field the base field's type",
+                t.name, t.rust_name, c.name, c.cql_type, base.name, b.cql_type
+            )),
+            Some(_) => {}
+        }
+    }
+    out
 }
 
 /// UDTs sorted by name, each after the types it refers to.

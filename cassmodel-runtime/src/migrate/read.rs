@@ -55,7 +55,7 @@ async fn read_keyspace(
         types: read_types(session, ks).await?,
         views: read_views(session, ks).await?,
     };
-    read_columns(session, ks, &mut k.tables).await?;
+    read_columns(session, ks, &mut k).await?;
     read_indexes(session, ks, &mut k.tables).await?;
     read_dropped_columns(session, ks, &mut k.tables).await?;
     read_column_masks(session, ks, &mut k.tables).await?;
@@ -114,7 +114,7 @@ async fn read_tables(
 async fn read_columns(
     session: &Session,
     ks: &str,
-    tables: &mut BTreeMap<String, LiveTable>,
+    k: &mut LiveKeyspace,
 ) -> Result<(), MigrationError> {
     type ColumnRow = (
         String,
@@ -132,9 +132,13 @@ async fn read_columns(
     )
     .await?;
     for (table, name, order, kind, position, type_text) in columns {
-        // Columns of materialized views are in this table too; their views are not tables.
-        let Some(t) = tables.get_mut(&table) else {
-            continue;
+        // Columns of materialized views are in this table too.
+        let t = match k.tables.get_mut(&table) {
+            Some(t) => t,
+            None => match k.views.get_mut(&table) {
+                Some(v) => &mut v.table,
+                None => continue,
+            },
         };
         let kind_text = kind.unwrap_or_default();
         let Some(kind) = kind_of(&kind_text, order.as_deref().unwrap_or("none")) else {
@@ -152,7 +156,11 @@ async fn read_columns(
             mask: None,
         });
     }
-    for t in tables.values_mut() {
+    for t in k
+        .tables
+        .values_mut()
+        .chain(k.views.values_mut().map(|v| &mut v.table))
+    {
         t.columns.sort_by(|a, b| {
             let rank = |c: &LiveColumn| match c.kind {
                 ColumnKind::PartitionKey => 0,
@@ -199,18 +207,26 @@ async fn read_views(
     session: &Session,
     ks: &str,
 ) -> Result<BTreeMap<String, LiveView>, MigrationError> {
-    let views: Vec<(String, Option<String>)> = rows(
+    type ViewRow = (String, Option<String>, Option<String>, Option<bool>);
+    let views: Vec<ViewRow> = rows(
         session,
-        "SELECT view_name, base_table_name FROM system_schema.views WHERE keyspace_name = ?",
+        "SELECT view_name, base_table_name, where_clause, include_all_columns \
+         FROM system_schema.views WHERE keyspace_name = ?",
         ks,
     )
     .await?;
     Ok(views
         .into_iter()
-        .map(|(name, base)| {
+        .map(|(name, base, where_clause, all)| {
             let view = LiveView {
                 name: name.clone(),
                 base_table: base.unwrap_or_default(),
+                where_clause: where_clause.unwrap_or_default(),
+                include_all_columns: all.unwrap_or(false),
+                table: LiveTable {
+                    name: name.clone(),
+                    ..LiveTable::default()
+                },
             };
             (name, view)
         })

@@ -35,6 +35,11 @@ pub(crate) struct Settings {
     pub keyspace_replication: BTreeMap<String, Replication>,
     /// `(keyspace, table, column)` that may be dropped.
     pub allow_drop: BTreeSet<(String, String, String)>,
+    /// Whether the plan creates the materialized views the models declare.
+    pub create_views: bool,
+    /// `(keyspace, view)` that may be dropped (to be created again, or because no model
+    /// declares it).
+    pub drop_views: BTreeSet<(String, String)>,
     /// How long `apply` waits for a new index to be queryable on every node (`None`:
     /// two minutes, `INDEX_WAIT`).
     pub index_wait: Option<std::time::Duration>,

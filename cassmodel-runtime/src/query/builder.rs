@@ -27,6 +27,7 @@ use crate::mapping::projection::Projection;
 use crate::mapping::table::Table;
 use crate::mapping::types::CqlMapping;
 use crate::mapping::vector::Scored;
+use crate::mapping::view::Writable;
 use crate::schema::model::{BucketRule, ColumnDef, Order};
 use crate::session::db::Db;
 use crate::statement::spec::{Cmp, Op, SetOp};
@@ -320,7 +321,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     }
 }
 
-impl<'a, T: Table, S, K: WriteKind, R> Query<'a, T, S, K, R> {
+impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     /// Runs the update or delete.
     pub fn execute<'d>(self, db: &'d Db) -> QueryFuture<'d, ()>
     where

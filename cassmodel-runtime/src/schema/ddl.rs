@@ -188,6 +188,40 @@ pub(crate) fn create_table(t: &TableSchema, keyspace: &str) -> String {
     )
 }
 
+/// `CREATE MATERIALIZED VIEW IF NOT EXISTS ks.view AS SELECT .. FROM ks.base WHERE k IS NOT
+/// NULL AND .. PRIMARY KEY (..) WITH CLUSTERING ORDER BY (..)` for view `t` (whose
+/// `view_of` is its base; without one, of itself) in `keyspace`.
+pub(crate) fn create_view(t: &TableSchema, keyspace: &str) -> String {
+    let base = t.view_of.map_or(t.name, |b| b.name);
+    let select: Vec<_> = t.columns.iter().map(|c| quote_ident(c.name)).collect();
+    let not_null: Vec<String> = t
+        .primary_key()
+        .iter()
+        .map(|&i| format!("{} IS NOT NULL", quote_ident(t.columns[i].name)))
+        .collect();
+    let order = if t.clustering.is_empty() {
+        String::new()
+    } else {
+        format!(" WITH {}", clustering_order(t))
+    };
+    format!(
+        "CREATE MATERIALIZED VIEW IF NOT EXISTS {} AS SELECT {} FROM {} WHERE {} {}{order}",
+        qualified(keyspace, t.name),
+        select.join(", "),
+        qualified(keyspace, base),
+        not_null.join(" AND "),
+        primary_key_clause(t),
+    )
+}
+
+/// `DROP MATERIALIZED VIEW IF EXISTS ks.view`
+pub(crate) fn drop_view(keyspace: &str, view: &str) -> String {
+    format!(
+        "DROP MATERIALIZED VIEW IF EXISTS {}",
+        qualified(keyspace, view)
+    )
+}
+
 /// The class name of storage-attached indexes in `CREATE INDEX ... USING`, as
 /// `system_schema.indexes` stores it in `options['class_name']`.
 pub(crate) const SAI_CLASS: &str = "sai";
@@ -246,6 +280,9 @@ pub(crate) fn create_indexes(t: &TableSchema, keyspace: &str) -> Vec<String> {
 /// Every statement that creates the table in `keyspace`: its user-defined types
 /// (dependencies first), then the table, then its indexes.
 pub(crate) fn create_table_with_types(t: &TableSchema, keyspace: &str) -> Vec<String> {
+    if t.view_of.is_some() {
+        return vec![create_view(t, keyspace)];
+    }
     let mut out: Vec<String> = t.udts().iter().map(|u| create_type(u, keyspace)).collect();
     out.push(create_table(t, keyspace));
     out.extend(create_indexes(t, keyspace));

@@ -299,6 +299,9 @@ pub struct TableSchema {
     pub growth: Option<Growth>,
     /// Where the rows of this table are copied from after a key change (`#[cass(from = ..)]`).
     pub source: Option<SourceDef>,
+    /// For a materialized view (`#[cass(view_of = Base)]`), its base table: the view lives
+    /// in the base's keyspace, and its rows are the base's, keyed again.
+    pub view_of: Option<&'static TableSchema>,
     udts: Vec<&'static UdtSchema>,
     all: Vec<usize>,
     written: Vec<usize>,
@@ -330,6 +333,7 @@ impl TableSchema {
             options,
             growth: None,
             source: None,
+            view_of: None,
             udts: Vec::new(),
             all: Vec::new(),
             written: Vec::new(),
@@ -412,6 +416,14 @@ impl TableSchema {
     /// The table with its partitions' growth declared (`#[cass(expect(...))]`).
     pub fn with_growth(mut self, growth: Growth) -> Self {
         self.growth = Some(growth);
+        self
+    }
+
+    /// The description of a materialized view of `base` (`#[cass(view_of = ..)]`).
+    /// It lives in the base's keyspace.
+    pub fn with_view_of(mut self, base: &'static TableSchema) -> Self {
+        self.view_of = Some(base);
+        self.keyspace = base.keyspace;
         self
     }
 

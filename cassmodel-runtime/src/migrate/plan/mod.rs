@@ -9,6 +9,7 @@ mod index;
 mod steps;
 mod table;
 mod udt;
+mod view;
 
 use std::collections::BTreeSet;
 
@@ -32,7 +33,7 @@ pub(crate) fn plan_target(
             udt::plan_udt(ks, u, live, &mut p);
         }
     }
-    for (ks, t) in &target.tables {
+    for (ks, t) in target.tables.iter().filter(|(_, t)| t.view_of.is_none()) {
         match live.table(ks, t.name) {
             None => {
                 p.steps.push(Step {
@@ -48,7 +49,12 @@ pub(crate) fn plan_target(
             Some(l) => table::plan_table(ks, t, l, live, settings, &mut p),
         }
     }
+    // After their base tables.
+    for (ks, t) in target.tables.iter().filter(|(_, t)| t.view_of.is_some()) {
+        view::plan_view(ks, t, live, settings, &mut p);
+    }
     unmanaged_in_keyspaces(target, live, &mut p);
+    view::unmanaged_views(target, live, settings, &mut p);
     plan_copies(target, live, &mut p);
     p
 }

@@ -87,6 +87,20 @@ pub enum Change {
         /// The model's mask (`mask_inner(2, 1)`), `None` for none.
         mask: Option<String>,
     },
+    /// `CREATE MATERIALIZED VIEW` (only with [`Migrator::create_views`](crate::migrate::Migrator::create_views)).
+    CreateView {
+        /// The keyspace.
+        keyspace: String,
+        /// The view.
+        view: String,
+    },
+    /// `DROP MATERIALIZED VIEW` (only with an explicit opt-in, by name).
+    DropView {
+        /// The keyspace.
+        keyspace: String,
+        /// The view.
+        view: String,
+    },
     /// `ALTER TABLE ... DROP` (only with an explicit opt-in).
     DropColumn {
         /// The keyspace.
@@ -110,6 +124,8 @@ impl Change {
             | Change::AlterOptions { keyspace, .. }
             | Change::CreateIndex { keyspace, .. }
             | Change::AlterMask { keyspace, .. }
+            | Change::CreateView { keyspace, .. }
+            | Change::DropView { keyspace, .. }
             | Change::DropColumn { keyspace, .. } => keyspace,
         }
     }
@@ -161,6 +177,8 @@ impl Change {
             } => live
                 .index(keyspace, index)
                 .is_some_and(|(t, i)| t.name == *table && matches_target(i, target)),
+            Change::CreateView { keyspace, view } => live.view(keyspace, view).is_some(),
+            Change::DropView { keyspace, view } => live.view(keyspace, view).is_none(),
             Change::DropColumn {
                 keyspace,
                 table,
@@ -248,6 +266,15 @@ pub enum Unmanaged {
         /// The type.
         name: String,
     },
+    /// A materialized view of a managed keyspace that no model declares.
+    View {
+        /// The keyspace.
+        keyspace: String,
+        /// The view.
+        view: String,
+        /// Its base table.
+        base: String,
+    },
     /// A secondary index on a managed table that the table's model does not declare.
     Index {
         /// The keyspace.
@@ -276,6 +303,15 @@ impl fmt::Display for Unmanaged {
                  explicitly (--allow-drop {keyspace}.{table}.{column})"
             ),
             Unmanaged::Type { keyspace, name } => write!(f, "type {keyspace}.{name}"),
+            Unmanaged::View {
+                keyspace,
+                view,
+                base,
+            } => write!(
+                f,
+                "materialized view {keyspace}.{view} of {base}; to drop it, allow it \
+                 explicitly (--allow-drop-view {keyspace}.{view})"
+            ),
             Unmanaged::Index {
                 keyspace,
                 table,
@@ -456,7 +492,19 @@ impl MigrationPlan {
                         None => "a mask the models do not have".to_owned(),
                     },
                 ),
-                Change::AlterOptions { .. } | Change::DropColumn { .. } => continue,
+                Change::CreateView { keyspace, view } => (
+                    format!("{keyspace}.{view}"),
+                    None,
+                    "the materialized view",
+                    "no such view".to_owned(),
+                ),
+                // A view created again differs from the model's.
+                Change::DropView { keyspace, view } if self.steps.iter().any(|c| {
+                    matches!(&c.change, Change::CreateView { keyspace: k, view: v } if k == keyspace && v == view)
+                }) => continue,
+                Change::AlterOptions { .. }
+                | Change::DropColumn { .. }
+                | Change::DropView { .. } => continue,
             };
             out.push(Mismatch {
                 object,

@@ -1,0 +1,270 @@
+//! Materialized views (`#[cass(view_of = Base)]`): the rules Cassandra sets on a view's
+//! primary key, checked at compile time against the base table's `__FIELD_KINDS`, and the
+//! trait every table but a view has, which every write asks for.
+
+use super::projection::field_kind;
+
+/// A table whose rows can be written: every `#[derive(CassTable)]` struct but a materialized
+/// view. Every write (`Db::insert`, `update()`, `delete()`, batches) asks for it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a materialized view: Cassandra refuses writes to a view",
+    label = "a write to a view",
+    note = "write the base table its `#[cass(view_of = ..)]` names: the server updates the view from it"
+)]
+pub trait Writable {}
+
+/// A message built at compile time, for a `panic!` in a const check (at most 1,024 bytes).
+struct Message {
+    buf: [u8; 1024],
+    len: usize,
+}
+
+impl Message {
+    const fn new() -> Self {
+        Message {
+            buf: [0; 1024],
+            len: 0,
+        }
+    }
+
+    const fn push(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    const fn as_str(&self) -> &str {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(s) => s,
+            Err(_) => "a materialized view breaks Cassandra's rules for views",
+        }
+    }
+}
+
+const fn is_key(kind: u8) -> bool {
+    kind == field_kind::PARTITION_KEY || kind == field_kind::CLUSTERING
+}
+
+/// Cassandra's rules for a view's primary key, checked when the view's crate compiles:
+/// every primary-key column of the base is in the view's primary key, at most one other
+/// column of the base joins it, the base is a table (not a view) without counters. `view`
+/// and `base` are the structs' names; `view_fields` the view's `(field, kind)` as
+/// `__FIELD_KINDS` has them. Panics (a compile error in a `const`) with a message that names
+/// the column and the fix.
+pub const fn check_view(
+    view: &str,
+    base: &str,
+    base_is_view: bool,
+    base_fields: &[(&str, u8)],
+    view_fields: &[(&str, u8)],
+) {
+    if base_is_view {
+        let m = Message::new()
+            .push("`")
+            .push(view)
+            .push("` is declared a view of `")
+            .push(base)
+            .push("`, which is a materialized view itself: Cassandra builds a view only on a table; write #[cass(view_of = <the table of `")
+            .push(base)
+            .push("`>)]");
+        panic!("{}", m.as_str());
+    }
+    let mut i = 0;
+    while i < base_fields.len() {
+        let (name, kind) = base_fields[i];
+        if kind == field_kind::COUNTER {
+            let m = Message::new()
+                .push("`")
+                .push(base)
+                .push("` is a counter table (`")
+                .push(name)
+                .push("`), and Cassandra builds no materialized view of a counter table: keep a second counter table, updated beside it, instead of `")
+                .push(view)
+                .push("`");
+            panic!("{}", m.as_str());
+        }
+        if is_key(kind) {
+            let in_view = field_kind::of(view_fields, name);
+            if !is_key(in_view) {
+                let m = Message::new()
+                    .push("`")
+                    .push(view)
+                    .push("` (a view of `")
+                    .push(base)
+                    .push("`) lacks `")
+                    .push(name)
+                    .push("` in its primary key, and `")
+                    .push(name)
+                    .push("` is a key column of `")
+                    .push(base)
+                    .push("`: a view's primary key holds every primary-key column of its base table, so that each row of the view is one row of the base; ")
+                    .push(if in_view == field_kind::UNKNOWN {
+                        "add the field `"
+                    } else {
+                        "mark the field `"
+                    })
+                    .push(name)
+                    .push("` to `")
+                    .push(view)
+                    .push("` as #[partition_key] or #[clustering]");
+                panic!("{}", m.as_str());
+            }
+        }
+        i += 1;
+    }
+    // The view's key columns that are not key columns of the base: at most one.
+    let mut first: Option<&str> = None;
+    let mut j = 0;
+    while j < view_fields.len() {
+        let (name, kind) = view_fields[j];
+        if field_kind::of(base_fields, name) == field_kind::UNKNOWN {
+            let m = Message::new()
+                .push("`")
+                .push(name)
+                .push("` is a field of `")
+                .push(view)
+                .push("` but not of `")
+                .push(base)
+                .push("`: a view's fields are fields of its base table, of the same names and types; remove it, or add it to `")
+                .push(base)
+                .push("`");
+            panic!("{}", m.as_str());
+        }
+        if is_key(kind) && !is_key(field_kind::of(base_fields, name)) {
+            match first {
+                None => first = Some(name),
+                Some(other) => {
+                    let m = Message::new()
+                        .push("`")
+                        .push(view)
+                        .push("` adds `")
+                        .push(other)
+                        .push("` and `")
+                        .push(name)
+                        .push("` to the primary key of `")
+                        .push(base)
+                        .push("`: Cassandra allows a view's primary key at most one column that is not in its base table's primary key; keep one of them in the key and make the other a regular field");
+                    panic!("{}", m.as_str());
+                }
+            }
+        }
+        j += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use field_kind::{CELL, CLUSTERING, PARTITION_KEY};
+
+    const BASE: &[(&str, u8)] = &[
+        ("sensor", PARTITION_KEY),
+        ("ts", CLUSTERING),
+        ("site", CELL),
+    ];
+
+    #[test]
+    fn a_view_with_every_base_key_column_and_one_more_passes() {
+        check_view(
+            "BySite",
+            "Reading",
+            false,
+            BASE,
+            &[
+                ("site", PARTITION_KEY),
+                ("sensor", CLUSTERING),
+                ("ts", CLUSTERING),
+            ],
+        );
+        // The same key, in another order, and nothing added.
+        check_view(
+            "ByTime",
+            "Reading",
+            false,
+            BASE,
+            &[
+                ("ts", PARTITION_KEY),
+                ("sensor", CLUSTERING),
+                ("site", CELL),
+            ],
+        );
+    }
+
+    fn panic_text(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let e = std::panic::catch_unwind(f).expect_err("the check passed");
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_missing_base_key_column_is_named() {
+        let text = panic_text(|| {
+            check_view(
+                "BySite",
+                "Reading",
+                false,
+                BASE,
+                &[("site", PARTITION_KEY), ("sensor", CLUSTERING)],
+            )
+        });
+        assert!(text.contains("lacks `ts` in its primary key"), "{text}");
+        assert!(text.contains("add the field `ts`"), "{text}");
+        let text = panic_text(|| {
+            check_view(
+                "BySite",
+                "Reading",
+                false,
+                BASE,
+                &[
+                    ("site", PARTITION_KEY),
+                    ("sensor", CLUSTERING),
+                    ("ts", CELL),
+                ],
+            )
+        });
+        assert!(text.contains("mark the field `ts`"), "{text}");
+        let text = panic_text(|| {
+            check_view(
+                "BySite",
+                "Reading",
+                false,
+                BASE,
+                &[
+                    ("sensor", PARTITION_KEY),
+                    ("ts", CLUSTERING),
+                    ("place", CELL),
+                ],
+            )
+        });
+        assert!(
+            text.contains("`place` is a field of `BySite` but not of `Reading`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn two_added_key_columns_are_refused() {
+        let base = &[("sensor", PARTITION_KEY), ("site", CELL), ("kind", CELL)];
+        let text = panic_text(|| {
+            check_view(
+                "V",
+                "Reading",
+                false,
+                base,
+                &[
+                    ("site", PARTITION_KEY),
+                    ("kind", CLUSTERING),
+                    ("sensor", CLUSTERING),
+                ],
+            )
+        });
+        assert!(text.contains("adds `site` and `kind`"), "{text}");
+    }
+}

@@ -1,0 +1,242 @@
+//! The plan of a materialized view (`#[cass(view_of = ..)]`): created only when the
+//! migrator is told to (views are experimental in Cassandra and disabled unless the server
+//! enables them), compared with the view the cluster has, and dropped (to be created again,
+//! or because no model declares it any more) only when allowed by name.
+
+use cassmodel_schema::quote_ident;
+
+use super::compare::{live_key_clause, live_order_clause, same_type};
+use super::steps::{Change, MigrationPlan, Refusal, Step, Unmanaged};
+use crate::migrate::live::{LiveSchema, LiveView};
+use crate::migrate::target::{Settings, Target};
+use crate::schema::ddl::{self, qualified};
+use crate::schema::model::TableSchema;
+
+/// What the server and cassmodel say about views, for the refusal of a view not created.
+const VIEWS_ARE_OPT_IN: &str = "create it with `Migrator::create_views(true)` (CLI: \
+    `--create-views`) on a cluster whose cassandra.yaml sets `materialized_views_enabled: \
+    true`, or by hand. Cassandra calls materialized views experimental and disables them by \
+    default; cassmodel's own alternative is an entity (#[derive(CassEntity)]) written to \
+    several tables";
+
+/// Plans view `t` of keyspace `ks`: created when missing (if allowed), refused or created
+/// again when the cluster's differs.
+pub(super) fn plan_view(
+    ks: &str,
+    t: &TableSchema,
+    live: &LiveSchema,
+    settings: &Settings,
+    p: &mut MigrationPlan,
+) {
+    let object = format!("{ks}.{}", t.name);
+    let create = Step {
+        cql: ddl::create_view(t, ks),
+        description: format!("create materialized view {object}"),
+        change: Change::CreateView {
+            keyspace: ks.to_owned(),
+            view: t.name.to_owned(),
+        },
+    };
+    let Some(l) = live.view(ks, t.name) else {
+        if live.table(ks, t.name).is_some() {
+            p.refused.push(Refusal {
+                table: object,
+                column: None,
+                old: "a table".into(),
+                new: model_definition(t, ks),
+                problem: "the cluster has a table of this name, and the models a view".into(),
+                advice: "give the view another name (#[cass(table = \"..\")])".into(),
+            });
+        } else if settings.create_views {
+            p.steps.push(create);
+        } else {
+            p.refused.push(Refusal {
+                table: object,
+                column: None,
+                old: "no such view".into(),
+                new: model_definition(t, ks),
+                problem: "the view does not exist, and creating views is not enabled".into(),
+                advice: VIEWS_ARE_OPT_IN.into(),
+            });
+        }
+        return;
+    };
+    let Some(problem) = difference(t, l) else {
+        return;
+    };
+    if settings
+        .drop_views
+        .contains(&(ks.to_owned(), t.name.to_owned()))
+    {
+        p.steps.push(drop_step(ks, t.name));
+        p.steps.push(create);
+    } else {
+        p.refused.push(Refusal {
+            table: object.clone(),
+            column: None,
+            old: live_definition(ks, l),
+            new: model_definition(t, ks),
+            problem: format!(
+                "{problem}; Cassandra cannot alter a view's columns or key, only drop it and \
+                 build it again from its base table"
+            ),
+            advice: format!(
+                "allow the plan to drop the view and create it again: \
+                 `Migrator::allow_drop_view(\"{ks}\", \"{}\")` (CLI: `--allow-drop-view \
+                 {object}`); reads of it fail until the server has built it again",
+                t.name
+            ),
+        });
+    }
+}
+
+/// The views of the models' keyspaces that no model declares: dropped when allowed by name,
+/// else left alone and listed.
+pub(super) fn unmanaged_views(
+    target: &Target,
+    live: &LiveSchema,
+    settings: &Settings,
+    p: &mut MigrationPlan,
+) {
+    for ks in target.keyspaces() {
+        let Some(lk) = live.keyspaces.get(ks) else {
+            continue;
+        };
+        for (name, v) in &lk.views {
+            let declared = target
+                .tables
+                .iter()
+                .any(|(k, t)| k == ks && t.name == name && t.view_of.is_some());
+            if declared {
+                continue;
+            }
+            if settings.drop_views.contains(&(ks.to_owned(), name.clone())) {
+                p.steps.push(drop_step(ks, name));
+            } else {
+                p.unmanaged.push(Unmanaged::View {
+                    keyspace: ks.to_owned(),
+                    view: name.clone(),
+                    base: v.base_table.clone(),
+                });
+            }
+        }
+    }
+}
+
+fn drop_step(ks: &str, view: &str) -> Step {
+    Step {
+        cql: ddl::drop_view(ks, view),
+        description: format!("drop materialized view {ks}.{view} (allowed explicitly)"),
+        change: Change::DropView {
+            keyspace: ks.to_owned(),
+            view: view.to_owned(),
+        },
+    }
+}
+
+/// The model's view as the statement that creates it, without `IF NOT EXISTS`.
+fn model_definition(t: &TableSchema, ks: &str) -> String {
+    ddl::create_view(t, ks).replace(" IF NOT EXISTS", "")
+}
+
+/// The cluster's view as the statement that would create it.
+fn live_definition(ks: &str, l: &LiveView) -> String {
+    let select = if l.include_all_columns {
+        "*".to_owned()
+    } else {
+        let cols: Vec<_> = l
+            .table
+            .columns
+            .iter()
+            .map(|c| quote_ident(&c.name))
+            .collect();
+        cols.join(", ")
+    };
+    let order = if l.table.clustering().next().is_some() {
+        format!(" WITH {}", live_order_clause(&l.table))
+    } else {
+        String::new()
+    };
+    format!(
+        "CREATE MATERIALIZED VIEW {} AS SELECT {select} FROM {} WHERE {} {}{order}",
+        qualified(ks, &l.name),
+        qualified(ks, &l.base_table),
+        l.where_clause,
+        live_key_clause(&l.table),
+    )
+}
+
+/// How the cluster's view differs from the model's, or `None`.
+fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
+    let base = t.view_of.map_or(t.name, |b| b.name);
+    if l.base_table != base {
+        return Some(format!(
+            "the cluster's view is of table {}, the model's of {base}",
+            l.base_table
+        ));
+    }
+    let model_pk: Vec<&str> = t.partition_key.iter().map(|&i| t.columns[i].name).collect();
+    let live_pk: Vec<&str> = l.table.partition_key().map(|c| c.name.as_str()).collect();
+    let model_ck: Vec<_> = t
+        .clustering
+        .iter()
+        .map(|&i| (t.columns[i].name, t.columns[i].kind))
+        .collect();
+    let live_ck: Vec<_> = l
+        .table
+        .clustering()
+        .map(|c| (c.name.as_str(), c.kind))
+        .collect();
+    if model_pk != live_pk || model_ck != live_ck {
+        return Some("the primary key or clustering order differs".into());
+    }
+    if t.columns.len() != l.table.columns.len() {
+        return Some("the columns differ".into());
+    }
+    for c in &t.columns {
+        match l.table.column(c.name) {
+            None => return Some(format!("the cluster's view has no column `{}`", c.name)),
+            Some(lc) if !same_type(&c.cql_type, &lc.cql_type) => {
+                return Some(format!(
+                    "`{}` is {} in the cluster's view, {} in the model",
+                    c.name, lc.type_text, c.cql_type
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let expected: Vec<String> = t
+        .primary_key()
+        .iter()
+        .map(|&i| format!("{}isnotnull", t.columns[i].name.to_lowercase()))
+        .collect();
+    if normalized_conditions(&l.where_clause) != sorted(expected) {
+        return Some(format!(
+            "the cluster's view selects rows `WHERE {}`, the model's every row whose key \
+             columns are not null",
+            l.where_clause
+        ));
+    }
+    None
+}
+
+/// The conditions of a `WHERE` clause, each lower case without quotes and spaces, sorted.
+fn normalized_conditions(clause: &str) -> Vec<String> {
+    let lower = clause.to_lowercase();
+    sorted(
+        lower
+            .split(" and ")
+            .map(|c| {
+                c.chars()
+                    .filter(|ch| *ch != '"' && !ch.is_whitespace())
+                    .collect()
+            })
+            .filter(|c: &String| !c.is_empty())
+            .collect(),
+    )
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}

@@ -1,0 +1,349 @@
+//! Materialized views (`#[cass(view_of = ..)]`): created by the plan only when allowed,
+//! validated against `system_schema.views`, read through the typed builder and equal to
+//! plain CQL on the view, refused (or dropped and built again, when allowed) when the
+//! cluster's view differs, and listed (or dropped, when allowed) when no model declares it.
+//! A write to a view is a compile error: `tests/ui/view/`.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use cassmodel::migrate::{Change, Migrator, Models, Unmanaged};
+use cassmodel::{CassTable, Db, Replication};
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "view_readings")]
+pub struct Reading {
+    #[partition_key]
+    pub sensor: i32,
+    #[clustering(desc)]
+    pub ts: i64,
+    pub site: String,
+    pub value: f64,
+    pub note: Option<String>,
+}
+
+mod v1 {
+    use cassmodel::CassTable;
+
+    /// The readings of a site: every key column of the base, and `site` before them.
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "view_readings_by_site", view_of = super::Reading)]
+    pub struct BySite {
+        #[partition_key]
+        pub site: String,
+        #[clustering]
+        pub sensor: i32,
+        #[clustering(desc)]
+        pub ts: i64,
+        pub value: f64,
+    }
+}
+
+mod v2 {
+    use cassmodel::CassTable;
+
+    /// The same view with one more column: Cassandra cannot alter a view.
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "view_readings_by_site", view_of = super::Reading)]
+    pub struct BySite {
+        #[partition_key]
+        pub site: String,
+        #[clustering]
+        pub sensor: i32,
+        #[clustering(desc)]
+        pub ts: i64,
+        pub value: f64,
+        pub note: Option<String>,
+    }
+}
+
+const SITES: [&str; 3] = ["north", "south", "east"];
+
+/// 3 sites x 4 sensors x 10 times; sensor `s` is at site `s % 3`.
+fn readings() -> Vec<Reading> {
+    let mut out = Vec::new();
+    for sensor in 0..12 {
+        for ts in 0..10 {
+            out.push(Reading {
+                sensor,
+                ts: 1_000 + ts,
+                site: SITES[(sensor % 3) as usize].to_owned(),
+                value: f64::from(sensor) * 10.0 + ts as f64 / 4.0,
+                note: (ts % 3 == 0).then(|| format!("n{sensor}-{ts}")),
+            });
+        }
+    }
+    out
+}
+
+fn migrator(db: &Db, models: Models) -> Migrator {
+    Migrator::new(db, models).replication(Replication::Simple(1))
+}
+
+/// The rows of the view for `site`, read with plain CQL, in the view's order.
+async fn plain_rows(db: &Db, ks: &str, site: &str) -> Vec<(String, i32, i64, f64)> {
+    db.session()
+        .query_unpaged(
+            format!(
+                "SELECT site, sensor, ts, value FROM {ks}.view_readings_by_site WHERE site = ?"
+            ),
+            (site,),
+        )
+        .await
+        .expect("plain read of the view")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String, i32, i64, f64)>()
+        .expect("typed")
+        .collect::<Result<_, _>>()
+        .expect("rows read")
+}
+
+/// Waits until the view holds `n` rows for every site (a view built from existing rows is
+/// built in the background): at most 60 s, polled every 200 ms.
+async fn await_view(db: &Db, ks: &str, n: usize) {
+    let start = Instant::now();
+    loop {
+        let mut counts = Vec::new();
+        for site in SITES {
+            counts.push(plain_rows(db, ks, site).await.len());
+        }
+        if counts.iter().all(|&c| c == n) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the view holds {counts:?} rows per site after 60 s, expected {n} each"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_view_is_created_when_allowed_validated_and_read_like_a_table() {
+    let t = support::test_db("views_read").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    // The view brings its base table into the models.
+    let models = Models::new().table::<v1::BySite>();
+    let names: Vec<&str> = models.tables().iter().map(|t| t.name).collect();
+    assert_eq!(names, ["view_readings", "view_readings_by_site"]);
+
+    // Without the opt-in, the plan creates the table and refuses the view.
+    let m = migrator(db, models.clone());
+    let plan = m.plan().await.expect("plan");
+    assert_eq!(plan.steps.len(), 1, "{plan}");
+    assert_eq!(plan.refused.len(), 1, "{plan}");
+    let refusal = plan.refused[0].to_string();
+    assert!(
+        refusal.contains("creating views is not enabled")
+            && refusal.contains("materialized_views_enabled"),
+        "{refusal}"
+    );
+    let text = m.validate().await.expect_err("no view yet").to_string();
+    assert!(text.contains("view_readings_by_site"), "{text}");
+
+    // With it: the table, then the view, exactly.
+    let m = m.create_views(true);
+    let plan = m.plan().await.expect("plan");
+    assert_eq!(
+        plan.statements(),
+        [
+            format!(
+                "CREATE TABLE IF NOT EXISTS {ks}.view_readings (sensor int, ts bigint, site text, \
+                 value double, note text, PRIMARY KEY (sensor, ts)) WITH CLUSTERING ORDER BY \
+                 (ts DESC)"
+            ),
+            format!(
+                "CREATE MATERIALIZED VIEW IF NOT EXISTS {ks}.view_readings_by_site AS SELECT \
+                 site, sensor, ts, value FROM {ks}.view_readings WHERE site IS NOT NULL AND \
+                 sensor IS NOT NULL AND ts IS NOT NULL PRIMARY KEY (site, sensor, ts) WITH \
+                 CLUSTERING ORDER BY (sensor ASC, ts DESC)"
+            ),
+        ]
+    );
+    m.apply().await.expect("apply");
+    m.validate().await.expect("the view validates");
+    assert!(m.plan().await.expect("plan").is_empty());
+    // What the server keeps of it.
+    let (base, all): (String, bool) = db
+        .session()
+        .query_unpaged(
+            "SELECT base_table_name, include_all_columns FROM system_schema.views \
+             WHERE keyspace_name = ? AND view_name = ?",
+            (&ks, "view_readings_by_site"),
+        )
+        .await
+        .expect("system_schema.views")
+        .into_rows_result()
+        .expect("rows")
+        .single_row()
+        .expect("one view");
+    assert_eq!((base.as_str(), all), ("view_readings", false));
+
+    // Rows written to the base, typed and in plain CQL, read back through the view.
+    let rows = readings();
+    support::insert_all(db, rows.clone()).await;
+    await_view(db, &ks, 40).await;
+    for site in SITES {
+        let typed = v1::BySite::select()
+            .site(site)
+            .fetch_all(db)
+            .await
+            .expect("typed read of the view");
+        let plain = plain_rows(db, &ks, site).await;
+        let typed_tuples: Vec<_> = typed
+            .iter()
+            .map(|r| (r.site.clone(), r.sensor, r.ts, r.value))
+            .collect();
+        assert_eq!(typed_tuples, plain, "site {site}");
+        assert_eq!(typed.len(), 40, "site {site}");
+        // The same rows as written, in the view's order: sensor ascending, ts descending.
+        let mut expected: Vec<_> = rows
+            .iter()
+            .filter(|r| r.site == site)
+            .map(|r| (r.site.clone(), r.sensor, r.ts, r.value))
+            .collect();
+        expected.sort_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)));
+        assert_eq!(typed_tuples, expected, "site {site}");
+        assert_eq!(
+            v1::BySite::partition(db, site).await.expect("partition"),
+            typed
+        );
+    }
+    // A row, and a slice of one sensor's rows.
+    let one = v1::BySite::get(db, "south", &4, &1_003)
+        .await
+        .expect("get")
+        .expect("the row exists");
+    assert_eq!(one.value, 40.75);
+    let slice = v1::BySite::select()
+        .site("south")
+        .sensor(&4)
+        .ts_gt(&1_006)
+        .fetch_all(db)
+        .await
+        .expect("range");
+    let times: Vec<i64> = slice.iter().map(|r| r.ts).collect();
+    assert_eq!(times, [1_009, 1_008, 1_007]);
+    // A write to the base moves the row in the view.
+    db.insert(&Reading {
+        site: "west".into(),
+        ..rows[0].clone()
+    })
+    .await
+    .expect("update the base");
+    let moved = v1::BySite::select()
+        .site("west")
+        .fetch_all(db)
+        .await
+        .expect("read");
+    assert_eq!(moved.len(), 1, "{moved:?}");
+    assert_eq!((moved[0].sensor, moved[0].ts), (0, 1_000));
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn a_view_that_differs_is_refused_or_built_again_and_an_undeclared_one_is_listed() {
+    let t = support::test_db("views_change").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    migrator(db, Models::new().table::<v1::BySite>())
+        .create_views(true)
+        .apply()
+        .await
+        .expect("v1");
+    support::insert_all(db, readings()).await;
+    await_view(db, &ks, 40).await;
+
+    // v2 adds a column: refused, with the way out.
+    let m2 = migrator(db, Models::new().table::<v2::BySite>()).create_views(true);
+    let plan = m2.plan().await.expect("plan");
+    assert!(plan.steps.is_empty(), "{plan}");
+    let refusal = plan.refused[0].to_string();
+    assert!(
+        refusal.contains("the columns differ") && refusal.contains("--allow-drop-view"),
+        "{refusal}"
+    );
+    let text = m2.validate().await.expect_err("v2 differs").to_string();
+    assert!(text.contains("view_readings_by_site"), "{text}");
+
+    // Allowed: dropped and created again, then built from the base's rows.
+    let m2 = m2.allow_drop_view(&ks, "view_readings_by_site");
+    let plan = m2.plan().await.expect("plan");
+    let changes: Vec<&Change> = plan.steps.iter().map(|s| &s.change).collect();
+    assert!(
+        matches!(
+            changes.as_slice(),
+            [Change::DropView { .. }, Change::CreateView { .. }]
+        ),
+        "{plan}"
+    );
+    assert_eq!(
+        plan.statements()[0],
+        format!("DROP MATERIALIZED VIEW IF EXISTS {ks}.view_readings_by_site")
+    );
+    m2.apply().await.expect("v2");
+    m2.validate().await.expect("v2 validates");
+    await_view(db, &ks, 40).await;
+    let rows = v2::BySite::select()
+        .site("east")
+        .sensor(&2)
+        .fetch_all(db)
+        .await
+        .expect("read v2");
+    let notes: Vec<Option<&str>> = rows.iter().map(|r| r.note.as_deref()).collect();
+    assert_eq!(
+        notes,
+        [
+            Some("n2-9"),
+            None,
+            None,
+            Some("n2-6"),
+            None,
+            None,
+            Some("n2-3"),
+            None,
+            None,
+            Some("n2-0")
+        ]
+    );
+
+    // Models without the view: listed, left alone; dropped only when allowed.
+    let base_only = migrator(db, Models::new().table::<Reading>());
+    let plan = base_only.plan().await.expect("plan");
+    assert!(plan.is_empty(), "{plan}");
+    assert!(
+        plan.unmanaged.iter().any(|u| matches!(
+            u,
+            Unmanaged::View { view, base, .. } if view == "view_readings_by_site" && base == "view_readings"
+        )),
+        "{plan}"
+    );
+    let dropping = base_only.allow_drop_view(&ks, "view_readings_by_site");
+    let plan = dropping.plan().await.expect("plan");
+    assert_eq!(
+        plan.statements(),
+        [format!(
+            "DROP MATERIALIZED VIEW IF EXISTS {ks}.view_readings_by_site"
+        )]
+    );
+    dropping.apply().await.expect("drop the view");
+    let left: Vec<(String,)> = db
+        .session()
+        .query_unpaged(
+            "SELECT view_name FROM system_schema.views WHERE keyspace_name = ?",
+            (&ks,),
+        )
+        .await
+        .expect("views")
+        .into_rows_result()
+        .expect("rows")
+        .rows()
+        .expect("typed")
+        .collect::<Result<_, _>>()
+        .expect("read");
+    assert!(left.is_empty(), "{left:?}");
+    t.drop_all().await;
+}
