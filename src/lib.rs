@@ -296,6 +296,57 @@
 //! }
 //! ```
 //!
+//! ### Materialized views
+//!
+//! `#[cass(view_of = Base)]` on a `#[derive(CassTable)]` struct declares a materialized view
+//! of `Base`'s table: the same columns (fields of the same names and types), keyed again. It
+//! is read like a table (`select()`, `get`, `partition`, the key-prefix rules of its own key)
+//! and never written: `db.insert(&view_row)`, `View::update()` and `View::delete()` do not
+//! compile, and the message names the base table to write instead. Cassandra's rules are
+//! checked at compile time against the base's fields: every primary-key column of the base is
+//! in the view's primary key, at most one other column joins it, each field is a field of the
+//! base, the base is a table (not a view, not a counter table); a view has no keyspace,
+//! table options, static columns, indexes, masks or buckets of its own.
+//!
+//! ```
+//! # use cassmodel::CassTable;
+//! #[derive(CassTable)]
+//! struct Reading {
+//!     #[partition_key]
+//!     sensor: i32,
+//!     #[clustering(desc)]
+//!     ts: i64,
+//!     site: String,
+//!     value: f64,
+//! }
+//!
+//! /// `SELECT .. WHERE site = ?`: the readings of a site, kept by the server.
+//! #[derive(CassTable)]
+//! #[cass(table = "readings_by_site", view_of = Reading)]
+//! struct BySite {
+//!     #[partition_key]
+//!     site: String,
+//!     #[clustering]
+//!     sensor: i32,
+//!     #[clustering(desc)]
+//!     ts: i64,
+//!     value: f64,
+//! }
+//! ```
+//!
+//! Creating a view is opt-in: the server says materialized views are experimental, and
+//! creates them only when its `cassandra.yaml` sets `materialized_views_enabled: true`
+//! (the project's nodes do); each write to the base then reads before it writes, on every
+//! replica, and a view on a cluster is updated after the base, not with it. The plan creates
+//! the view (`CREATE MATERIALIZED VIEW .. WHERE k IS NOT NULL AND ..`) only with
+//! [`Migrator::create_views`](migrate::Migrator::create_views) (CLI `--create-views`), else it
+//! refuses; `validate` compares it with `system_schema.views` and its columns; a view that
+//! differs is refused, or dropped and created again with
+//! [`Migrator::allow_drop_view`](migrate::Migrator::allow_drop_view) (CLI
+//! `--allow-drop-view ks.view`), which also drops a view no model declares. cassmodel's own
+//! alternative, written by the application and not experimental: an entity written to
+//! several tables (`#[derive(CassEntity)]`).
+//!
 //! ### Secondary indexes
 //!
 //! `#[cass(index)]` declares an SAI index (`CREATE INDEX IF NOT EXISTS <name> ON

@@ -109,6 +109,25 @@ fn views() -> TokenStream {
     }
 }
 
+/// A materialized view of `Post`: read only, its key checked against the base's.
+fn post_view() -> TokenStream {
+    quote! {
+        #[cass(table = "posts_by_id", view_of = Post)]
+        pub struct PostById {
+            #[partition_key]
+            post_id: Timeuuid,
+            #[clustering]
+            user_id: Uuid,
+            content: String,
+        }
+    }
+}
+
+#[test]
+fn table_view() {
+    insta::assert_snapshot!(pretty(expand::table(post_view())));
+}
+
 #[test]
 fn table_post() {
     insta::assert_snapshot!(pretty(expand::table(post())));

@@ -38,7 +38,8 @@ pub async fn write_rows_into(db: &Db, tables: &[&'static TableSchema]) {
         .await
         .expect("live schema");
     let k = &live.keyspaces[ks];
-    for table in tables {
+    // A materialized view is written by the server, from its base table's rows.
+    for table in tables.iter().filter(|t| t.view_of.is_none()) {
         write_rows(db, &k.tables[table.name], &k.types).await;
     }
 }
@@ -163,7 +164,9 @@ pub fn literal(t: &CqlType, types: &BTreeMap<String, LiveType>, i: usize) -> Str
 
 /// The rows of `T`'s table read through `T` equal those plain CQL reads (`SELECT *`), as
 /// the driver's `CqlValue`s: each field written by its mapping for the column's type and read
-/// back as a `CqlValue`. Non-empty: every table has [`ROWS`] rows.
+/// back as a `CqlValue`. Non-empty: every table has [`ROWS`] rows, and a materialized view
+/// at least one (the base's rows whose view key columns are not null; the second row's
+/// regular columns are null).
 pub async fn rows_match<T: Table>(db: &Db) {
     let name = T::schema().name;
     let cql = format!("SELECT * FROM {}", qualified(db, name));
@@ -213,7 +216,12 @@ pub async fn rows_match<T: Table>(db: &Db) {
     let (mut plain, mut typed) = (plain, typed);
     plain.sort();
     typed.sort();
-    assert!(plain.len() >= ROWS, "{name}: {} rows", plain.len());
+    let least = if T::schema().view_of.is_some() {
+        1
+    } else {
+        ROWS
+    };
+    assert!(plain.len() >= least, "{name}: {} rows", plain.len());
     assert_eq!(typed, plain, "{name}");
 }
 

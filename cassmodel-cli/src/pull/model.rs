@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cassmodel_runtime::migrate::{LiveIndex, LiveKeyspace, LiveTable, LiveType};
+use cassmodel_runtime::migrate::{LiveIndex, LiveKeyspace, LiveTable, LiveType, LiveView};
 use cassmodel_runtime::{ColumnKind, CqlType, IndexTarget, Order, Similarity};
 use cassmodel_schema::{default_index_name, field_index_name};
 
@@ -93,9 +93,18 @@ pub(super) fn module(keyspace: &LiveKeyspace, tables: &[String]) -> Result<Modul
             .collect::<Result<_, _>>()?
     };
     let udt_order = udts_in_order(keyspace, &picked);
+    // The views of the tables picked (tables and views share one namespace).
+    let views: Vec<&LiveView> = keyspace
+        .views
+        .values()
+        .filter(|v| picked.iter().any(|t| t.name == v.base_table))
+        .collect();
     let names = struct_names(
         udt_order.iter().map(|t| t.name.as_str()),
-        picked.iter().map(|t| t.name.as_str()),
+        picked
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(views.iter().map(|v| v.name.as_str())),
     );
     let udt_idents: BTreeMap<String, String> = udt_order
         .iter()
@@ -112,6 +121,23 @@ pub(super) fn module(keyspace: &LiveKeyspace, tables: &[String]) -> Result<Modul
         match table_item(t, ident, &udt_idents) {
             Ok(item) => out.tables.push(item),
             Err(why) => out.skipped.push(format!("table `{}`: {why}", t.name)),
+        }
+    }
+    for v in views {
+        let ident = names[&(false, v.name.clone())].clone();
+        let base = names[&(false, v.base_table.clone())].clone();
+        if !out.tables.iter().any(|t| t.ident == base) {
+            out.skipped.push(format!(
+                "materialized view `{}`: its base table `{}` is not generated",
+                v.name, v.base_table
+            ));
+            continue;
+        }
+        match view_item(v, ident, &base, &udt_idents) {
+            Ok(item) => out.tables.push(item),
+            Err(why) => out
+                .skipped
+                .push(format!("materialized view `{}`: {why}", v.name)),
         }
     }
     // A type or table that uses a type that was not generated cannot be either, nor what
@@ -138,16 +164,6 @@ pub(super) fn module(keyspace: &LiveKeyspace, tables: &[String]) -> Result<Modul
         }
         if out.udts.len() + out.tables.len() == before {
             break;
-        }
-    }
-    if tables.is_empty() {
-        for v in keyspace.views.values() {
-            out.skipped.push(format!(
-                "materialized view `{}` of table `{}`: cassmodel does not model materialized \
-                 views (read the base table, or write the rows to a second table with an \
-                 entity)",
-                v.name, v.base_table
-            ));
         }
     }
     for item in out.udts.iter().chain(&out.tables) {
@@ -237,6 +253,27 @@ fn udt_item(t: &LiveType, udts: &BTreeMap<String, String>) -> Result<Item, Strin
         f.key = None;
         item.fields.push(f);
     }
+    Ok(item)
+}
+
+/// A materialized view as a table struct with `view_of = Base`: its columns as the cluster
+/// has them (fields named as the base's, which the derive matches by name); a view that
+/// selects rows by more than its key columns being not null cannot be declared.
+fn view_item(
+    v: &LiveView,
+    ident: String,
+    base: &str,
+    udts: &BTreeMap<String, String>,
+) -> Result<Item, String> {
+    if !v.selects_rows_by_key_only() {
+        return Err(format!(
+            "it selects rows `WHERE {}`, and a declared view selects every row whose key \
+             columns are not null",
+            v.where_clause
+        ));
+    }
+    let mut item = table_item(&v.table, ident, udts)?;
+    item.options = vec![format!("view_of = {base}")];
     Ok(item)
 }
 
@@ -542,7 +579,7 @@ mod tests {
         k.tables.insert("old".into(), old);
         let mut view = cassmodel_runtime::migrate::LiveView::default();
         view.name = "by_email".into();
-        view.base_table = "users".into();
+        view.base_table = "old".into();
         k.views.insert("by_email".into(), view);
         for t in [
             udt("inner", &[("v", "vector<int, 2>")]),
@@ -565,11 +602,12 @@ mod tests {
             [
                 "type `inner`",
                 "table `old`",
-                "`outer`",
-                "materialized view `by_email` of table `users`"
+                "materialized view `by_email`",
+                "`outer`"
             ]
         );
-        assert!(m.skipped[2].ends_with("it uses the type struct `Inner`, which is not generated"));
+        assert!(m.skipped[2].ends_with("its base table `old` is not generated"));
+        assert!(m.skipped[3].ends_with("it uses the type struct `Inner`, which is not generated"));
         assert!(m.skipped[1].contains("a COMPACT STORAGE table"));
         assert!(module(&k, &["nope".into()]).is_err());
     }

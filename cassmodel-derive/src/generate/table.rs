@@ -183,7 +183,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
 /// `const` (an error names the column and the fix, spanned on `view_of = ..`), and the trait
 /// whose message refuses `update()` and `delete()` and names the table to write instead.
 fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
-    let (krate, p, ident, table) = (cx.krate, &cx.p, cx.ident, cx.table);
+    let (ident, table) = (cx.ident, cx.table);
     let view_name = ident.to_string();
     let base_name = base
         .segments
@@ -191,19 +191,22 @@ fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
         .map(|s| s.ident.to_string())
         .unwrap_or_default();
     let message = format!(
-        "`{table}` is a materialized view of `{base_name}`: Cassandra refuses writes to a view"
+        "`{view_name}` (the view `{table}`) is a materialized view of `{base_name}`: Cassandra \
+         refuses writes to a view"
     );
     let note = format!(
         "write `{base_name}` instead (`{base_name}::update()`, `{base_name}::delete()`, \
          `db.insert(&row)`): the server updates the view `{view_name}` from it"
     );
+    // Every token of the call spanned on the base's path, so that the error points there
+    // (the aliases are the ones `wrap` declares).
     let check = quote_spanned! {base.span()=>
-        const _: () = #p::table::check_view(
+        const _: () = __p::table::check_view(
             #view_name,
             #base_name,
-            <#base as #krate::Table>::__IS_VIEW,
-            <#base as #krate::Table>::__FIELD_KINDS,
-            <#ident as #krate::Table>::__FIELD_KINDS,
+            <#base as __cm::Table>::__IS_VIEW,
+            <#base as __cm::Table>::__FIELD_KINDS,
+            <#ident as __cm::Table>::__FIELD_KINDS,
         );
     };
     quote! {

@@ -2,7 +2,7 @@
 //! `system_schema` (`read.rs`). Types are parsed into a [`CqlType`], so `frozen<tuple<...>>`,
 //! `varchar`, case and spaces compare equal to the model's type ([`CqlType::canonical`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use cassmodel_schema::{CqlType, Mask};
 
@@ -48,6 +48,32 @@ pub struct LiveView {
     /// Its columns, key and clustering order, as a table's (`system_schema.columns` holds a
     /// view's columns as a table's); its `name` is the view's.
     pub table: LiveTable,
+}
+
+impl LiveView {
+    /// Whether it selects every row of its base whose key columns are not null, and no
+    /// fewer: its `WHERE` clause is `k IS NOT NULL` for each of its key columns (in any
+    /// order, case and quoting), as cassmodel creates views.
+    pub fn selects_rows_by_key_only(&self) -> bool {
+        let normalized = |c: &str| -> String {
+            c.chars()
+                .filter(|ch| *ch != '"' && !ch.is_whitespace())
+                .collect()
+        };
+        let keys: BTreeSet<String> = self
+            .table
+            .partition_key()
+            .chain(self.table.clustering())
+            .map(|c| normalized(&format!("{} is not null", c.name.to_lowercase())))
+            .collect();
+        let lower = self.where_clause.to_lowercase();
+        let conditions: BTreeSet<String> = lower
+            .split(" and ")
+            .map(normalized)
+            .filter(|c| !c.is_empty())
+            .collect();
+        conditions == keys
+    }
 }
 
 /// One table.

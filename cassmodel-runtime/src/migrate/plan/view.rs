@@ -205,12 +205,8 @@ fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
             Some(_) => {}
         }
     }
-    let expected: Vec<String> = t
-        .primary_key()
-        .iter()
-        .map(|&i| format!("{}isnotnull", t.columns[i].name.to_lowercase()))
-        .collect();
-    if normalized_conditions(&l.where_clause) != sorted(expected) {
+    // The key columns are the model's (above).
+    if !l.selects_rows_by_key_only() {
         return Some(format!(
             "the cluster's view selects rows `WHERE {}`, the model's every row whose key \
              columns are not null",
@@ -218,25 +214,4 @@ fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
         ));
     }
     None
-}
-
-/// The conditions of a `WHERE` clause, each lower case without quotes and spaces, sorted.
-fn normalized_conditions(clause: &str) -> Vec<String> {
-    let lower = clause.to_lowercase();
-    sorted(
-        lower
-            .split(" and ")
-            .map(|c| {
-                c.chars()
-                    .filter(|ch| *ch != '"' && !ch.is_whitespace())
-                    .collect()
-            })
-            .filter(|c: &String| !c.is_empty())
-            .collect(),
-    )
-}
-
-fn sorted(mut v: Vec<String>) -> Vec<String> {
-    v.sort();
-    v
 }
