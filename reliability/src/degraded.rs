@@ -145,6 +145,15 @@ pub async fn unavailable(env: &Env) -> Result<Outcome, String> {
             .as_deref()
             .is_none_or(|m| m.contains("received") && m.contains("required"));
         let before_ok = before.iter().all(|k| *k == ErrorKind::Timeout) && timeouts_told;
+        // What the first answer said, when it is why the check fails.
+        let first_told = if timeouts_told {
+            String::new()
+        } else {
+            format!(
+                " (WRONG: the first timeout does not name what was received and required: {})",
+                first.as_deref().unwrap_or_default()
+            )
+        };
         let row = kv(N, "down");
         let lwt = kv(N + 1, "lwt");
         let (batch_a, batch_b) = (kv(N + 2, "batch"), kv(N + 3, "batch"));
@@ -215,14 +224,16 @@ pub async fn unavailable(env: &Env) -> Result<Outcome, String> {
             .and_then(|t| t.result.as_ref().err())
             .map(Error::to_string)
             .unwrap_or_default();
-        Ok::<_, String>((marked, before, before_ok, ops, wrong, one_ok, sample))
+        Ok::<_, String>((
+            marked, before, before_ok, first_told, ops, wrong, one_ok, sample,
+        ))
     }
     .await;
     // Whatever happened, the nodes come back.
     let restart = Instant::now();
     start_again(env, &[n2, n3]).await?;
     let rejoined = restart.elapsed();
-    let (marked, before, before_ok, ops, wrong, one_ok, sample) = outcome?;
+    let (marked, before, before_ok, first_told, ops, wrong, one_ok, sample) = outcome?;
     errors.extend(
         write_all(
             &db,
@@ -250,7 +261,7 @@ pub async fn unavailable(env: &Env) -> Result<Outcome, String> {
         ok,
         figures: format!(
             "127.0.0.2 and 127.0.0.3 killed (SIGKILL, pids {pids:?}); marked down by the \
-             coordinator after {marked:.1?} (answers before: {before:?}); then {}{}; ONE: \
+             coordinator after {marked:.1?} (answers before: {before:?}{first_told}); then {}{}; ONE: \
              {}; restarted and joined in {rejoined:.1?}; {} writes failed with all up; \
              {lost_all} of {} acknowledged writes lost at ALL. The insert's message: {sample}",
             times.join(", "),

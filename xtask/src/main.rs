@@ -384,12 +384,71 @@ const UNPUBLISHED: [&str; 2] = ["cassmodel-reliability", "xtask"];
 /// it from its package with the others from a local registry, as a user of crates.io would
 /// get them. `--allow-dirty`: the suite writes RELIABILITY.md before this step.
 fn package() -> Command {
+    forget_packaged_sources();
     let mut cmd = cargo();
     cmd.args(["package", "--workspace", "--allow-dirty"]);
     for crate_name in UNPUBLISHED {
         cmd.args(["--exclude", crate_name]);
     }
     cmd
+}
+
+/// Removes what earlier `cargo package` runs left of the workspace's crates in cargo's
+/// registry caches. `cargo package --workspace` verifies each crate against the others
+/// through a registry in `target/package/tmp-registry`, and cargo keeps what it extracts from
+/// there under `$CARGO_HOME/registry/src/-<hash of that path>/<crate>-<version>/`; as the
+/// versions do not change between commits, a second run from the same directory would verify
+/// against the sources of the first (seen: a `use` of an item added since, unresolved). Only
+/// those local registries (named `-<hash>`, unlike crates.io's `index.crates.io-..`) and only
+/// the workspace's crates (`cassmodel-*`) are touched. The crates built from that registry are
+/// kept as registry crates are, by name and version alone, in `target/debug`: their
+/// fingerprints go too (the workspace's own crates are rebuilt once after).
+fn forget_packaged_sources() {
+    let fingerprints = std::path::Path::new("target")
+        .join("debug")
+        .join(".fingerprint");
+    if let Ok(entries) = std::fs::read_dir(&fingerprints) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with("cassmodel")
+                && let Err(e) = std::fs::remove_dir_all(entry.path())
+            {
+                eprintln!("could not remove {}: {e}", entry.path().display());
+            }
+        }
+    }
+    let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))
+    else {
+        return;
+    };
+    for kind in ["src", "cache"] {
+        let Ok(registries) = std::fs::read_dir(home.join("registry").join(kind)) else {
+            continue;
+        };
+        for registry in registries.flatten() {
+            if !registry.file_name().to_string_lossy().starts_with('-') {
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(registry.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if !entry.file_name().to_string_lossy().starts_with("cassmodel") {
+                    continue;
+                }
+                let path = entry.path();
+                let removed = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+                if let Err(e) = removed {
+                    eprintln!("could not remove {}: {e}", path.display());
+                }
+            }
+        }
+    }
 }
 
 /// The test of tests/pull_suite.rs, which runs after the suite, on what it left.
