@@ -385,17 +385,24 @@ async fn create_table_waits_for_indexes() {
                 None,
             ),
         ));
-        let rows: HashMap<String, Option<bool>> =
-            t.db.session()
-                .query_unpaged(st, (&ks,))
-                .await
-                .expect("sai_column_indexes")
-                .into_rows_result()
-                .expect("rows")
-                .rows::<(String, Option<bool>)>()
-                .expect("rows")
-                .collect::<Result<_, _>>()
-                .expect("rows");
+        // The virtual table walks every keyspace of the node, and fails ("Unknown keyspace
+        // ..") when another test drops one meanwhile: asked again, at most 5 times.
+        let mut answer = t.db.session().query_unpaged(st.clone(), (&ks,)).await;
+        for _ in 1..5 {
+            if answer.is_ok() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            answer = t.db.session().query_unpaged(st.clone(), (&ks,)).await;
+        }
+        let rows: HashMap<String, Option<bool>> = answer
+            .expect("sai_column_indexes")
+            .into_rows_result()
+            .expect("rows")
+            .rows::<(String, Option<bool>)>()
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows");
         for name in names {
             assert_eq!(
                 rows.get(name),
