@@ -15,16 +15,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
     let krate = &super::alias();
     let p = super::private();
     let ident = e.ident;
-    let names: Vec<String> = e
-        .tables
-        .iter()
-        .map(|t| {
-            t.segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default()
-        })
-        .collect();
+    let names: Vec<String> = e.tables.iter().map(super::struct_name).collect();
     let tables = &e.tables;
     let list = names.join(", ");
     let save_doc = format!(

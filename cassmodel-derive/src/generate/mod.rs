@@ -61,6 +61,14 @@ pub fn alias() -> syn::Path {
     syn::parse_quote!(__cm)
 }
 
+/// The name of the struct a path names: its last segment (`Reading` for `super::Reading`).
+pub fn struct_name(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
 /// The hidden module's alias inside a `const _` block.
 pub fn private() -> TokenStream {
     quote!(__p)

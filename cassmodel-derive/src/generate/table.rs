@@ -185,11 +185,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
 fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
     let (ident, table) = (cx.ident, cx.table);
     let view_name = ident.to_string();
-    let base_name = base
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
+    let base_name = super::struct_name(base);
     let message = format!(
         "`{view_name}` (the view `{table}`) is a materialized view of `{base_name}`: Cassandra \
          refuses writes to a view"
@@ -300,41 +296,42 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
          it with `fetch_all`, `fetch_first`, `fetch_stream` or `fetch_page`."
     );
     let shorthands = key_shorthands(cx);
-    let writes = match &t.attrs.view_of {
-        None => quote! {
-            /// Starts a delete: give the partition key, then optionally a clustering prefix and a
-            /// range (a range delete), then `execute`.
-            pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete> {
-                #q(#p::query::Query::new())
-            }
+    // A view's are refused where they are called, with the base to write instead (the bound
+    // names a lifetime of the call, so it is checked there and not here).
+    let (delete_doc, update_doc, refused) = match &t.attrs.view_of {
+        None => (
+            quote! {
+                /// Starts a delete: give the partition key, then optionally a clustering prefix and a
+                /// range (a range delete), then `execute`.
+            },
+            quote! {
+                /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
+                /// then `execute`.
+            },
+            None,
+        ),
+        Some(_) => (
+            quote! {
+                /// Not available: a materialized view is not written (Cassandra refuses writes
+                /// to a view). Delete from its base table.
+            },
+            quote! {
+                /// Not available: a materialized view is not written (Cassandra refuses writes
+                /// to a view). Update its base table.
+            },
+            Some(quote!(where ::core::marker::PhantomData<&'a ()>: __WriteTheBase,)),
+        ),
+    };
+    let writes = quote! {
+        #delete_doc
+        pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete> #refused {
+            #q(#p::query::Query::new())
+        }
 
-            /// Starts an update: `set_<column>(..)` for regular columns, the whole primary key,
-            /// then `execute`.
-            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> {
-                #q(#p::query::Query::new())
-            }
-        },
-        // Refused where they are called, with the base to write instead (the bound names a
-        // lifetime of the call, so it is checked there and not here).
-        Some(_) => quote! {
-            /// Not available: a materialized view is not written (Cassandra refuses writes
-            /// to a view). Delete from its base table.
-            pub fn delete<'a>() -> #q<'a, #st::Key<0>, #kd::Delete>
-            where
-                ::core::marker::PhantomData<&'a ()>: __WriteTheBase,
-            {
-                #q(#p::query::Query::new())
-            }
-
-            /// Not available: a materialized view is not written (Cassandra refuses writes
-            /// to a view). Update its base table.
-            pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>>
-            where
-                ::core::marker::PhantomData<&'a ()>: __WriteTheBase,
-            {
-                #q(#p::query::Query::new())
-            }
-        },
+        #update_doc
+        pub fn update<'a>() -> #q<'a, #st::Key<0>, #kd::Update<0>> #refused {
+            #q(#p::query::Query::new())
+        }
     };
     quote! {
         impl #ident {
@@ -475,11 +472,7 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
     let krate = super::alias();
     let ident = t.ident;
     let name = ident.to_string();
-    let entity_name = entity
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
+    let entity_name = super::struct_name(entity);
     let fields = format_ident!("__cass_entity_fields_{}", nth);
     let types = t.fields.iter().map(|f| f.ty);
     let refs = t.fields.iter().map(|f| {

@@ -46,6 +46,18 @@ impl Message {
     }
 }
 
+/// `parts` joined: the message of a check evaluated in a `const`. (The `panic!` stays at the
+/// check, so that the compiler's note points there and at nothing else.)
+const fn message(parts: &[&str]) -> Message {
+    let mut m = Message::new();
+    let mut i = 0;
+    while i < parts.len() {
+        m = m.push(parts[i]);
+        i += 1;
+    }
+    m
+}
+
 const fn is_key(kind: u8) -> bool {
     kind == field_kind::PARTITION_KEY || kind == field_kind::CLUSTERING
 }
@@ -64,56 +76,61 @@ pub const fn check_view(
     view_fields: &[(&str, u8)],
 ) {
     if base_is_view {
-        let m = Message::new()
-            .push("`")
-            .push(view)
-            .push("` is declared a view of `")
-            .push(base)
-            .push("`, which is a materialized view itself: Cassandra builds a view only on a table; write #[cass(view_of = <the table of `")
-            .push(base)
-            .push("`>)]");
+        let m = message(&[
+            "`",
+            view,
+            "` is declared a view of `",
+            base,
+            "`, which is a materialized view itself: Cassandra builds a view only on a table; \
+             write #[cass(view_of = <the table of `",
+            base,
+            "`>)]",
+        ]);
         panic!("{}", m.as_str());
     }
     let mut i = 0;
     while i < base_fields.len() {
         let (name, kind) = base_fields[i];
         if kind == field_kind::COUNTER {
-            let m = Message::new()
-                .push("`")
-                .push(base)
-                .push("` is a counter table (`")
-                .push(name)
-                .push("`), and Cassandra builds no materialized view of a counter table: keep a second counter table, updated beside it, instead of `")
-                .push(view)
-                .push("`");
+            let m = message(&[
+                "`",
+                base,
+                "` is a counter table (`",
+                name,
+                "`), and Cassandra builds no materialized view of a counter table: keep a \
+                 second counter table, updated beside it, instead of `",
+                view,
+                "`",
+            ]);
             panic!("{}", m.as_str());
         }
-        if is_key(kind) {
-            let in_view = field_kind::of(view_fields, name);
-            if !is_key(in_view) {
-                let m = Message::new()
-                    .push("`")
-                    .push(view)
-                    .push("` (a view of `")
-                    .push(base)
-                    .push("`) lacks `")
-                    .push(name)
-                    .push("` in its primary key, and `")
-                    .push(name)
-                    .push("` is a key column of `")
-                    .push(base)
-                    .push("`: a view's primary key holds every primary-key column of its base table, so that each row of the view is one row of the base; ")
-                    .push(if in_view == field_kind::UNKNOWN {
-                        "add the field `"
-                    } else {
-                        "mark the field `"
-                    })
-                    .push(name)
-                    .push("` to `")
-                    .push(view)
-                    .push("` as #[partition_key] or #[clustering]");
-                panic!("{}", m.as_str());
-            }
+        let in_view = field_kind::of(view_fields, name);
+        if is_key(kind) && !is_key(in_view) {
+            let fix = if in_view == field_kind::UNKNOWN {
+                "add the field `"
+            } else {
+                "mark the field `"
+            };
+            let m = message(&[
+                "`",
+                view,
+                "` (a view of `",
+                base,
+                "`) lacks `",
+                name,
+                "` in its primary key, and `",
+                name,
+                "` is a key column of `",
+                base,
+                "`: a view's primary key holds every primary-key column of its base table, so \
+                 that each row of the view is one row of the base; ",
+                fix,
+                name,
+                "` to `",
+                view,
+                "` as #[partition_key] or #[clustering]",
+            ]);
+            panic!("{}", m.as_str());
         }
         i += 1;
     }
@@ -122,36 +139,40 @@ pub const fn check_view(
     let mut j = 0;
     while j < view_fields.len() {
         let (name, kind) = view_fields[j];
-        if field_kind::of(base_fields, name) == field_kind::UNKNOWN {
-            let m = Message::new()
-                .push("`")
-                .push(name)
-                .push("` is a field of `")
-                .push(view)
-                .push("` but not of `")
-                .push(base)
-                .push("`: a view's fields are fields of its base table, of the same names and types; remove it, or add it to `")
-                .push(base)
-                .push("`");
+        let in_base = field_kind::of(base_fields, name);
+        if in_base == field_kind::UNKNOWN {
+            let m = message(&[
+                "`",
+                name,
+                "` is a field of `",
+                view,
+                "` but not of `",
+                base,
+                "`: a view's fields are fields of its base table, of the same names and types; \
+                 remove it, or add it to `",
+                base,
+                "`",
+            ]);
             panic!("{}", m.as_str());
         }
-        if is_key(kind) && !is_key(field_kind::of(base_fields, name)) {
-            match first {
-                None => first = Some(name),
-                Some(other) => {
-                    let m = Message::new()
-                        .push("`")
-                        .push(view)
-                        .push("` adds `")
-                        .push(other)
-                        .push("` and `")
-                        .push(name)
-                        .push("` to the primary key of `")
-                        .push(base)
-                        .push("`: Cassandra allows a view's primary key at most one column that is not in its base table's primary key; keep one of them in the key and make the other a regular field");
-                    panic!("{}", m.as_str());
-                }
+        if is_key(kind) && !is_key(in_base) {
+            if let Some(other) = first {
+                let m = message(&[
+                    "`",
+                    view,
+                    "` adds `",
+                    other,
+                    "` and `",
+                    name,
+                    "` to the primary key of `",
+                    base,
+                    "`: Cassandra allows a view's primary key at most one column that is not in \
+                     its base table's primary key; keep one of them in the key and make the \
+                     other a regular field",
+                ]);
+                panic!("{}", m.as_str());
             }
+            first = Some(name);
         }
         j += 1;
     }

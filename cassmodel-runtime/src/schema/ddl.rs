@@ -188,29 +188,57 @@ pub(crate) fn create_table(t: &TableSchema, keyspace: &str) -> String {
     )
 }
 
-/// `CREATE MATERIALIZED VIEW IF NOT EXISTS ks.view AS SELECT .. FROM ks.base WHERE k IS NOT
-/// NULL AND .. PRIMARY KEY (..) WITH CLUSTERING ORDER BY (..)` for view `t` (whose
-/// `view_of` is its base; without one, of itself) in `keyspace`.
-pub(crate) fn create_view(t: &TableSchema, keyspace: &str) -> String {
-    let base = t.view_of.map_or(t.name, |b| b.name);
+/// The table view `t` is of (its `view_of`; without one, itself).
+pub(crate) fn view_base(t: &TableSchema) -> &'static str {
+    t.view_of.map_or(t.name, |b| b.name)
+}
+
+/// `ks.view AS SELECT <select> FROM ks.base WHERE <where_clause> PRIMARY KEY (..) [WITH
+/// CLUSTERING ORDER BY (..)]`: a view as `CREATE MATERIALIZED VIEW` defines it, from its
+/// parts (a model's or a live one's).
+pub(crate) fn view_definition(
+    keyspace: &str,
+    view: &str,
+    select: &str,
+    base: &str,
+    where_clause: &str,
+    key: &str,
+    order: Option<String>,
+) -> String {
+    let order = order.map(|o| format!(" WITH {o}")).unwrap_or_default();
+    format!(
+        "{} AS SELECT {select} FROM {} WHERE {where_clause} {key}{order}",
+        qualified(keyspace, view),
+        qualified(keyspace, base),
+    )
+}
+
+/// The definition of view `t` in `keyspace`: its columns, every row of its base whose key
+/// columns are not null, its key and clustering order.
+pub(crate) fn model_view_definition(t: &TableSchema, keyspace: &str) -> String {
     let select: Vec<_> = t.columns.iter().map(|c| quote_ident(c.name)).collect();
     let not_null: Vec<String> = t
         .primary_key()
         .iter()
         .map(|&i| format!("{} IS NOT NULL", quote_ident(t.columns[i].name)))
         .collect();
-    let order = if t.clustering.is_empty() {
-        String::new()
-    } else {
-        format!(" WITH {}", clustering_order(t))
-    };
+    view_definition(
+        keyspace,
+        t.name,
+        &select.join(", "),
+        view_base(t),
+        &not_null.join(" AND "),
+        &primary_key_clause(t),
+        (!t.clustering.is_empty()).then(|| clustering_order(t)),
+    )
+}
+
+/// `CREATE MATERIALIZED VIEW IF NOT EXISTS ks.view AS SELECT .. FROM ks.base WHERE k IS NOT
+/// NULL AND .. PRIMARY KEY (..) WITH CLUSTERING ORDER BY (..)` for view `t` in `keyspace`.
+pub(crate) fn create_view(t: &TableSchema, keyspace: &str) -> String {
     format!(
-        "CREATE MATERIALIZED VIEW IF NOT EXISTS {} AS SELECT {} FROM {} WHERE {} {}{order}",
-        qualified(keyspace, t.name),
-        select.join(", "),
-        qualified(keyspace, base),
-        not_null.join(" AND "),
-        primary_key_clause(t),
+        "CREATE MATERIALIZED VIEW IF NOT EXISTS {}",
+        model_view_definition(t, keyspace)
     )
 }
 

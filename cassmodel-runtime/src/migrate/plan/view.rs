@@ -9,7 +9,7 @@ use super::compare::{live_key_clause, live_order_clause, same_type};
 use super::steps::{Change, MigrationPlan, Refusal, Step, Unmanaged};
 use crate::migrate::live::{LiveSchema, LiveView};
 use crate::migrate::target::{Settings, Target};
-use crate::schema::ddl::{self, qualified};
+use crate::schema::ddl;
 use crate::schema::model::TableSchema;
 
 /// What the server and cassmodel say about views, for the refusal of a view not created.
@@ -134,9 +134,13 @@ fn drop_step(ks: &str, view: &str) -> Step {
     }
 }
 
-/// The model's view as the statement that creates it, without `IF NOT EXISTS`.
+/// The model's view as the statement that creates it, without `IF NOT EXISTS` (to compare
+/// with [`live_definition`]).
 fn model_definition(t: &TableSchema, ks: &str) -> String {
-    ddl::create_view(t, ks).replace(" IF NOT EXISTS", "")
+    format!(
+        "CREATE MATERIALIZED VIEW {}",
+        ddl::model_view_definition(t, ks)
+    )
 }
 
 /// The cluster's view as the statement that would create it.
@@ -152,23 +156,28 @@ fn live_definition(ks: &str, l: &LiveView) -> String {
             .collect();
         cols.join(", ")
     };
-    let order = if l.table.clustering().next().is_some() {
-        format!(" WITH {}", live_order_clause(&l.table))
-    } else {
-        String::new()
-    };
+    let order = l
+        .table
+        .clustering()
+        .next()
+        .map(|_| live_order_clause(&l.table));
     format!(
-        "CREATE MATERIALIZED VIEW {} AS SELECT {select} FROM {} WHERE {} {}{order}",
-        qualified(ks, &l.name),
-        qualified(ks, &l.base_table),
-        l.where_clause,
-        live_key_clause(&l.table),
+        "CREATE MATERIALIZED VIEW {}",
+        ddl::view_definition(
+            ks,
+            &l.name,
+            &select,
+            &l.base_table,
+            &l.where_clause,
+            &live_key_clause(&l.table),
+            order,
+        )
     )
 }
 
 /// How the cluster's view differs from the model's, or `None`.
 fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
-    let base = t.view_of.map_or(t.name, |b| b.name);
+    let base = ddl::view_base(t);
     if l.base_table != base {
         return Some(format!(
             "the cluster's view is of table {}, the model's of {base}",
