@@ -557,8 +557,8 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
             failed: "cluster",
         },
         Step {
-            name: "tests/writes.rs, tests/migrations.rs and tests/key_change.rs on the \
-                   three-node cluster",
+            name: "tests/writes.rs, tests/migrations.rs, tests/key_change.rs and tests/views.rs \
+                   on the three-node cluster",
             args: &[
                 "--all-features",
                 "--test",
@@ -567,6 +567,8 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
                 "migrations",
                 "--test",
                 "key_change",
+                "--test",
+                "views",
             ],
             failed: "tests on the cluster",
         },
