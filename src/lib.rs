@@ -163,6 +163,39 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ### The similarity to a query vector, in any read
+//!
+//! `similarity_<field>(function, &query)` reads each row with `similarity_<function>(<col>,
+//! ?)` before its columns, as [`Scored`]: with or without a vector search, on a column with
+//! or without an index, by any of the three functions ([`Similarity`]). The score is an `f32`,
+//! or an `Option<f32>` for an `Option<Vector<N>>` field (`None` for a row without a vector).
+//! Several scores nest, the last one called outside. The query vector has the column's
+//! dimension (checked at compile time, as `ann_<field>`'s), and a vector the function cannot
+//! compare (a NaN, a zero vector for cosine) is refused before it is sent.
+//!
+//! ```no_run
+//! # use cassmodel::{CassProjection, CassTable, Db, Scored, Similarity};
+//! # use cassmodel::value::Vector;
+//! # #[derive(CassTable)]
+//! # struct Doc {
+//! #     #[partition_key] shelf: String, #[clustering] id: i32,
+//! #     #[cass(index)] topic: String,
+//! #     #[cass(index(similarity = "dot_product"))] embedding: Vector<3>,
+//! # }
+//! # #[derive(CassProjection)] #[cass(table = Doc)] struct DocId { shelf: String, id: i32 }
+//! # async fn f(db: &Db) -> cassmodel::Result<()> {
+//! let q = Vector::new([0.6, 0.8, 0.0]);
+//! // Every document of a shelf, in clustering order, with its cosine similarity to `q`:
+//! // SELECT similarity_cosine(embedding, ?), shelf, id FROM doc WHERE shelf = ?
+//! let scored: Vec<Scored<DocId>> = Doc::select()
+//!     .shelf("a")
+//!     .read_as::<DocId>()
+//!     .similarity_embedding(Similarity::Cosine, &q)
+//!     .fetch_all(db)
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
 //! A search without an index, without a limit, with a query vector of another dimension,
 //! paged, reversed or after `select_allow_filtering()` does not compile:
 //!

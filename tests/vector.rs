@@ -2,13 +2,14 @@
 //! indexes with each similarity function (created by the migrator, checked by `validate`),
 //! and typed ANN queries whose top-k order is the order computed by brute force here:
 //! across partitions, within one, with an indexed-column filter and a clustering range, with
-//! scores and projections.
+//! scores and projections; similarities read beside the columns (`similarity_<field>`),
+//! with or without a vector search or an index, equal to the same selectors in plain CQL.
 
 mod support;
 
 use cassmodel::migrate::{Migrator, Models};
 use cassmodel::value::Vector;
-use cassmodel::{Batch, CassProjection, CassTable, Replication, Scored};
+use cassmodel::{Batch, CassProjection, CassTable, Replication, Scored, Similarity};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "vec_docs")]
@@ -360,6 +361,256 @@ async fn vector_search_orders_like_brute_force() {
     let text = err.to_string();
     assert!(
         text.contains("docs_by_unit") && text.contains("dot_product"),
+        "{text}"
+    );
+    t.drop_all().await;
+}
+
+/// `SELECT similarity_<function>(v, ?), ..` in plain CQL on `vec_docs`, each score as the
+/// driver reads a float (`Option<f32>`: null for a row without a vector).
+async fn plain_similarities(
+    db: &cassmodel::Db,
+    selectors: &str,
+    vectors: Vec<Vec<f32>>,
+    shelf: Option<&str>,
+) -> Vec<(Vec<Option<f32>>, String, i32)> {
+    let ks = db.keyspace().expect("a keyspace");
+    let filter = if shelf.is_some() {
+        " WHERE shelf = ?"
+    } else {
+        ""
+    };
+    let cql = format!("SELECT {selectors}, shelf, id FROM {ks}.vec_docs{filter}");
+    let prepared = db.session().prepare(cql.clone()).await.expect("prepare");
+    let mut values: Vec<scylla::value::CqlValue> = vectors
+        .into_iter()
+        .map(|v| {
+            scylla::value::CqlValue::Vector(
+                v.into_iter().map(scylla::value::CqlValue::Float).collect(),
+            )
+        })
+        .collect();
+    values.extend(shelf.map(|s| scylla::value::CqlValue::Text(s.to_owned())));
+    let mut pager = db
+        .session()
+        .execute_iter(prepared, values)
+        .await
+        .expect(&cql)
+        .rows_stream::<scylla::value::Row>()
+        .expect("rows");
+    let mut out = Vec::new();
+    while let Some(row) = futures::StreamExt::next(&mut pager).await {
+        let mut columns = row.expect("a row").columns;
+        let id = match columns.pop() {
+            Some(Some(scylla::value::CqlValue::Int(i))) => i,
+            other => panic!("id: {other:?}"),
+        };
+        let shelf = match columns.pop() {
+            Some(Some(scylla::value::CqlValue::Text(s))) => s,
+            other => panic!("shelf: {other:?}"),
+        };
+        let scores = columns
+            .into_iter()
+            .map(|c| match c {
+                None => None,
+                Some(scylla::value::CqlValue::Float(f)) => Some(f),
+                other => panic!("score: {other:?}"),
+            })
+            .collect();
+        out.push((scores, shelf, id));
+    }
+    out.sort_by(|a, b| (&a.1, a.2).cmp(&(&b.1, b.2)));
+    out
+}
+
+/// Similarities of a query vector read beside the columns of any read, without a vector
+/// search (`similarity_<field>(function, &query)`): on a column without an index, on an
+/// optional column (`None` where the row has no vector), two at once, after a vector search
+/// beside its own score, through the pager, and counted; each equal to the same selector in
+/// plain CQL and to the value computed here.
+#[tokio::test]
+async fn similarities_read_beside_the_columns_equal_plain_cql() {
+    let t = support::test_db("similarity").await;
+    let db = &t.db;
+    Migrator::new(db, Models::new().table::<Doc>())
+        .replication(Replication::Simple(1))
+        .apply()
+        .await
+        .expect("migrate");
+    let all = docs();
+    for d in &all {
+        db.insert(d).await.expect("insert");
+    }
+    let doc = |shelf: &str, id: i32| {
+        all.iter()
+            .find(|d| d.shelf == shelf && d.id == id)
+            .expect("a known row")
+    };
+    let close = |got: f32, want: f64| (f64::from(got) - want).abs() < 1e-5;
+    let mut rng = Rng(7);
+    let r: [f32; 5] = rng.vector();
+
+    // On `raw`, which has no index: one partition, Euclidean.
+    let got: Vec<Scored<DocId>> = Doc::select()
+        .shelf("shelf1")
+        .read_as::<DocId>()
+        .similarity_raw(Similarity::Euclidean, &r)
+        .fetch_all(db)
+        .await
+        .expect("similarity of raw");
+    assert_eq!(got.len(), 25);
+    let plain = plain_similarities(
+        db,
+        "similarity_euclidean(raw, ?)",
+        vec![r.to_vec()],
+        Some("shelf1"),
+    )
+    .await;
+    assert_eq!(
+        got.iter()
+            .map(|s| (vec![Some(s.score)], s.row.shelf.clone(), s.row.id))
+            .collect::<Vec<_>>(),
+        plain
+    );
+    for s in &got {
+        let want = euclidean_similarity(&doc(&s.row.shelf, s.row.id).raw[..], &r);
+        assert!(close(s.score, want), "{} vs {want}", s.score);
+    }
+
+    // On an optional column, whole rows: `None` exactly where the row has no vector.
+    let p = Vector::new([0.25, -0.1]);
+    let got: Vec<Scored<Doc, Option<f32>>> = Doc::select()
+        .shelf("shelf2")
+        .similarity_place(Similarity::Cosine, &p)
+        .fetch_all(db)
+        .await
+        .expect("similarity of place");
+    assert_eq!(got.len(), 25);
+    assert_eq!(got.iter().filter(|s| s.score.is_none()).count(), 7);
+    for s in &got {
+        assert_eq!(&s.row, doc("shelf2", s.row.id));
+        match (s.score, s.row.place) {
+            (None, None) => {}
+            (Some(score), Some(v)) => {
+                assert!(close(score, (1.0 + cosine(&v[..], &p[..])) / 2.0));
+            }
+            other => panic!("score and place disagree: {other:?}"),
+        }
+    }
+    let plain = plain_similarities(
+        db,
+        "similarity_cosine(place, ?)",
+        vec![p.to_vec()],
+        Some("shelf2"),
+    )
+    .await;
+    assert_eq!(
+        got.iter()
+            .map(|s| (vec![s.score], s.row.shelf.clone(), s.row.id))
+            .collect::<Vec<_>>(),
+        plain
+    );
+
+    // Two at once, the last one outside; through the pager (pages of 10), partition by
+    // partition.
+    let q: [f32; 4] = rng.vector();
+    let u = unit(rng.vector::<3>());
+    let mut rows: Vec<Scored<Scored<DocId>>> = Vec::new();
+    for shelf in ["shelf0", "shelf1", "shelf2", "shelf3"] {
+        let stream = Doc::select()
+            .shelf(shelf)
+            .read_as::<DocId>()
+            .similarity_embedding(Similarity::Cosine, &q)
+            .similarity_unit(Similarity::DotProduct, &u)
+            .page_size(10)
+            .fetch_stream(db)
+            .await
+            .expect("stream");
+        let part: Vec<_> = futures::TryStreamExt::try_collect(stream)
+            .await
+            .expect("rows");
+        rows.extend(part);
+    }
+    assert_eq!(rows.len(), 100);
+    let mut got: Vec<_> = rows
+        .iter()
+        .map(|s| {
+            (
+                vec![Some(s.score), Some(s.row.score)],
+                s.row.row.shelf.clone(),
+                s.row.row.id,
+            )
+        })
+        .collect();
+    got.sort_by(|a, b| (&a.1, a.2).cmp(&(&b.1, b.2)));
+    let plain = plain_similarities(
+        db,
+        "similarity_dot_product(unit, ?), similarity_cosine(embedding, ?)",
+        vec![u.to_vec(), q.to_vec()],
+        None,
+    )
+    .await;
+    assert_eq!(got, plain);
+    for s in &rows {
+        let d = doc(&s.row.row.shelf, s.row.row.id);
+        assert!(close(s.score, (1.0 + dot(&d.unit[..], &u)) / 2.0));
+        assert!(close(
+            s.row.score,
+            (1.0 + cosine(&d.embedding[..], &q)) / 2.0
+        ));
+    }
+
+    // After a vector search on `embedding`, the similarity of `raw` beside the search's own
+    // score (`with_score`, outside): the search's order, both scores right.
+    let got: Vec<Scored<Scored<DocId>>> = Doc::select()
+        .ann_embedding(&q)
+        .limit(5)
+        .read_as::<DocId>()
+        .similarity_raw(Similarity::Euclidean, &r)
+        .with_score()
+        .fetch_all(db)
+        .await
+        .expect("search with two scores");
+    assert_eq!(
+        got.iter()
+            .map(|s| (s.row.row.shelf.clone(), s.row.row.id))
+            .collect::<Vec<_>>(),
+        brute_force(&all, |_| true, |d| Some(cosine(&d.embedding[..], &q)), 5)
+    );
+    for s in &got {
+        let d = doc(&s.row.row.shelf, s.row.row.id);
+        assert!(close(s.score, (1.0 + cosine(&d.embedding[..], &q)) / 2.0));
+        assert!(close(s.row.score, euclidean_similarity(&d.raw[..], &r)));
+    }
+
+    // `read_as` after a score reads the projection alone.
+    let plain_rows = Doc::select()
+        .shelf("shelf0")
+        .similarity_raw(Similarity::DotProduct, &r)
+        .read_as::<DocId>()
+        .fetch_all(db)
+        .await
+        .expect("read_as drops the score");
+    assert_eq!(plain_rows.len(), 25);
+
+    // A count ignores the score; a vector cosine cannot compare is refused before it is
+    // sent, naming the function.
+    let counted = Doc::select()
+        .shelf("shelf3")
+        .similarity_raw(Similarity::Euclidean, &r)
+        .count_rows(db)
+        .await
+        .expect("count");
+    assert_eq!(counted, 25);
+    let err = Doc::select()
+        .shelf("shelf3")
+        .similarity_embedding(Similarity::Cosine, &[0.0; 4])
+        .fetch_all(db)
+        .await
+        .expect_err("a zero vector has no cosine");
+    let text = err.to_string();
+    assert!(
+        text.contains("every component is zero") && text.contains("similarity_cosine"),
         "{text}"
     );
     t.drop_all().await;

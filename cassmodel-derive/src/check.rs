@@ -955,7 +955,9 @@ pub fn projection(cx: &mut Ctxt, p: &Projection<'_>) {
 fn selector(cx: &mut Ctxt, c: &Computed<'_>) {
     let Some(kind) = c.kind else {
         let hint = if c.function.starts_with("similarity_") {
-            "a vector search reads the similarity of each row with `.with_score()`; "
+            "a similarity to a query vector is read by the query, not the projection: \
+             `.read_as::<Projection>().similarity_<field>(Similarity::Cosine, &query)` \
+             gives `Scored { score, row }` (after a vector search, `.with_score()`); "
         } else {
             ""
         };

@@ -151,7 +151,9 @@ impl Field<'_> {
         }
         out.push(format!("if_{n}"));
         match self.collection {
-            None if self.is_vector() => out.push(format!("ann_{n}")),
+            None if self.is_vector() => {
+                out.extend([format!("ann_{n}"), format!("similarity_{n}")]);
+            }
             None => out.extend(with(&["gt", "ge", "lt", "le"])),
             Some(Collection::Map(..)) => {
                 out.extend(with(&["contains", "contains_key", "entry"]));

@@ -256,11 +256,13 @@ pub(crate) async fn select_first<T: Table, R: Projection<T>>(
 /// `SELECT COUNT(*)` with the restrictions of `q`: how many rows they select, counted by the
 /// server in one request (it reads them all, page by page, without sending them). A limit,
 /// an order or a vector search is refused: the count would not be of the rows they read.
-pub(crate) async fn count_rows<T: Table>(db: &Db, q: QueryState<'_>) -> Result<u64> {
+pub(crate) async fn count_rows<T: Table>(db: &Db, mut q: QueryState<'_>) -> Result<u64> {
+    // A score read changes no row that is selected: the count reads none.
+    q.no_scores();
     let spec = &q.spec;
     let refused = if spec.limit || spec.per_partition_limit {
         Some("the limit (`limit`, `per_partition_limit`)")
-    } else if spec.ann.is_some() || spec.score {
+    } else if spec.ann.is_some() {
         Some("the vector search")
     } else if spec.reversed {
         Some("the order (`reversed`)")

@@ -10,7 +10,7 @@ use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
 use super::reason::explained;
-use super::vector_index::index_refuses;
+use super::vector_index::{VectorUse, refuses};
 use crate::error::{value_refused, write_error};
 use crate::schema::model::BucketRule;
 
@@ -89,9 +89,9 @@ pub enum Bound<'a> {
     Bucket(BucketValue),
     /// An owned adapter (the list of an `IN`).
     Boxed(Box<dyn ErasedValue + Send + 'a>),
-    /// A value of a column with a vector index ranking by this function: checked against
-    /// the index's rules ([`check_indexed`]) before it is written.
-    Indexed(&'a dyn ErasedValue, Similarity),
+    /// A vector compared by a vector index or a similarity function: checked against its
+    /// rules ([`check_vector`]) before it is written.
+    Vector(&'a dyn ErasedValue, VectorUse),
 }
 
 impl<'a> Bound<'a> {
@@ -109,8 +109,8 @@ impl<'a> Bound<'a> {
             }
             Bound::Bucket(b) => b.write(typ, writer),
             Bound::Boxed(v) => v.write_to(typ, writer),
-            Bound::Indexed(v, similarity) => {
-                check_indexed(*v, *similarity)?;
+            Bound::Vector(v, user) => {
+                check_vector(*v, *user)?;
                 v.write_to(typ, writer)
             }
         }
@@ -121,8 +121,18 @@ impl<'a> Bound<'a> {
     #[inline]
     pub(crate) fn for_vector_index(self, similarity: Option<Similarity>) -> Self {
         match (self, similarity) {
-            (Bound::Value(v), Some(s)) => Bound::Indexed(v, s),
+            (Bound::Value(v), Some(s)) => Bound::Vector(v, VectorUse::Index(s)),
             (b, _) => b,
+        }
+    }
+
+    /// This value, the query vector of `similarity_<function>(column, ?)`: checked against
+    /// the function's rules when it is written.
+    #[inline]
+    pub(crate) fn for_similarity(self, function: Similarity) -> Self {
+        match self {
+            Bound::Value(v) => Bound::Vector(v, VectorUse::Function(function)),
+            b => b,
         }
     }
 
@@ -145,7 +155,7 @@ impl<'a> Bound<'a> {
             Bound::Counter(_) => Some(8),
             Bound::Bucket(_) => Some(BUCKET_SIZE_BOUND),
             Bound::Boxed(v) => v.size_bound(),
-            Bound::Indexed(v, _) => v.size_bound(),
+            Bound::Vector(v, _) => v.size_bound(),
         }
     }
 
@@ -158,7 +168,7 @@ impl<'a> Bound<'a> {
             Bound::Counter(_) => "i64",
             Bound::Bucket(_) => "bucket",
             Bound::Boxed(v) => v.rust_type(),
-            Bound::Indexed(v, _) => v.rust_type(),
+            Bound::Vector(v, _) => v.rust_type(),
         }
     }
 
@@ -171,7 +181,7 @@ impl<'a> Bound<'a> {
             Bound::Counter(n) => Bound::Counter(*n),
             Bound::Bucket(b) => Bound::Bucket(*b),
             Bound::Boxed(b) => Bound::Value(&**b),
-            Bound::Indexed(v, s) => Bound::Indexed(*v, *s),
+            Bound::Vector(v, u) => Bound::Vector(*v, *u),
         }
     }
 
@@ -181,13 +191,13 @@ impl<'a> Bound<'a> {
     }
 }
 
-/// Refuses a vector the column's vector index cannot take ([`index_refuses`]), before it is
-/// written; any other value passes.
-pub(crate) fn check_indexed(
+/// Refuses a vector `user` cannot compare ([`refuses`]), before it is written; any other value
+/// passes.
+pub(crate) fn check_vector(
     value: &dyn ErasedValue,
-    similarity: Similarity,
+    user: VectorUse,
 ) -> Result<(), SerializationError> {
-    match value.vector().and_then(|v| index_refuses(v, similarity)) {
+    match value.vector().and_then(|v| refuses(v, user)) {
         Some(detail) => Err(value_refused(value.rust_type(), detail)),
         None => Ok(()),
     }

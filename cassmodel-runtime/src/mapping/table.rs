@@ -10,8 +10,9 @@ use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
-use super::erased::{ErasedValue, check_indexed};
+use super::erased::{ErasedValue, check_vector};
 use super::reason::{describe_type, deserialize_reason, explained, type_check_reason};
+use super::vector_index::VectorUse;
 use crate::error::{
     RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
 };
@@ -124,9 +125,8 @@ pub(crate) fn write_value<'b>(
             )),
         },
         None => match col.and_then(ColumnDef::vector_index) {
-            Some(similarity) => {
-                check_indexed(v, similarity).and_then(|()| v.write_to(spec.typ(), writer))
-            }
+            Some(similarity) => check_vector(v, VectorUse::Index(similarity))
+                .and_then(|()| v.write_to(spec.typ(), writer)),
             None => v.write_to(spec.typ(), writer),
         },
     };

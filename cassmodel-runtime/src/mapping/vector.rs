@@ -280,25 +280,29 @@ impl<const N: usize> ErasedValue for [f32; N] {
     }
 }
 
-/// A row of a vector search with its similarity to the query vector: what
-/// `.with_score()` reads (`SELECT similarity_<function>(column, ?), ...`, the function of the
-/// column's index).
+/// A row with its similarity to a query vector: what `.with_score()` reads after a vector
+/// search (`SELECT similarity_<function>(column, ?), ...`, the function of the column's
+/// index), and what `.similarity_<field>(function, &query)` reads in any read.
 ///
-/// The score is in `[0, 1]`, higher for nearer vectors: `(1 + cosine) / 2` for a cosine
-/// index, `(1 + dot product) / 2` for a dot-product one, `1 / (1 + d²)` for a Euclidean one
-/// (`d` the distance).
+/// The score is in `[0, 1]`, higher for nearer vectors: `(1 + cosine) / 2` for cosine,
+/// `(1 + dot product) / 2` for the dot product, `1 / (1 + d²)` for the Euclidean distance
+/// (`d` the distance). Its type `S` is `f32`, or `Option<f32>` for a column that may be null
+/// (a row without a vector has no similarity).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Scored<R> {
+pub struct Scored<R, S = f32> {
     /// How near the row's vector is to the query vector.
-    pub score: f32,
+    pub score: S,
     /// The row, or its projection.
     pub row: R,
 }
 
 #[diagnostic::do_not_recommend]
-impl<R: super::projection::PerRow> super::projection::PerRow for Scored<R> {}
+impl<R: super::projection::PerRow, S> super::projection::PerRow for Scored<R, S> {}
 
-impl<T: Table, R: Projection<T>> Projection<T> for Scored<R> {
+impl<T: Table, R: Projection<T>, S> Projection<T> for Scored<R, S>
+where
+    S: for<'f, 'm> DeserializeValue<'f, 'm> + Send + 'static,
+{
     fn columns() -> &'static [usize] {
         R::columns()
     }
@@ -313,12 +317,16 @@ impl<T: Table, R: Projection<T>> Projection<T> for Scored<R> {
 #[error("a scored row starts with its similarity score, and the result has no columns")]
 struct NoScore;
 
-impl<'f, 'm, R: DeserializeRow<'f, 'm>> DeserializeRow<'f, 'm> for Scored<R> {
+impl<'f, 'm, R, S> DeserializeRow<'f, 'm> for Scored<R, S>
+where
+    R: DeserializeRow<'f, 'm>,
+    S: DeserializeValue<'f, 'm>,
+{
     fn type_check(specs: &[ColumnSpec<'_>]) -> Result<(), TypeCheckError> {
         let Some((score, rest)) = specs.split_first() else {
             return Err(TypeCheckError::new(NoScore));
         };
-        <f32 as DeserializeValue<'_, '_>>::type_check(score.typ())?;
+        S::type_check(score.typ())?;
         R::type_check(rest)
     }
 
@@ -326,8 +334,7 @@ impl<'f, 'm, R: DeserializeRow<'f, 'm>> DeserializeRow<'f, 'm> for Scored<R> {
         let column = row
             .next()
             .ok_or_else(|| DeserializationError::new(NoScore))??;
-        let score =
-            <f32 as DeserializeValue<'f, 'm>>::deserialize(column.spec.typ(), column.slice)?;
+        let score = S::deserialize(column.spec.typ(), column.slice)?;
         Ok(Scored {
             score,
             row: R::deserialize(row)?,

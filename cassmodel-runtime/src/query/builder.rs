@@ -180,10 +180,34 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
         self.with(|q| q.ann(column, query)).to()
     }
 
-    /// Reads each row with its similarity score, as [`Scored`](crate::Scored).
+    /// Reads each row with its similarity to the vector search's query vector (by the
+    /// function of the column's index), as [`Scored`](crate::Scored).
     #[inline]
-    pub fn with_score(self) -> Query<'a, T, S, K, Scored<R>> {
-        self.with(|q| q.score()).to()
+    pub fn with_score(self) -> Query<'a, T, S, K, Scored<R>>
+    where
+        T: Table,
+    {
+        self.with(|q| {
+            if let Some(column) = q.spec.ann {
+                let function = vector_index::<T>(column).unwrap_or_default();
+                q.score(column, function, None);
+            }
+        })
+        .to()
+    }
+
+    /// Reads each row with `function(column, query)` before its columns (and the scores read
+    /// so far), as [`Scored`](crate::Scored) with a score of type `Sc` (`Option<f32>` when
+    /// the column may be null).
+    #[inline]
+    pub fn similarity<Sc>(
+        self,
+        column: u16,
+        function: Similarity,
+        query: Bound<'a>,
+    ) -> Query<'a, T, S, K, Scored<R, Sc>> {
+        let query = query.for_similarity(function);
+        self.with(|q| q.score(column, function, Some(query))).to()
     }
 
     /// `PER PARTITION LIMIT n`.
@@ -192,10 +216,10 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
         self.with(|q| q.per_partition_limit(n))
     }
 
-    /// Reads rows as `R2`.
+    /// Reads rows as `R2`, without the scores read so far (`R2` has no place for them).
     #[inline]
     pub fn read_as<R2>(self) -> Query<'a, T, S, K, R2> {
-        self.to()
+        self.with(QueryState::no_scores).to()
     }
 
     /// A change of `column` in the SET clause.

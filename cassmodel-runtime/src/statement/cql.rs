@@ -9,7 +9,7 @@ use cassmodel_schema::quote_ident;
 use super::spec::{Op, SetOp, Spec};
 use crate::mapping::projection::Computed;
 use crate::schema::ddl::qualified;
-use crate::schema::model::{ColumnDef, TableSchema};
+use crate::schema::model::TableSchema;
 
 fn name(schema: &TableSchema, index: usize) -> std::borrow::Cow<'_, str> {
     schema
@@ -151,8 +151,8 @@ pub fn count(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
 /// `SELECT <columns> FROM ks.t WHERE ... [ORDER BY first_clustering <reversed>]
 /// [PER PARTITION LIMIT ?] [LIMIT ?] [ALLOW FILTERING]`
 ///
-/// A vector search (`spec.ann`) orders by `ORDER BY v ANN OF ?` instead, and with
-/// `spec.score` reads `similarity_<function>(v, ?)` before the columns.
+/// A vector search (`spec.ann`) orders by `ORDER BY v ANN OF ?` instead; each of
+/// `spec.scores` reads `similarity_<function>(v, ?)` before the columns.
 pub fn select(
     schema: &TableSchema,
     keyspace: &str,
@@ -160,17 +160,15 @@ pub fn select(
     spec: &Spec,
 ) -> String {
     let ann = spec.ann.map(usize::from);
-    let score = match ann {
-        Some(c) if spec.score => {
-            let f = schema
-                .columns
-                .get(c)
-                .and_then(ColumnDef::vector_index)
-                .unwrap_or_default();
-            format!("{}({}, ?), ", f.function(), name(schema, c))
-        }
-        _ => String::new(),
-    };
+    let mut score = String::new();
+    for &(c, function) in &spec.scores {
+        let _ = write!(
+            score,
+            "{}({}, ?), ",
+            function.function(),
+            name(schema, usize::from(c))
+        );
+    }
     let mut s = format!(
         "SELECT {score}{} FROM {}",
         selection(schema, columns, computed),

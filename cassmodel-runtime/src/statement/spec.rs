@@ -1,6 +1,8 @@
 //! The shape of a statement without its values: operators, and the [`Spec`] that is the
 //! cache key of its prepared statement.
 
+use cassmodel_schema::Similarity;
+
 use crate::schema::model::TableSchema;
 
 /// What a statement does.
@@ -143,9 +145,9 @@ pub struct Spec {
     pub allow_filtering: bool,
     /// `ORDER BY column ANN OF ?`: a vector search on this column (index).
     pub ann: Option<u16>,
-    /// The similarity score of each row to the query vector, read before the columns
-    /// (`SELECT similarity_<function>(column, ?), ...`).
-    pub score: bool,
+    /// Similarity scores read before the columns, first selected first
+    /// (`SELECT similarity_<function>(column, ?), ...`): `(column index, function)`.
+    pub scores: Vec<(u16, Similarity)>,
 }
 
 impl Spec {

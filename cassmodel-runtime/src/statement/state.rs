@@ -5,6 +5,8 @@
 use super::options::QueryOptions;
 use super::spec::{Op, SetOp, Spec};
 use super::values::QueryValues;
+use cassmodel_schema::Similarity;
+
 use crate::mapping::erased::Bound;
 
 /// A query under construction: its statement shape, bound values and options.
@@ -44,10 +46,17 @@ impl<'a> QueryState<'a> {
         self.values.ann = Some(query);
     }
 
-    /// Reads the similarity score of each row before its columns.
-    pub(crate) fn score(&mut self) {
-        self.spec.score = true;
-        self.values.score = true;
+    /// Reads `similarity_<function>(column, ?)` of each row before the columns and the
+    /// scores read so far, with `query` (`None`: the vector search's query vector).
+    pub(crate) fn score(&mut self, column: u16, function: Similarity, query: Option<Bound<'a>>) {
+        self.spec.scores.insert(0, (column, function));
+        self.values.scores.insert(0, query);
+    }
+
+    /// Reads no similarity score.
+    pub(crate) fn no_scores(&mut self) {
+        self.spec.scores.clear();
+        self.values.scores.clear();
     }
 
     /// `LIMIT n` (bound, not spliced).

@@ -210,7 +210,7 @@ pub mod state {
     #[diagnostic::on_unimplemented(
         message = "the similarity score exists only in a vector search: call `.ann_<column>(..)` before `.with_score()`",
         label = "not a vector search",
-        note = "the score is how near each row's vector is to the query vector"
+        note = "the score is how near each row's vector is to the query vector; without a vector search, `.similarity_<field>(Similarity::Cosine, &query)` reads each row's similarity to `query`"
     )]
     pub trait AnnGiven {}
 

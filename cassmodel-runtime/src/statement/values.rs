@@ -34,7 +34,7 @@ impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
     }
 }
 
-/// The values of a query in bind order: USING (TTL, TIMESTAMP), the score's query vector,
+/// The values of a query in bind order: USING (TTL, TIMESTAMP), the scores' query vectors,
 /// SET, WHERE, IF, the ANN query vector, PER PARTITION LIMIT, LIMIT.
 #[derive(Default)]
 pub(crate) struct QueryValues<'a> {
@@ -43,11 +43,11 @@ pub(crate) struct QueryValues<'a> {
     pub(crate) set: Vec<Bound<'a>>,
     pub(crate) where_: Vec<Bound<'a>>,
     pub(crate) if_: Vec<Bound<'a>>,
-    /// The query vector of `ORDER BY v ANN OF ?` (and of the score, if read).
+    /// The query vector of `ORDER BY v ANN OF ?`.
     pub(crate) ann: Option<Bound<'a>>,
-    /// Whether the score is read (`SELECT similarity_..(v, ?), ...`): the query vector is
-    /// then bound first too.
-    pub(crate) score: bool,
+    /// The query vector of each score read (`SELECT similarity_..(v, ?), ...`), bound first
+    /// in select order; `None`: the vector search's ([`ann`](Self::ann)).
+    pub(crate) scores: Vec<Option<Bound<'a>>>,
     pub(crate) per_partition_limit: Option<i32>,
     pub(crate) limit: Option<i32>,
 }
@@ -63,18 +63,24 @@ impl<'a> QueryValues<'a> {
             where_: self.where_.iter().map(Bound::reborrow).collect(),
             if_: self.if_.iter().map(Bound::reborrow).collect(),
             ann: self.ann.as_ref().map(Bound::reborrow),
-            score: self.score,
+            scores: self
+                .scores
+                .iter()
+                .map(|s| s.as_ref().map(Bound::reborrow))
+                .collect(),
             per_partition_limit: self.per_partition_limit,
             limit: self.limit,
         }
     }
 
-    /// The bound values in bind order, between USING and the limits: the score's query
-    /// vector, SET, WHERE, IF, the ANN query vector.
+    /// The bound values in bind order, between USING and the limits: the scores' query
+    /// vectors, SET, WHERE, IF, the ANN query vector.
     fn bound(&self) -> impl Iterator<Item = &Bound<'a>> {
-        let score = self.ann.as_ref().filter(|_| self.score);
-        score
-            .into_iter()
+        let scores = self
+            .scores
+            .iter()
+            .filter_map(|s| s.as_ref().or(self.ann.as_ref()));
+        scores
             .chain(&self.set)
             .chain(&self.where_)
             .chain(&self.if_)
@@ -124,6 +130,7 @@ impl SerializeRow for QueryValues<'_> {
             && self.where_.is_empty()
             && self.if_.is_empty()
             && self.ann.is_none()
+            && self.scores.is_empty()
             && self.limit.is_none()
             && self.per_partition_limit.is_none()
     }

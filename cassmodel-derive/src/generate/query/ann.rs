@@ -1,10 +1,12 @@
-//! Vector search: `ann_col(&query)` on a vector column with an index.
+//! Vector search: `ann_col(&query)` on a vector column with an index; the similarity of each
+//! row to a query vector: `similarity_col(function, &query)` on any vector column.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::generate::{Cx, keys, marker};
 use crate::model::Field;
+use crate::types::Shape;
 use cassmodel_schema::{CqlType, IndexOp};
 
 /// A vector column: `ann_col(&query)`, a vector search (`ORDER BY col ANN OF ?`) in the
@@ -76,6 +78,46 @@ pub(super) fn ann_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStrea
     (quote!(#items #query_items), method)
 }
 
+/// In a read, `similarity_col(function, &query)` on each vector column: `SELECT
+/// similarity_<function>(col, ?), ...`, each row with its similarity to `query`, with or
+/// without a vector search or an index. The query is checked as `ann_col`'s is (the column's
+/// `__AnnQuery_<field>`, which names the table, the column and its dimension).
+pub(super) fn similarity_methods(cx: &Cx<'_>) -> TokenStream {
+    let (q, p, krate, kd) = (cx.q, &cx.p, cx.krate, &cx.kd);
+    let methods = cx.t.fields.iter().filter(|f| f.is_vector()).map(|f| {
+        let (name, col, idx) = (f.ident, &f.column, f.position);
+        let method = format_ident!("similarity_{}", name);
+        let query_trait = format_ident!("__AnnQuery_{}", name);
+        let (score, null) = if f.shape == Shape::Option {
+            (
+                quote!(::core::option::Option<::core::primitive::f32>),
+                " (`None` for a row without one)",
+            )
+        } else {
+            (quote!(::core::primitive::f32), "")
+        };
+        let doc = format!(
+            "`SELECT similarity_<function>({col}, ?), ...`: reads each row with the \
+             similarity of its `{col}` to `query` by `function` (`Similarity::Cosine`, \
+             `DotProduct` or `Euclidean`), as `Scored {{ score, row }}`{null}. In any read: \
+             with or without a vector search or an index on `{col}`; several scores read \
+             as `Scored {{ score, row: Scored {{ .. }} }}`, the last one outside. For a \
+             projection, call it after `read_as`."
+        );
+        quote_spanned! {name.span()=>
+            #[doc = #doc]
+            pub fn #method(
+                self,
+                function: #krate::Similarity,
+                query: &'a impl #query_trait,
+            ) -> #q<'a, S, #kd::Select, #krate::Scored<R, #score>> {
+                #q(self.0.similarity(#idx, function, #p::query::Bound::Value(query)))
+            }
+        }
+    });
+    quote!(#(#methods)*)
+}
+
 /// What `ann_col(&query)` takes: the runtime's `QueryVector` of the column's type, under a
 /// trait of the column whose message names the table, the column and its dimension (the
 /// runtime's own can only name Rust types).
@@ -90,8 +132,8 @@ fn query_vector(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
             ),
             format!("not a vector of {n} floats"),
             format!(
-                "a vector search compares vectors of one dimension, and `{col}` holds {n} \
-                 floats: the query's dimension is the `N` of its type"
+                "a vector search or a similarity compares vectors of one dimension, and \
+                 `{col}` holds {n} floats: the query's dimension is the `N` of its type"
             ),
         ),
         _ => (
@@ -100,7 +142,10 @@ fn query_vector(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
                  `&[f32; N]` with the `N` of the column's type"
             ),
             "a vector of another dimension, or not a vector".to_owned(),
-            format!("a vector search compares vectors of one dimension: that of `{col}`"),
+            format!(
+                "a vector search or a similarity compares vectors of one dimension: that of \
+                 `{col}`"
+            ),
         ),
     };
     let items = quote! {

@@ -5,6 +5,7 @@ use quote::quote;
 
 use crate::generate::{Cx, keys};
 
+use super::ann::similarity_methods;
 use super::bucket::bucket_range;
 
 /// Options of any statement.
@@ -57,6 +58,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             }
         }
     } else {
+        let similarity = similarity_methods(cx);
         quote! {
             /// Reads each row of the vector search with its similarity to the query vector,
             /// as `Scored { score, row }` (a projection too: call it after `read_as`).
@@ -66,6 +68,8 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             {
                 #q(self.0.with_score())
             }
+
+            #similarity
         }
     };
     let db = quote!(db: &'d #krate::Db);
