@@ -2,6 +2,7 @@
 //! cache key of its prepared statement.
 
 use cassmodel_schema::Similarity;
+use smallvec::SmallVec;
 
 use crate::schema::model::TableSchema;
 
@@ -147,7 +148,7 @@ pub struct Spec {
     pub ann: Option<u16>,
     /// Similarity scores read before the columns, first selected first
     /// (`SELECT similarity_<function>(column, ?), ...`): `(column index, function)`.
-    pub scores: Vec<(u16, Similarity)>,
+    pub scores: SmallVec<[(u16, Similarity); 2]>,
 }
 
 impl Spec {

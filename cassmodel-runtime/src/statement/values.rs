@@ -6,6 +6,8 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::RowWriter;
 
+use smallvec::SmallVec;
+
 use crate::error::count_mismatch;
 use crate::mapping::erased::{Bound, SizeBound, cells_bound};
 
@@ -47,7 +49,7 @@ pub(crate) struct QueryValues<'a> {
     pub(crate) ann: Option<Bound<'a>>,
     /// The query vector of each score read (`SELECT similarity_..(v, ?), ...`), bound first
     /// in select order; `None`: the vector search's ([`ann`](Self::ann)).
-    pub(crate) scores: Vec<Option<Bound<'a>>>,
+    pub(crate) scores: SmallVec<[Option<Bound<'a>>; 2]>,
     pub(crate) per_partition_limit: Option<i32>,
     pub(crate) limit: Option<i32>,
 }
