@@ -161,7 +161,7 @@ pub fn select(
 ) -> String {
     let ann = spec.ann.map(usize::from);
     let mut score = String::new();
-    for &(c, function) in &spec.scores {
+    for &(c, function) in spec.scores.iter().rev() {
         let _ = write!(
             score,
             "{}({}, ?), ",

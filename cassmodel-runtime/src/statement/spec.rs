@@ -146,8 +146,9 @@ pub struct Spec {
     pub allow_filtering: bool,
     /// `ORDER BY column ANN OF ?`: a vector search on this column (index).
     pub ann: Option<u16>,
-    /// Similarity scores read before the columns, first selected first
-    /// (`SELECT similarity_<function>(column, ?), ...`): `(column index, function)`.
+    /// Similarity scores read before the columns, in the order they were asked for: the
+    /// last one is selected first (`SELECT similarity_<function>(column, ?), ...`, the
+    /// outermost `Scored`): `(column index, function)`.
     pub scores: SmallVec<[(u16, Similarity); 2]>,
 }
 

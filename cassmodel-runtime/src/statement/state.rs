@@ -49,8 +49,8 @@ impl<'a> QueryState<'a> {
     /// Reads `similarity_<function>(column, ?)` of each row before the columns and the
     /// scores read so far, with `query` (`None`: the vector search's query vector).
     pub(crate) fn score(&mut self, column: u16, function: Similarity, query: Option<Bound<'a>>) {
-        self.spec.scores.insert(0, (column, function));
-        self.values.scores.insert(0, query);
+        self.spec.scores.push((column, function));
+        self.values.scores.push(query);
     }
 
     /// Reads no similarity score.
