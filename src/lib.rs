@@ -667,6 +667,11 @@
 //! connection pool. The warnings Cassandra attaches to an answer (a large batch, a read over
 //! many tombstones) are `tracing` warn events and reach [`Db::on_server_warning`].
 //!
+//! Each call that runs statements runs inside one `tracing` span, `statement` (debug level,
+//! target `cassmodel`), with its `kind`, `keyspace`, `table` and `consistency`, and when it
+//! ends the `rows` it returned, the driver's `retries` and its `error`: install a subscriber
+//! (e.g. `tracing_subscriber::fmt()` with `cassmodel=debug` and `FmtSpan::CLOSE`) to see them.
+//!
 //! ```no_run
 //! # use cassmodel::{CassTable, Db, ErrorKind};
 //! # #[derive(CassTable)] #[cass(table = "readings")]

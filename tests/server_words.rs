@@ -1,7 +1,7 @@
 //! What the server and the driver say reaches the user: the warnings Cassandra attaches to
 //! its answers (as `tracing` warn events and through `Db::on_server_warning`), and each
-//! attempt of a failed request (`Error::attempts`, a `tracing` debug event per retried one).
-//! On the real node.
+//! attempt of a failed request (`Error::attempts`, a `tracing` debug event per retried one),
+//! and a `tracing` span per statement a call runs. On the real node.
 
 mod support;
 
@@ -49,13 +49,42 @@ impl Captured {
     /// Installs it for this thread (the tests run on a current-thread runtime) until the
     /// guard is dropped.
     fn install(&self, level: tracing::Level) -> tracing::subscriber::DefaultGuard {
+        self.install_with(level, tracing_subscriber::fmt::format::FmtSpan::NONE)
+    }
+
+    /// [`install`](Self::install), also writing a line when a span closes, with its fields.
+    fn install_with(
+        &self,
+        level: tracing::Level,
+        spans: tracing_subscriber::fmt::format::FmtSpan,
+    ) -> tracing::subscriber::DefaultGuard {
         let writer = self.clone();
         let subscriber = tracing_subscriber::fmt()
             .with_max_level(level)
             .with_ansi(false)
+            .with_span_events(spans)
             .with_writer(move || writer.clone())
             .finish();
         tracing::subscriber::set_default(subscriber)
+    }
+
+    /// The fields of each `statement` span closed so far (`kind="select" ... rows=3`), and
+    /// forgets every line.
+    fn take_statements(&self) -> Vec<String> {
+        let bytes = std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter(|l| l.contains(" close ") || l.ends_with(" close"))
+            .filter_map(|l| {
+                let fields = l.split_once("statement{")?.1;
+                Some(fields.split_once('}')?.0.to_owned())
+            })
+            .collect()
     }
 
     /// The lines written so far by cassmodel (not the driver), and forgets them.
@@ -218,4 +247,105 @@ async fn each_attempt_is_kept_and_a_retry_is_a_debug_event() {
         retried[0]
     );
     assert!(retried[0].contains("RetryNextTarget"), "{}", retried[0]);
+}
+
+/// Each call runs inside one `statement` span (debug, target `cassmodel`) with its kind,
+/// keyspace, table and consistency, and when it ends the rows it returned, the driver's
+/// retries or its error: read with a subscriber as a program installs one.
+#[tokio::test]
+async fn each_statement_has_a_span_with_its_table_rows_and_error() {
+    let mut t = support::test_db("spans").await;
+    let ks = t.keyspace().to_owned();
+    let captured = Captured::default();
+    let _guard = captured.install_with(
+        tracing::Level::DEBUG,
+        tracing_subscriber::fmt::format::FmtSpan::CLOSE,
+    );
+    let db = &t.db;
+    db.create_table::<Note>().await.expect("create table");
+    let ddl = captured.take_statements();
+    assert!(!ddl.is_empty(), "no span for CREATE TABLE");
+    assert!(
+        ddl.iter()
+            .all(|s| s.contains("kind=\"ddl\"") && s.contains("cql=")),
+        "{ddl:?}"
+    );
+    assert!(ddl.iter().any(|s| s.contains("CREATE TABLE")), "{ddl:?}");
+
+    for line in 1..=3 {
+        db.insert(&note(1, line, 10)).await.expect("insert");
+    }
+    let spans = captured.take_statements();
+    let table = format!("keyspace=\"{ks}\" table=\"notes\"");
+    assert_eq!(spans.len(), 3, "{spans:?}");
+    for s in &spans {
+        assert!(
+            s.starts_with("kind=\"insert\"") && s.contains(&table),
+            "{s}"
+        );
+        // The session's default consistency (cassmodel's: LOCAL_QUORUM unless set).
+        assert!(s.contains("consistency=\"LOCAL_QUORUM\""), "{s}");
+        assert!(!s.contains("error="), "{s}");
+    }
+
+    let rows = Note::select().page(&1).fetch_all(db).await.expect("read");
+    assert_eq!(rows.len(), 3);
+    let first = Note::select()
+        .page(&1)
+        .consistency(Consistency::One)
+        .fetch_first(db)
+        .await
+        .expect("first");
+    assert!(first.is_some());
+    let none = Note::get(db, &2, &1).await.expect("get");
+    assert!(none.is_none());
+    let counted = Note::select().page(&1).count_rows(db).await.expect("count");
+    assert_eq!(counted, 3);
+    Note::update()
+        .page(&1)
+        .line(&1)
+        .set_text(&"changed".to_owned())
+        .execute(db)
+        .await
+        .expect("update");
+    Note::delete()
+        .page(&1)
+        .line(&2)
+        .execute(db)
+        .await
+        .expect("delete");
+    let spans = captured.take_statements();
+    let expected = [
+        ("select", "rows=3"),
+        ("select", "rows=1"),
+        ("select", "rows=0"),
+        ("count", "rows=1"),
+        ("update", ""),
+        ("delete", ""),
+    ];
+    assert_eq!(spans.len(), expected.len(), "{spans:?}");
+    for (s, (kind, rows)) in spans.iter().zip(expected) {
+        assert!(s.starts_with(&format!("kind=\"{kind}\"")), "{s}");
+        assert!(s.contains(&table) && s.contains(rows), "{s}");
+    }
+    assert!(spans[1].contains("consistency=\"ONE\""), "{}", spans[1]);
+
+    // A refused request: its error, and the driver's retry, in its span.
+    let few = t.with_replicas(7).await;
+    few.create_table::<Note>().await.expect("create table");
+    captured.take_statements();
+    let err = Insert::new(&note(1, 1, 10))
+        .with_options(|o| o.consistency = Some(Consistency::All))
+        .execute(&few)
+        .await
+        .expect_err("ALL of seven replicas");
+    let spans = captured.take_statements();
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert!(
+        spans[0].contains("consistency=\"ALL\"")
+            && spans[0].contains("retries=1")
+            && spans[0].contains(&format!("error={err}")),
+        "{}",
+        spans[0]
+    );
 }

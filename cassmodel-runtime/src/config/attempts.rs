@@ -151,6 +151,7 @@ impl RetryPolicy for RecordingRetry {
         Box::new(Recording {
             decide: self.0.new_session(),
             attempts: Vec::new(),
+            retries: 0,
         })
     }
 }
@@ -159,6 +160,8 @@ impl RetryPolicy for RecordingRetry {
 struct Recording {
     decide: Box<dyn RetrySession>,
     attempts: Vec<Attempt>,
+    /// How many times the driver tried again.
+    retries: usize,
 }
 
 impl RetrySession for Recording {
@@ -184,6 +187,11 @@ impl RetrySession for Recording {
             error = %error,
             "a request's attempt failed"
         );
+        if retried {
+            // The request's span (`session/trace.rs`), entered while the driver runs it.
+            self.retries += 1;
+            tracing::Span::current().record("retries", self.retries);
+        }
         if let Some(node) = node {
             self.attempts.push(Attempt {
                 node,
@@ -199,6 +207,7 @@ impl RetrySession for Recording {
     fn reset(&mut self) {
         self.decide.reset();
         self.attempts.clear();
+        self.retries = 0;
     }
 }
 

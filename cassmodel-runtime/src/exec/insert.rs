@@ -14,7 +14,7 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::mirror;
 use super::result::Outcome;
-use super::statement::{Stmt, cached, unpaged};
+use super::statement::{Stmt, cached, traced, unpaged};
 use super::write::{applied, not_applied, write_values};
 use crate::error::{Error, Result};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
@@ -232,12 +232,14 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
             .statements()
             .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some(), false)
             .filter(|_| self.options.is_default() && !dual);
-        async move {
+        let consistency = self.options.consistency;
+        let insert = async move {
             if dual {
                 return Box::pin(self.dual(db)).await;
             }
             send!(self, db, kept).map(drop)
-        }
+        };
+        traced::<T, _>(db, "insert", consistency, insert)
     }
 }
 
@@ -271,7 +273,8 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
             .statements()
             .kept_insert::<T>(self.ttl.is_some(), false, true)
             .filter(|_| self.options.is_default());
-        async move {
+        let consistency = self.options.consistency;
+        let insert = async move {
             let res = send!(self, db, kept)?;
             // Boxed: the SERIAL read of a failed condition, and the old table's write of a
             // key change, are whole queries; unboxed, their state would sit in the future of
@@ -285,7 +288,8 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
                 Box::pin(self.dual_applied(db)).await?;
             }
             Ok(Outcome::done())
-        }
+        };
+        traced::<T, _>(db, "insert if not exists", consistency, insert)
     }
 
     /// After the transaction applied on a table with dual writes: the row also written to

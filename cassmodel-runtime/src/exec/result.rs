@@ -10,6 +10,7 @@ use futures::Stream;
 use scylla::response::PagingState;
 
 use crate::error::Result;
+use crate::session::trace::Returned;
 
 /// The future of a query: what `fetch_all`, `execute`, ... return. Await it.
 ///
@@ -79,3 +80,14 @@ pub struct Page<R> {
     /// [`PagingState::new_from_raw_bytes`].
     pub next: Option<PagingState>,
 }
+
+impl<R> Returned for Page<R> {
+    fn rows(&self) -> Option<usize> {
+        Some(self.rows.len())
+    }
+}
+
+impl<T> Returned for Outcome<T> {}
+
+/// A stream's rows come after its span has ended: none recorded.
+impl<S: ?Sized> Returned for Pin<Box<S>> {}

@@ -5,6 +5,7 @@
 use std::any::TypeId;
 use std::sync::Arc;
 
+use scylla::statement::Consistency;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::error::{Error, Result};
@@ -12,6 +13,7 @@ use crate::mapping::projection::Projection;
 use crate::mapping::table::Table;
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
+use crate::session::trace::{Traced, statement_span};
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
@@ -70,6 +72,18 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         })
     })
     .await
+}
+
+/// `future`, a statement of `kind` on `T`'s table, run inside its span.
+pub(crate) fn traced<T: Table, F>(
+    db: &Db,
+    kind: &'static str,
+    consistency: Option<Consistency>,
+    future: F,
+) -> Traced<F> {
+    let keyspace = db.keyspace_of::<T>().unwrap_or_default();
+    let span = statement_span(db.session(), kind, keyspace, T::schema().name, consistency);
+    Traced::new(span, future)
 }
 
 /// A statement from the [`Db`]'s cache, or a copy of it carrying per-query options.

@@ -56,6 +56,7 @@ use crate::error::{Error, Result};
 use crate::exec::read::{collect_pages, row_stream};
 use crate::exec::result::QueryFuture;
 use crate::exec::statement::Stmt;
+use crate::exec::statement::traced;
 use crate::mapping::bucket::BucketValue;
 use crate::mapping::erased::{Bound, ErasedValue};
 use crate::mapping::projection::{PerRow, Projection};
@@ -278,7 +279,9 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(async move { self.plan(db).await?.collect(db).await })
+        let consistency = self.state.options.consistency;
+        let rows = async move { self.plan(db).await?.collect(db).await };
+        QueryFuture::new(traced::<T, _>(db, "select buckets", consistency, rows))
     }
 
     /// Runs the read as a stream of rows, one bucket after another and one page at a time.
@@ -286,7 +289,9 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(async move { Ok(self.plan(db).await?.stream(db)) })
+        let consistency = self.state.options.consistency;
+        let stream = async move { Ok(self.plan(db).await?.stream(db)) };
+        QueryFuture::new(traced::<T, _>(db, "select buckets", consistency, stream))
     }
 
     /// The statement and values of every bucket's query, and the buckets in reading order.

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::exec::batch::{BatchEntry, query_entry};
 use crate::exec::read::{count_rows, select_all, select_first, select_page, select_stream};
 use crate::exec::result::{Outcome, Page, QueryFuture, RowStream};
+use crate::exec::statement::traced;
 use crate::exec::write::execute;
 use crate::mapping::erased::Bound;
 use crate::mapping::projection::Projection;
@@ -308,7 +309,13 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        select_all::<T, R>(db, self.state)
+        let consistency = self.state.options.consistency;
+        traced::<T, _>(
+            db,
+            "select",
+            consistency,
+            select_all::<T, R>(db, self.state),
+        )
     }
 
     /// Runs the query for its first row.
@@ -317,7 +324,13 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        select_first::<T, R>(db, self.state)
+        let consistency = self.state.options.consistency;
+        traced::<T, _>(
+            db,
+            "select",
+            consistency,
+            select_first::<T, R>(db, self.state),
+        )
     }
 
     /// `SELECT COUNT(*)` with the query's restrictions: the number of rows they select.
@@ -325,7 +338,13 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(count_rows::<T>(db, self.state))
+        let consistency = self.state.options.consistency;
+        QueryFuture::new(traced::<T, _>(
+            db,
+            "count",
+            consistency,
+            count_rows::<T>(db, self.state),
+        ))
     }
 
     /// Runs the query as a stream of rows, one page at a time.
@@ -333,7 +352,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(select_stream::<T, R>(db, self.state))
+        let consistency = self.state.options.consistency;
+        let stream = select_stream::<T, R>(db, self.state);
+        QueryFuture::new(traced::<T, _>(db, "select", consistency, stream))
     }
 
     /// Runs the query for one page from `from`.
@@ -341,7 +362,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(select_page::<T, R>(db, self.state, from))
+        let consistency = self.state.options.consistency;
+        let page = select_page::<T, R>(db, self.state, from);
+        QueryFuture::new(traced::<T, _>(db, "select", consistency, page))
     }
 }
 
@@ -352,7 +375,9 @@ impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
         'a: 'd,
     {
         let state = self.state;
-        QueryFuture::new(async move { execute::<T>(db, state, K::STATEMENT).await.map(drop) })
+        let consistency = state.options.consistency;
+        let write = async move { execute::<T>(db, state, K::STATEMENT).await.map(drop) };
+        QueryFuture::new(traced::<T, _>(db, K::STATEMENT.kind(), consistency, write))
     }
 
     /// Runs the lightweight transaction: the [`Outcome`] carries the current row when it did
@@ -361,7 +386,9 @@ impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(execute::<T>(db, self.state, K::STATEMENT))
+        let consistency = self.state.options.consistency;
+        let write = execute::<T>(db, self.state, K::STATEMENT);
+        QueryFuture::new(traced::<T, _>(db, K::STATEMENT.kind(), consistency, write))
     }
 
     /// The update or delete as a statement of a batch.

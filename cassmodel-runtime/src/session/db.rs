@@ -9,6 +9,7 @@ use scylla::client::session::Session;
 
 use super::cache::StatementCache;
 use super::index_ready::{INDEX_WAIT, await_queryable};
+use super::trace::{Traced, statement_span};
 use super::warnings::{ServerWarning, Warnings};
 use crate::config::options::DEFAULT_MAX_REQUEST_SIZE;
 use crate::error::{Error, Result};
@@ -216,14 +217,25 @@ impl Db {
 
     /// Runs one unprepared statement without values (DDL).
     pub async fn execute_ddl(&self, cql: &str) -> Result<()> {
-        let res = self
-            .inner
-            .session
-            .query_unpaged(cql, &[])
-            .await
-            .map_err(|e| Error::execute(&self.inner.session, cql, e))?;
-        self.warnings().check(&res, cql, None);
-        Ok(())
+        let span = statement_span(
+            self.session(),
+            "ddl",
+            self.keyspace().unwrap_or_default(),
+            "",
+            None,
+        );
+        span.record("cql", cql);
+        let ddl = async {
+            let res = self
+                .inner
+                .session
+                .query_unpaged(cql, &[])
+                .await
+                .map_err(|e| Error::execute(&self.inner.session, cql, e))?;
+            self.warnings().check(&res, cql, None);
+            Ok(())
+        };
+        Traced::new(span, ddl).await
     }
 
     /// `CREATE KEYSPACE IF NOT EXISTS` (after [`map_keyspace`](Self::map_keyspace)).

@@ -58,6 +58,8 @@ pub async fn await_queryable(
         .map(|n| SocketAddr::new(n.address.ip(), n.address.port()))
         .collect();
     let mut waiting: Vec<SocketAddr> = Vec::new();
+    // One warning per wait, on its first pause.
+    let mut warned = false;
     let mut local = Statement::new(
         "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
          WHERE keyspace_name = ?",
@@ -116,6 +118,17 @@ pub async fn await_queryable(
             if Instant::now() + pause > deadline {
                 waiting.push(addr);
                 break;
+            }
+            if !warned {
+                warned = true;
+                tracing::warn!(
+                    target: "cassmodel",
+                    keyspace,
+                    indexes = ?indexes,
+                    node = %addr,
+                    waited_at_most = ?limit,
+                    "an index is still building: reads through it wait until it is queryable"
+                );
             }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(MAX_POLL);

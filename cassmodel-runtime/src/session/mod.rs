@@ -1,11 +1,13 @@
 //! Session layer: a connection to a cluster ([`db`]: the driver's session, the keyspaces
 //! tables live in), its prepared statements ([`cache`]), connecting from the settings
 //! ([`connect`]), waiting for new indexes ([`index_ready`]), the old table that a key
-//! change's dual writes also reach ([`mirror`]) and the server's warnings ([`warnings`]).
+//! change's dual writes also reach ([`mirror`]), the server's warnings ([`warnings`]) and the
+//! `tracing` span of each statement ([`trace`]).
 
 pub(crate) mod cache;
 pub(crate) mod connect;
 pub(crate) mod db;
 pub(crate) mod index_ready;
 pub(crate) mod mirror;
+pub(crate) mod trace;
 pub(crate) mod warnings;

@@ -19,6 +19,18 @@ pub enum Statement {
     Count,
 }
 
+impl Statement {
+    /// Its name in a statement's `tracing` span: `select`, `update`, `delete`, `count`.
+    pub const fn kind(self) -> &'static str {
+        match self {
+            Statement::Select => "select",
+            Statement::Update => "update",
+            Statement::Delete => "delete",
+            Statement::Count => "count",
+        }
+    }
+}
+
 /// A restriction or condition operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
