@@ -211,8 +211,7 @@ impl<'a, C> Batch<'a, C> {
         let span = statement_span(
             db.session(),
             "batch",
-            db.keyspace().unwrap_or_default(),
-            "",
+            || (db.keyspace().unwrap_or_default(), ""),
             None,
         );
         QueryFuture::new(Traced::new(span, self.run(db)))

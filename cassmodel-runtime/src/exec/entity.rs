@@ -101,8 +101,12 @@ pub fn save_entity<'d, E: Sync + 'static>(
     let span = statement_span(
         db.session(),
         "entity",
-        db.keyspace().unwrap_or_default(),
-        std::any::type_name::<E>(),
+        || {
+            (
+                db.keyspace().unwrap_or_default(),
+                std::any::type_name::<E>(),
+            )
+        },
         None,
     );
     let save = async move {
@@ -160,8 +164,7 @@ pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()>
     let span = statement_span(
         db.session(),
         "batch",
-        db.keyspace().unwrap_or_default(),
-        "",
+        || (db.keyspace().unwrap_or_default(), ""),
         None,
     );
     QueryFuture::new(Traced::new(

@@ -81,8 +81,8 @@ pub(crate) fn traced<T: Table, F>(
     consistency: Option<Consistency>,
     future: F,
 ) -> Traced<F> {
-    let keyspace = db.keyspace_of::<T>().unwrap_or_default();
-    let span = statement_span(db.session(), kind, keyspace, T::schema().name, consistency);
+    let names = || (db.keyspace_of::<T>().unwrap_or_default(), T::schema().name);
+    let span = statement_span(db.session(), kind, names, consistency);
     Traced::new(span, future)
 }
 

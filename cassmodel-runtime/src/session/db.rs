@@ -220,8 +220,7 @@ impl Db {
         let span = statement_span(
             self.session(),
             "ddl",
-            self.keyspace().unwrap_or_default(),
-            "",
+            || (self.keyspace().unwrap_or_default(), ""),
             None,
         );
         span.record("cql", cql);

@@ -20,21 +20,21 @@ use tracing::field::Empty;
 use crate::config::attempts::consistency_name;
 use crate::error::Result;
 
-/// The span of a statement of `kind` on `keyspace.table`, at `consistency` (`None`: the
-/// session's default).
-pub(crate) fn statement_span(
+/// The span of a statement of `kind` on the `(keyspace, table)` that `names` gives, at
+/// `consistency` (`None`: the session's default). `names` and the default consistency are
+/// looked up only when the span is enabled.
+pub(crate) fn statement_span<'n>(
     session: &Session,
     kind: &'static str,
-    keyspace: &str,
-    table: &str,
+    names: impl FnOnce() -> (&'n str, &'n str),
     consistency: Option<Consistency>,
 ) -> Span {
     let span = tracing::debug_span!(
         target: "cassmodel",
         "statement",
         kind,
-        keyspace,
-        table,
+        keyspace = Empty,
+        table = Empty,
         consistency = Empty,
         rows = Empty,
         retries = Empty,
@@ -42,6 +42,9 @@ pub(crate) fn statement_span(
         cql = Empty,
     );
     if !span.is_disabled() {
+        let (keyspace, table) = names();
+        span.record("keyspace", keyspace);
+        span.record("table", table);
         let consistency = consistency.unwrap_or_else(|| {
             session
                 .get_default_execution_profile_handle()
