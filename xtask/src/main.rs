@@ -557,8 +557,8 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
             failed: "cluster",
         },
         Step {
-            name: "tests/writes.rs, tests/migrations.rs, tests/key_change.rs and tests/views.rs \
-                   on the three-node cluster",
+            name: "tests/writes.rs, tests/migrations.rs, tests/key_change.rs, tests/views.rs and \
+                   tests/fixture_cluster.rs on the three-node cluster",
             args: &[
                 "--all-features",
                 "--test",
@@ -569,6 +569,11 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
                 "key_change",
                 "--test",
                 "views",
+                "--test",
+                "fixture_cluster",
+                // `fixture_cluster`'s test is ignored elsewhere: it needs this cluster.
+                "--",
+                "--include-ignored",
             ],
             failed: "tests on the cluster",
         },
