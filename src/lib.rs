@@ -33,6 +33,30 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## The journey, and where each step is documented
+//!
+//! 1. **A node to work against**: your cluster (`CASSMODEL_CONTACT_POINTS` and the other
+//!    [`config::ENV_VARS`], or [`ConnectOptions`]), or a local Cassandra 5.0 node without
+//!    Docker: `cargo run -p cassmodel-node -- start`, or, in your integration tests, the
+//!    `cassmodel-node` crate's `TestKeyspace` (a dev-dependency: a fresh keyspace on a node
+//!    started or reused in one call; `TestKeyspace::on_cluster` for three nodes).
+//! 2. **Models**: [`#[derive(CassTable)]`](#derivecasstable) per query table, with
+//!    [`CassProjection`](#derivecassprojection) for partial and computed reads,
+//!    [`CassUdt`](#derivecassudt) for user-defined types and `CassEntity` for one struct
+//!    written to several tables. A model Cassandra would refuse does not compile.
+//! 3. **Schema**: [`migrate::Migrator`] plans, applies and validates the keyspace against
+//!    the models (CLI: the `cassmodel-cli` crate); `cassmodel pull` writes the models of a
+//!    keyspace you already have.
+//! 4. **Queries**: the typed builders below; a query Cassandra would refuse does not
+//!    compile, and the message names the column to give.
+//! 5. **Growth**: [`sizing`] estimates a partition's size from declared expectations and
+//!    the live table, and time buckets (`#[cass(bucket(..))]`) split a growing partition.
+//! 6. **Changing a key**: [`migrate::copy`] copies a table to its new key online, with dual
+//!    writes, a resumable backfill and a verification, before the old table is dropped.
+//! 7. **In production**: errors that name the node and what it answered ([`Error::attempts`],
+//!    [`ErrorKind`]), server warnings, and a `tracing` span per statement
+//!    ([When the cluster is degraded](#when-the-cluster-is-degraded)).
+//!
 //! ## Queries that Cassandra serves from one partition, and nothing else
 //!
 //! `T::select()`, `T::delete()` and `T::update()` start a typed builder (`PostQuery`). Its
@@ -648,12 +672,17 @@
 //!
 //! [`ConnectOptions`] holds every connection setting (contact points, local data centre,
 //! credentials, TLS, time-outs, consistency, keyspace); [`Db::connect_from_env`] reads them from
-//! the `CASSMODEL_*` variables in [`config::ENV_VARS`]. Features:
+//! the `CASSMODEL_*` variables in [`config::ENV_VARS`]. Cargo features (none is on by
+//! default; on docs.rs each item a feature adds says so):
 //!
 //! - `tls`: TLS connections (the scylla driver's rustls 0.23 support), set with
 //!   [`ConnectOptions::tls_ca`] and [`ConnectOptions::tls_client_cert`] or
 //!   `CASSMODEL_TLS_CA`, `CASSMODEL_TLS_CERT`, `CASSMODEL_TLS_KEY`. Without it, TLS settings
 //!   are refused with an error.
+//! - `num-bigint`: `num_bigint::BigInt` (0.4) as a `varint` column ([`CqlMapping`]).
+//! - `bigdecimal`: `bigdecimal::BigDecimal` (0.4) as a `decimal` column.
+//! - `time`: the `time` crate's (0.3) `Date`, `Time` and `OffsetDateTime` as `date`, `time`
+//!   and `timestamp` columns (chrono's types need no feature).
 //!
 //! A local data centre ([`ConnectOptions::local_dc`]) that no node of the cluster is in is
 //! refused by `connect` ([`Error::UnknownLocalDc`], [`ErrorKind::Configuration`]), naming the
@@ -693,6 +722,9 @@
 //! The migration command-line tool is the `cassmodel-cli` crate: a one-line `bin` of yours
 //! (`cassmodel_cli::main()`) for the migrations of your models, and the installable
 //! `cassmodel` command for what needs no models.
+
+// docs.rs (`--cfg docsrs`, nightly): each item a cargo feature adds says which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
 

@@ -10,6 +10,8 @@
 //! face: it declares them and re-exports what users call.
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, nightly): each item a cargo feature adds says which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod config;
 mod error;

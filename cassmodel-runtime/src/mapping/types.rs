@@ -350,7 +350,10 @@ impl ColumnDef {
 pub trait KeyColumn: CqlMapping {}
 
 macro_rules! native {
-    ($($t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)? $(, size $s:tt)? $(, check $c:ident)?;)*) => {$(
+    // `#[cfg(feature = "..")]` before a type gates its impls (and docs.rs shows the feature
+    // on them, which it cannot for a gated invocation of the macro).
+    ($($(#[$m:meta])* $t:ty => $n:ident $(, key $k:tt)? $(, bucket $b:tt)? $(, size $s:tt)? $(, check $c:ident)?;)*) => {$(
+        $(#[$m])*
         impl CqlMapping for $t {
             fn cql_type() -> CqlType {
                 CqlType::Native(NativeType::$n)
@@ -359,7 +362,7 @@ macro_rules! native {
             $(native!(@size $s);)?
             $(native!(@check $c);)?
         }
-        $(native!(@key $t, $k);)?
+        native!(@key [$(#[$m])*] $t $(, $k)?);
     )*};
     // The bytes of a value (`size_bound`): as many as its length, or a fixed width.
     (@size len) => {
@@ -394,10 +397,12 @@ macro_rules! native {
     };
     // `do_not_recommend` on every `KeyColumn` impl keeps rustc from listing them all under
     // an error; the trait's notes say what a key column may be.
-    (@key $t:ty, yes) => {
+    (@key [$(#[$m:meta])*] $t:ty, yes) => {
+        $(#[$m])*
         #[diagnostic::do_not_recommend]
         impl KeyColumn for $t {}
     };
+    (@key [$(#[$m:meta])*] $t:ty) => {};
 }
 
 native! {
@@ -522,19 +527,14 @@ fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
     )
 }
 
-#[cfg(feature = "num-bigint")]
 native! {
+    #[cfg(feature = "num-bigint")]
     num_bigint::BigInt => Varint, key yes;
-}
-
-#[cfg(feature = "bigdecimal")]
-native! {
+    #[cfg(feature = "bigdecimal")]
     bigdecimal::BigDecimal => Decimal, key yes;
-}
-
-#[cfg(feature = "time")]
-native! {
+    #[cfg(feature = "time")]
     time::Date => Date, key yes, size 4;
+    #[cfg(feature = "time")]
     time::Time => Time, key yes, size 8;
 }
 
