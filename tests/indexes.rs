@@ -466,9 +466,50 @@ async fn a_map_with_keys_values_and_entries_indexes() {
 
     let t = support::test_db("idx_map3").await;
     let db = &t.db;
-    let m = Migrator::new(db, Models::new().table::<Attrs>()).replication(Replication::Simple(1));
-    m.apply().await.expect("migrate");
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::clone(&reports);
+    let m = Migrator::new(db, Models::new().table::<Attrs>())
+        .replication(Replication::Simple(1))
+        .on_progress(move |p| kept.lock().expect("lock").push(p.clone()));
+    let plan = m.plan().await.expect("plan");
+    m.apply_plan(&plan).await.expect("migrate");
     m.validate().await.expect("validate after apply");
+    // `on_progress` heard each step, in order, before it ran; index builds (if the wait
+    // paused) name one of the three indexes, within the wait.
+    let reports = std::mem::take(&mut *reports.lock().expect("lock"));
+    let steps: Vec<(usize, usize, String)> = reports
+        .iter()
+        .filter_map(|p| match p {
+            cassmodel::migrate::Progress::Step {
+                n,
+                total,
+                description,
+            } => Some((*n, *total, description.clone())),
+            _ => None,
+        })
+        .collect();
+    let total = plan.steps.len();
+    assert_eq!(
+        steps,
+        plan.steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i + 1, total, s.description.clone()))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(total, 4, "{steps:?}");
+    for p in &reports {
+        if let cassmodel::migrate::Progress::IndexBuilding {
+            index,
+            waited,
+            limit,
+            ..
+        } = p
+        {
+            assert!(index.starts_with("idx_attrs_attrs_"), "{p:?}");
+            assert!(waited <= limit, "{p:?}");
+        }
+    }
     let created: Vec<(String, String)> =
         support::index_options(db, t.keyspace(), "idx_attrs", "target")
             .await

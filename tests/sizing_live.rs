@@ -63,10 +63,23 @@ async fn live_check_finds_the_large_partition() {
     nodetool(&["flush", &ks, "events"]);
     nodetool(&["refreshsizeestimates"]);
 
-    let live: LiveSize = sizing::live(&t.db, Event::schema(), true)
-        .await
-        .expect("live check");
+    let reports = std::sync::Mutex::new(Vec::new());
+    let live: LiveSize = sizing::live_with_progress(&t.db, Event::schema(), true, &|p| {
+        reports.lock().expect("lock").push(p.clone());
+    })
+    .await
+    .expect("live check");
     assert_eq!(live.table, format!("{ks}.events"));
+    // Fewer than 1,000 partitions: one report of the count, when it ends, with every
+    // partition (40 small ones and the large one) and every row.
+    assert_eq!(
+        reports.into_inner().expect("lock"),
+        [cassmodel::migrate::Progress::Scanned {
+            table: format!("{ks}.events"),
+            partitions: 41,
+            rows: 3_200,
+        }]
+    );
     // The row count finds the large partition, with its exact number of rows.
     let (key, rows) = live
         .largest

@@ -2,9 +2,9 @@
 //! each table that declares where its rows come from (`#[cass(from = ..)]`), run on the
 //! copiers of the models linked into the binary.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cassmodel_runtime::Db;
 use cassmodel_runtime::migrate::MigrationError;
@@ -15,6 +15,7 @@ use cassmodel_runtime::migrate::copy::{
 use clap::Args;
 
 use crate::exit::Exit;
+use crate::progress::Shown;
 
 /// What `backfill` takes.
 #[derive(Debug, Args)]
@@ -243,59 +244,39 @@ fn io(e: std::io::Error) -> MigrationError {
 /// The progress of one backfill on stderr: a bar on a terminal, else a plain line every 10 s.
 struct Progress {
     table: &'static str,
-    bar: Option<indicatif::ProgressBar>,
-    /// When the last plain line was written, and the ranges done when this process started.
-    lines: Mutex<(Instant, Option<u32>)>,
+    shown: Shown,
+    /// The ranges done when this process started.
+    first: Mutex<Option<u32>>,
 }
 
 impl Progress {
     fn new(table: &'static str) -> Arc<Self> {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = indicatif::ProgressBar::new(0);
-            let style = indicatif::ProgressStyle::with_template(
-                "{prefix} [{bar:30}] {pos}/{len} ranges  {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> ");
-            bar.set_style(style);
-            bar.set_prefix(table);
-            bar.enable_steady_tick(Duration::from_millis(500));
-            bar
-        });
+        let template = format!("{table} [{{bar:30}}] {{pos}}/{{len}} ranges  {{msg}}");
         Arc::new(Progress {
             table,
-            bar,
-            lines: Mutex::new((Instant::now(), None)),
+            shown: Shown::new(&template),
+            first: Mutex::new(None),
         })
     }
 
     fn show(&self, p: &CopyProgress) {
-        let Ok(mut lines) = self.lines.lock() else {
+        let Ok(mut first) = self.first.lock() else {
             return;
         };
-        let first = *lines.1.get_or_insert(p.ranges_done);
+        let first = *first.get_or_insert(p.ranges_done);
         let text = describe(p, first);
-        match &self.bar {
-            Some(bar) => {
-                bar.set_length(u64::from(p.ranges));
-                bar.set_position(u64::from(p.ranges_done));
-                bar.set_message(text);
-            }
-            None if lines.0.elapsed() >= Duration::from_secs(10) => {
-                lines.0 = Instant::now();
-                eprintln!(
-                    "{}: {}/{} ranges, {text}",
-                    self.table, p.ranges_done, p.ranges
-                );
-            }
-            None => {}
-        }
+        let position = Some((u64::from(p.ranges_done), u64::from(p.ranges)));
+        let line = || {
+            format!(
+                "{}: {}/{} ranges, {text}",
+                self.table, p.ranges_done, p.ranges
+            )
+        };
+        self.shown.show(position, text.clone(), false, line);
     }
 
     fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
+        self.shown.finish();
     }
 }
 

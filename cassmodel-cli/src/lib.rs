@@ -26,6 +26,7 @@ mod copy;
 mod cql_file;
 mod exit;
 mod migrate;
+mod progress;
 pub mod pull;
 pub mod tool;
 

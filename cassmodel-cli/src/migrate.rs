@@ -55,6 +55,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use cassmodel_runtime::migrate::{MigrationError, Migrator, Models};
 use cassmodel_runtime::{Db, Replication, sizing};
@@ -63,6 +64,7 @@ use clap::{Parser, Subcommand};
 use crate::connect::{ConnectArgs, Warned};
 use crate::copy::{BackfillArgs, VerifyArgs};
 use crate::exit::{Exit, block_on};
+use crate::progress::Shown;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -347,8 +349,11 @@ async fn execute(
         if live {
             let db = connect(&cli, warned).await?;
             for (schema, size) in models.tables().iter().zip(&report.tables) {
-                let live = sizing::live(&db, schema, count_rows).await?;
-                writeln!(out, "{}", live.compare(size.estimate.as_ref())).map_err(io)?;
+                let shown = Shown::new("{spinner} {msg}");
+                let live =
+                    sizing::live_with_progress(&db, schema, count_rows, &|p| shown.report(p)).await;
+                shown.finish();
+                writeln!(out, "{}", live?.compare(size.estimate.as_ref())).map_err(io)?;
             }
         }
         return Ok(if report.exceeds_guidance() {
@@ -383,8 +388,14 @@ async fn execute(
         Command::Apply => {
             let plan = m.plan().await?;
             write!(out, "{plan}").map_err(io)?;
+            // Each step and each index build on stderr while it runs.
+            let shown = Arc::new(Shown::new("[{bar:20}] {pos}/{len} {msg}"));
+            let reporter = Arc::clone(&shown);
+            let m = m.on_progress(move |p| reporter.report(p));
             // Runs the plan just printed (refusing everything if it refuses something).
-            let report = m.apply_and_check(&plan).await?;
+            let report = m.apply_and_check(&plan).await;
+            shown.finish();
+            let report = report?;
             writeln!(
                 out,
                 "-- applied {} statement(s), {} already applied by someone else; the cluster \

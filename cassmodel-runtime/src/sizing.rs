@@ -68,6 +68,7 @@ use futures::TryStreamExt;
 
 use crate::error::{Error, Result};
 use crate::mapping::literal::cql_literal_or_null;
+use crate::migrate::progress::Progress;
 use crate::schema::ddl::qualified;
 use crate::schema::model::{BucketRule, ColumnKind, Growth, TableSchema};
 use crate::session::db::Db;
@@ -594,6 +595,18 @@ pub struct LiveSize {
 /// The node's figures cover flushed data only (`nodetool flush`), and the estimates are
 /// refreshed every few minutes (`nodetool refreshsizeestimates`).
 pub async fn live(db: &Db, schema: &TableSchema, count_rows: bool) -> Result<LiveSize> {
+    live_with_progress(db, schema, count_rows, &|_| {}).await
+}
+
+/// [`live`], telling `progress` how far the count of each partition's rows has come
+/// ([`Progress::Scanned`], every 1,000 partitions and when it ends): the count reads the
+/// whole table.
+pub async fn live_with_progress(
+    db: &Db,
+    schema: &TableSchema,
+    count_rows: bool,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<LiveSize> {
     let keyspace = db
         .resolve_keyspace(schema.keyspace)
         .ok_or(Error::NoKeyspace { table: schema.name })?;
@@ -630,7 +643,7 @@ pub async fn live(db: &Db, schema: &TableSchema, count_rows: bool) -> Result<Liv
         .filter(|&p| p > 0)
         .map(|p| i64::try_from(weighted / i128::from(p)).unwrap_or(i64::MAX));
     let largest = if count_rows {
-        largest_partition(db, schema, keyspace).await?
+        largest_partition(db, schema, keyspace, progress).await?
     } else {
         None
     };
@@ -647,6 +660,7 @@ async fn largest_partition(
     db: &Db,
     schema: &TableSchema,
     keyspace: &str,
+    progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Option<(String, i64)>> {
     use scylla::frame::response::result::ColumnType;
     use scylla::value::{CqlValue, Row};
@@ -669,6 +683,12 @@ async fn largest_partition(
         .map(|spec| spec.typ().clone().into_owned())
         .collect();
     let mut best: Option<(String, i64)> = None;
+    let (mut partitions, mut counted) = (0u64, 0u64);
+    let scanned = |partitions, rows| Progress::Scanned {
+        table: format!("{keyspace}.{}", schema.name),
+        partitions,
+        rows,
+    };
     while let Some(row) = rows
         .try_next()
         .await
@@ -678,6 +698,11 @@ async fn largest_partition(
         let Some(Some(CqlValue::BigInt(n))) = cols.pop() else {
             continue;
         };
+        partitions += 1;
+        counted += u64::try_from(n).unwrap_or(0);
+        if partitions.is_multiple_of(1000) {
+            progress(&scanned(partitions, counted));
+        }
         if best.as_ref().is_none_or(|(_, m)| n > *m) {
             let key: Vec<String> = cols
                 .iter()
@@ -687,6 +712,7 @@ async fn largest_partition(
             best = Some((key.join(", "), n));
         }
     }
+    progress(&scanned(partitions, counted));
     Ok(best)
 }
 

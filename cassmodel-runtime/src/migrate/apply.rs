@@ -6,9 +6,10 @@
 use super::error::MigrationError;
 use super::live::LiveSchema;
 use super::plan::{Change, Step};
+use super::progress::{OnProgress, Progress};
 use crate::error::Error;
 use crate::session::db::Db;
-use crate::session::index_ready::await_queryable;
+use crate::session::index_ready::await_queryable_reporting;
 
 /// What [`Migrator::apply`](super::Migrator::apply) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,9 +34,17 @@ pub(crate) async fn apply_steps(
     db: &Db,
     steps: &[Step],
     index_wait: std::time::Duration,
+    progress: Option<&OnProgress>,
 ) -> Result<ApplyReport, MigrationError> {
     let mut report = ApplyReport::default();
-    for step in steps {
+    for (n, step) in steps.iter().enumerate() {
+        if let Some(p) = progress {
+            p.report(&Progress::Step {
+                n: n + 1,
+                total: steps.len(),
+                description: step.description.clone(),
+            });
+        }
         let mut attempt = 1;
         let done = loop {
             let live = LiveSchema::read(db.session(), &[step.change.keyspace()]).await?;
@@ -71,7 +80,17 @@ pub(crate) async fn apply_steps(
             keyspace, index, ..
         } = &step.change
         {
-            await_queryable(db.session(), keyspace, &[index], index_wait)
+            let building = |waited| {
+                if let Some(p) = progress {
+                    p.report(&Progress::IndexBuilding {
+                        keyspace: keyspace.clone(),
+                        index: index.clone(),
+                        waited,
+                        limit: index_wait,
+                    });
+                }
+            };
+            await_queryable_reporting(db.session(), keyspace, &[index], index_wait, &building)
                 .await
                 .map_err(|source| MigrationError::Step {
                     description: format!(

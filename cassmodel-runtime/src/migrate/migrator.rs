@@ -8,6 +8,7 @@ use super::files::{self, GeneratedFile};
 use super::live::LiveSchema;
 use super::models::Models;
 use super::plan::{self, MigrationPlan};
+use super::progress::{OnProgress, Progress};
 use super::target::{Settings, Target};
 use crate::schema::ddl::Replication;
 use crate::session::db::Db;
@@ -125,6 +126,14 @@ impl Migrator {
         self
     }
 
+    /// Calls `f` while [`apply`](Self::apply) runs: before each step, and about once a
+    /// second while it waits for a new index to be built ([`Progress`]). The migration CLI
+    /// shows them (a progress line on a terminal, plain lines otherwise).
+    pub fn on_progress(mut self, f: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.settings.on_progress = Some(OnProgress(std::sync::Arc::new(f)));
+        self
+    }
+
     /// The settings of its plans that are not in the models.
     #[cfg(test)]
     pub(crate) fn settings(&self) -> &Settings {
@@ -202,7 +211,8 @@ impl Migrator {
             return Err(MigrationError::Refused(plan.refused.clone()));
         }
         let index_wait = self.settings.index_wait.unwrap_or(INDEX_WAIT);
-        apply_steps(self.db()?, &plan.steps, index_wait).await
+        let progress = self.settings.on_progress.as_ref();
+        apply_steps(self.db()?, &plan.steps, index_wait, progress).await
     }
 
     /// Compares the models with the cluster and reports every mismatch in one error (missing

@@ -54,6 +54,7 @@ mod live;
 mod migrator;
 mod models;
 mod plan;
+pub(crate) mod progress;
 mod read;
 mod target;
 
@@ -68,3 +69,4 @@ pub use live::{
 pub use migrator::Migrator;
 pub use models::Models;
 pub use plan::{Change, MigrationPlan, Mismatch, Refusal, Step, Unmanaged};
+pub use progress::Progress;

@@ -43,6 +43,8 @@ pub(crate) struct Settings {
     /// How long `apply` waits for a new index to be queryable on every node (`None`:
     /// two minutes, `INDEX_WAIT`).
     pub index_wait: Option<std::time::Duration>,
+    /// Who hears of `apply`'s steps and index builds.
+    pub on_progress: Option<super::progress::OnProgress>,
 }
 
 impl Settings {

@@ -43,10 +43,23 @@ pub async fn await_queryable(
     indexes: &[&str],
     limit: Duration,
 ) -> Result<()> {
+    await_queryable_reporting(session, keyspace, indexes, limit, &|_| {}).await
+}
+
+/// [`await_queryable`], calling `on_wait` with the time waited so far at each pause (about
+/// once a second once the pauses have grown).
+pub(crate) async fn await_queryable_reporting(
+    session: &Session,
+    keyspace: &str,
+    indexes: &[&str],
+    limit: Duration,
+    on_wait: &(dyn Fn(Duration) + Sync),
+) -> Result<()> {
     if indexes.is_empty() || limit.is_zero() {
         return Ok(());
     }
-    let deadline = Instant::now() + limit;
+    let start = Instant::now();
+    let deadline = start + limit;
     let cluster = session.get_cluster_state();
     let nodes: Vec<_> = cluster
         .get_nodes_info()
@@ -130,6 +143,7 @@ pub async fn await_queryable(
                     "an index is still building: reads through it wait until it is queryable"
                 );
             }
+            on_wait(start.elapsed());
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(MAX_POLL);
         }
