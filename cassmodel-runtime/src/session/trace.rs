@@ -1,8 +1,10 @@
 //! One `tracing` span per statement a call runs: `statement` at debug level, target
 //! `cassmodel`, with the statement's `kind` (`select`, `insert`, `update`, `delete`, `batch`,
 //! `count`, `ddl`, ...), `keyspace`, `table` and `consistency` (a DDL statement's `cql` too),
-//! and, when it ends, the `rows` it returned, the `retries` the driver made and its `error`. The driver's own events and
-//! cassmodel's (a failed attempt, a server warning) are inside it.
+//! and, when it ends, the `rows` it returned, the `retries` the driver made and its `error`.
+//! The driver's own events and cassmodel's (a failed attempt, a server warning) are inside it.
+//! The pages a `fetch_stream` reads after its first are not: the span ends when the stream is
+//! returned.
 //!
 //! Without a subscriber that wants debug spans of `cassmodel`, a span is `Span::none()`:
 //! one check of the level filter, no field written, nothing recorded.
