@@ -242,6 +242,12 @@ impl NodeConfig {
         self.work_dir.join("cassandra.pid")
     }
 
+    /// The major version of `version` (`5` for `5.0.8`); `None` when it does not start
+    /// with a number.
+    pub fn major_version(&self) -> Option<u32> {
+        self.version.split('.').next()?.parse().ok()
+    }
+
     pub(crate) fn version_cache_dir(&self) -> PathBuf {
         self.cache_dir.join(format!("cassandra-{}", self.version))
     }

@@ -133,9 +133,7 @@ cdc_raw_directory: {cdc_raw}
 commitlog_sync: periodic
 commitlog_sync_period: 10000ms
 materialized_views_enabled: true
-# Columns MASKED WITH a masking function (Cassandra 5.0 dynamic data masking).
-dynamic_data_masking_enabled: true
-sasi_indexes_enabled: true
+{masking}sasi_indexes_enabled: true
 user_defined_functions_enabled: false
 # Small caches: this node is for tests, and off-heap memory counts too.
 key_cache_size: 8MiB
@@ -145,6 +143,14 @@ networking_cache_size: 16MiB
 concurrent_compactors: 1
 {auth}{tls}",
         initial_token = cfg.initial_token,
+        // Cassandra 4.1 refuses the option ("Invalid yaml. Please remove properties
+        // [dynamic_data_masking_enabled]"): masking came with 5.0.
+        masking = if cfg.major_version().is_none_or(|v| v >= 5) {
+            "# Columns MASKED WITH a masking function (Cassandra 5.0 dynamic data masking).\n\
+             dynamic_data_masking_enabled: true\n"
+        } else {
+            ""
+        },
         snitch = match &cfg.datacenter {
             Some(dc) => format!(
                 "# Data centre '{dc}', rack 'rack1' (conf/cassandra-rackdc.properties).\n\
@@ -316,6 +322,23 @@ pub(crate) const LOGBACK_TOOLS: &str = r#"<configuration>
 </configuration>
 "#;
 
+/// Packages of `java.base` a Cassandra 4.1 node measures objects of (jamm 0.3), opened for
+/// it on Java 17.
+const JAMM_03_OPENS: &[&str] = &[
+    "java.util.concurrent",
+    "java.util.concurrent.atomic",
+    "java.util.concurrent.locks",
+    "java.nio",
+    "java.net",
+    "java.math",
+    "java.time",
+    "java.lang.invoke",
+    "java.security",
+    "java.util.regex",
+    "java.text",
+    "sun.nio.fs",
+];
+
 /// The arguments after `java`: JVM flags, class path and main class.
 ///
 /// Based on Cassandra 5.0's conf/jvm-server.options, conf/jvm17-server.options and
@@ -371,6 +394,14 @@ pub(crate) fn jvm_args(
         if java.modules.is_empty() || java.modules.contains(module) {
             push((*flag).to_owned());
             push((*value).to_owned());
+        }
+    }
+    // Cassandra 4.1 on Java 17 (which it does not support: its jamm 0.3 agent reads the
+    // fields of whatever it measures by reflection): the packages it was seen to reach.
+    if cfg.major_version().is_some_and(|v| v < 5) {
+        for package in JAMM_03_OPENS {
+            push("--add-opens".into());
+            push(format!("java.base/{package}=ALL-UNNAMED"));
         }
     }
     // jvm17-server.options: Netty.
@@ -465,6 +496,16 @@ mod tests {
             "{y}"
         );
         assert!(!y.contains("SimpleSnitch"), "{y}");
+    }
+
+    /// Options a 4.1 node refuses are written for 5.0 only.
+    #[test]
+    fn masking_is_enabled_from_5_0() {
+        let mut c = cfg();
+        c.version = "5.0.8".into();
+        assert!(cassandra_yaml(&c).contains("\ndynamic_data_masking_enabled: true\n"));
+        c.version = "4.1.10".into();
+        assert!(!cassandra_yaml(&c).contains("dynamic_data_masking"));
     }
 
     #[test]

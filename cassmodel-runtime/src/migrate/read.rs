@@ -306,11 +306,7 @@ async fn read_column_masks(
     .await
     {
         Ok(masks) => masks,
-        Err(e)
-            if e.to_string().contains("column_masks") && e.to_string().contains("unconfigured") =>
-        {
-            return Ok(());
-        }
+        Err(e) if table_missing(&e.to_string(), "column_masks") => return Ok(()),
         Err(e) => return Err(e),
     };
     for (table, column, function, types, values) in masks {
@@ -332,6 +328,14 @@ async fn read_column_masks(
 }
 
 /// Runs `cql` with `keyspace` bound and collects every row (paged).
+/// Whether `message`, a server's error, says that the table `table` does not exist: a
+/// `system_schema` table of a newer Cassandra than the server. Cassandra 4.1.10 says "table
+/// column_masks does not exist"; older servers "unconfigured table column_masks".
+fn table_missing(message: &str, table: &str) -> bool {
+    message.contains(&format!("table {table} does not exist"))
+        || message.contains(&format!("unconfigured table {table}"))
+}
+
 async fn rows<R>(session: &Session, cql: &str, keyspace: &str) -> Result<Vec<R>, MigrationError>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
@@ -366,4 +370,27 @@ fn kind_of(kind: &str, order: &str) -> Option<ColumnKind> {
         ("regular", _) => ColumnKind::Regular,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod table_missing_tests {
+    use super::table_missing;
+
+    /// The words of the servers that lack `system_schema.column_masks`, as the driver reports
+    /// them (the first seen on Cassandra 4.1.10).
+    #[test]
+    fn a_missing_system_table_is_told_apart() {
+        let v41 = "Database returned an error: The query is syntactically correct but invalid, \
+                   Error message: table column_masks does not exist";
+        assert!(table_missing(v41, "column_masks"));
+        assert!(table_missing(
+            "Error message: unconfigured table column_masks",
+            "column_masks"
+        ));
+        assert!(!table_missing(v41, "columns"));
+        assert!(!table_missing(
+            "Error message: Keyspace ks does not exist",
+            "column_masks"
+        ));
+    }
 }
