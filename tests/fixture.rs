@@ -1,7 +1,13 @@
 //! `cassmodel_node::TestKeyspace`, the fixture users' integration tests start from: the
-//! example of its docs, as a user copies it, and what `drop` leaves.
+//! example of its docs, as a user copies it, and what `drop` leaves; and
+//! `TestKeyspace::on_cluster`, whose keyspace keeps three copies of every row on three running
+//! nodes. `cargo xtask test` runs that one in its cluster step (the cluster takes
+//! 127.0.0.1-3, the single node's address among them, so it cannot run beside the single
+//! node's tests).
 
-use cassmodel::CassTable;
+use std::collections::HashMap;
+
+use cassmodel::{CassTable, Consistency};
 use cassmodel_node::TestKeyspace;
 
 #[derive(CassTable, Debug, PartialEq)]
@@ -78,4 +84,57 @@ async fn each_fixture_has_its_keyspace_and_drop_deletes_it() {
     a.drop().await.expect("drop");
     assert!(!keyspaces(b.db().clone()).await.contains(&name));
     b.drop().await.expect("drop");
+}
+
+#[tokio::test]
+#[ignore = "run by `cargo xtask test` in its cluster step, on the three-node cluster"]
+async fn a_fixture_on_the_cluster_keeps_three_copies() {
+    let ks = TestKeyspace::on_cluster("orders")
+        .await
+        .expect("the three-node cluster");
+    let db = ks.db();
+    let (replication,): (HashMap<String, String>,) = db
+        .session()
+        .query_unpaged(
+            "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?",
+            (ks.name(),),
+        )
+        .await
+        .expect("replication")
+        .into_rows_result()
+        .expect("rows")
+        .single_row()
+        .expect("one keyspace");
+    assert_eq!(
+        replication.get("replication_factor").map(String::as_str),
+        Some("3"),
+        "{replication:?}"
+    );
+    db.create_table::<Order>().await.expect("create");
+    // Written and read at ALL: each of the three replicas took the rows and answered.
+    for number in 1..=3 {
+        let order = Order {
+            customer: "ada".into(),
+            number,
+            total: 9.5,
+        };
+        cassmodel::Insert::new(&order)
+            .with_options(|o| o.consistency = Some(Consistency::All))
+            .execute(db)
+            .await
+            .expect("insert at ALL");
+    }
+    let orders = Order::select()
+        .customer("ada")
+        .consistency(Consistency::All)
+        .fetch_all(db)
+        .await
+        .expect("read at ALL");
+    assert_eq!(
+        orders.iter().map(|o| o.number).collect::<Vec<_>>(),
+        [3, 2, 1]
+    );
+    let nodes = db.session().get_cluster_state().get_nodes_info().len();
+    assert_eq!(nodes, 3, "the fixture's connection sees the three nodes");
+    ks.drop().await.expect("drop");
 }

@@ -71,13 +71,7 @@ impl Captured {
     /// The fields of each `statement` span closed so far (`kind="select" ... rows=3`), and
     /// forgets every line.
     fn take_statements(&self) -> Vec<String> {
-        let bytes = std::mem::take(
-            &mut *self
-                .0
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        String::from_utf8_lossy(&bytes)
+        self.take_lines()
             .lines()
             .filter(|l| l.contains(" close ") || l.ends_with(" close"))
             .filter_map(|l| {
@@ -89,17 +83,22 @@ impl Captured {
 
     /// The lines written so far by cassmodel (not the driver), and forgets them.
     fn take_ours(&self) -> Vec<String> {
+        self.take_lines()
+            .lines()
+            .filter(|l| l.contains("cassmodel_runtime"))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Everything written so far, and forgets it.
+    fn take_lines(&self) -> String {
         let bytes = std::mem::take(
             &mut *self
                 .0
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
-        String::from_utf8_lossy(&bytes)
-            .lines()
-            .filter(|l| l.contains("cassmodel_runtime"))
-            .map(str::to_owned)
-            .collect()
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 }
 

@@ -558,7 +558,7 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
         },
         Step {
             name: "tests/writes.rs, tests/migrations.rs, tests/key_change.rs, tests/views.rs and \
-                   tests/fixture_cluster.rs on the three-node cluster",
+                   tests/fixture.rs on the three-node cluster",
             args: &[
                 "--all-features",
                 "--test",
@@ -570,8 +570,8 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
                 "--test",
                 "views",
                 "--test",
-                "fixture_cluster",
-                // `fixture_cluster`'s test is ignored elsewhere: it needs this cluster.
+                "fixture",
+                // `fixture`'s test of `on_cluster` is ignored elsewhere: it needs this cluster.
                 "--",
                 "--include-ignored",
             ],

@@ -31,6 +31,7 @@ use crate::mapping::vector::Scored;
 use crate::mapping::view::Writable;
 use crate::schema::model::{BucketRule, ColumnDef, Order};
 use crate::session::db::Db;
+use crate::session::trace::Traced;
 use crate::statement::spec::{Cmp, Op, SetOp};
 use crate::statement::state::QueryState;
 use crate::statement::typestate::kind::{Select, WriteKind};
@@ -217,6 +218,17 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
         self.with(|q| q.per_partition_limit(n))
     }
 
+    /// The future `run` makes of the query's state, a statement of `kind`, inside its span
+    /// at the query's consistency.
+    #[inline]
+    fn run<F>(self, db: &Db, kind: &'static str, run: impl FnOnce(QueryState<'a>) -> F) -> Traced<F>
+    where
+        T: Table,
+    {
+        let consistency = self.state.options.consistency;
+        traced::<T, _>(db, kind, consistency, run(self.state))
+    }
+
     /// Reads rows as `R2`, without the scores read so far (`R2` has no place for them).
     #[inline]
     pub fn read_as<R2>(self) -> Query<'a, T, S, K, R2> {
@@ -309,13 +321,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        let consistency = self.state.options.consistency;
-        traced::<T, _>(
-            db,
-            "select",
-            consistency,
-            select_all::<T, R>(db, self.state),
-        )
+        self.run(db, "select", |state| select_all::<T, R>(db, state))
     }
 
     /// Runs the query for its first row.
@@ -324,13 +330,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        let consistency = self.state.options.consistency;
-        traced::<T, _>(
-            db,
-            "select",
-            consistency,
-            select_first::<T, R>(db, self.state),
-        )
+        self.run(db, "select", |state| select_first::<T, R>(db, state))
     }
 
     /// `SELECT COUNT(*)` with the query's restrictions: the number of rows they select.
@@ -338,13 +338,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        let consistency = self.state.options.consistency;
-        QueryFuture::new(traced::<T, _>(
-            db,
-            "count",
-            consistency,
-            count_rows::<T>(db, self.state),
-        ))
+        QueryFuture::new(self.run(db, "count", |state| count_rows::<T>(db, state)))
     }
 
     /// Runs the query as a stream of rows, one page at a time.
@@ -352,9 +346,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        let consistency = self.state.options.consistency;
-        let stream = select_stream::<T, R>(db, self.state);
-        QueryFuture::new(traced::<T, _>(db, "select", consistency, stream))
+        QueryFuture::new(self.run(db, "select", |state| select_stream::<T, R>(db, state)))
     }
 
     /// Runs the query for one page from `from`.
@@ -362,9 +354,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        let consistency = self.state.options.consistency;
-        let page = select_page::<T, R>(db, self.state, from);
-        QueryFuture::new(traced::<T, _>(db, "select", consistency, page))
+        QueryFuture::new(self.run(db, "select", |state| select_page::<T, R>(db, state, from)))
     }
 }
 
@@ -374,10 +364,9 @@ impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     where
         'a: 'd,
     {
-        let state = self.state;
-        let consistency = state.options.consistency;
-        let write = async move { execute::<T>(db, state, K::STATEMENT).await.map(drop) };
-        QueryFuture::new(traced::<T, _>(db, K::STATEMENT.kind(), consistency, write))
+        QueryFuture::new(self.run(db, K::STATEMENT.kind(), |state| async move {
+            execute::<T>(db, state, K::STATEMENT).await.map(drop)
+        }))
     }
 
     /// Runs the lightweight transaction: the [`Outcome`] carries the current row when it did
@@ -386,9 +375,9 @@ impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     where
         'a: 'd,
     {
-        let consistency = self.state.options.consistency;
-        let write = execute::<T>(db, self.state, K::STATEMENT);
-        QueryFuture::new(traced::<T, _>(db, K::STATEMENT.kind(), consistency, write))
+        QueryFuture::new(self.run(db, K::STATEMENT.kind(), |state| {
+            execute::<T>(db, state, K::STATEMENT)
+        }))
     }
 
     /// The update or delete as a statement of a batch.
