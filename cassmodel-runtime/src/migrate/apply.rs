@@ -1,7 +1,8 @@
 //! Running a plan: each step in order, skipped when the cluster already has it (another
 //! process, or an earlier run that was interrupted, applied it), run with an idempotent
 //! statement otherwise; then, either way, schema agreement before the next step, and for a
-//! new index, until every node can answer reads that use it.
+//! new index, until every node can answer reads that use it. A step whose answer timed out is
+//! looked for again after schema agreement, and run again only when the cluster lacks it.
 
 use super::error::MigrationError;
 use super::live::LiveSchema;
@@ -22,7 +23,8 @@ pub struct ApplyReport {
     pub already_applied: Vec<Step>,
 }
 
-/// How often a step refused because the schema has not reached its coordinator yet is tried.
+/// How often a step is tried when it is refused because the schema has not reached its
+/// coordinator yet, or when its answer timed out.
 const STEP_ATTEMPTS: usize = 5;
 /// The pause before the second attempt of such a step; it grows by as much each time
 /// (at most 2 s in all).
@@ -46,10 +48,13 @@ pub(crate) async fn apply_steps(
             });
         }
         let mut attempt = 1;
+        // Whether this call sent the step and its answer timed out: then a step found done
+        // is this call's own.
+        let mut timed_out = false;
         let done = loop {
             let live = LiveSchema::read(db.session(), &[step.change.keyspace()]).await?;
             if step.change.is_done(&live) {
-                break true;
+                break !timed_out;
             }
             match db.execute_ddl(&step.cql).await {
                 Ok(()) => break false,
@@ -61,6 +66,15 @@ pub(crate) async fn apply_steps(
                     // Agreement can be reported while a node still merges two concurrent
                     // definitions of one table: give it a little longer each time.
                     tokio::time::sleep(STEP_BACKOFF * u32::try_from(attempt).unwrap_or(1)).await;
+                    attempt += 1;
+                }
+                // A schema change whose answer timed out may still be applied: the
+                // coordinator goes on with it (a view's drop waits for its build to stop, a
+                // loaded node is slow to answer). Wait for agreement, then the loop reads the
+                // schema again and finds the step done, or runs its idempotent statement again.
+                Err(e) if e.is_timeout() && attempt < STEP_ATTEMPTS => {
+                    await_agreement(db, step).await?;
+                    timed_out = true;
                     attempt += 1;
                 }
                 Err(source) => {
