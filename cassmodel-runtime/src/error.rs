@@ -382,6 +382,25 @@ pub enum Error {
         /// The data centre whose name differs from the given one only in case, if any.
         suggestion: Option<String>,
     },
+    /// The server refused a request that uses a feature its Cassandra version lacks (a vector
+    /// search on Cassandra 4.1): told by the feature and the version instead of the server's
+    /// syntax error, which is kept as the source. [`Error::kind`] is
+    /// [`ErrorKind::Unsupported`].
+    #[error(
+        "{feature} needs Cassandra {needs} or later, and the cluster runs Cassandra {server}: \
+         upgrade the cluster, or do without it on this one"
+    )]
+    Unsupported {
+        /// What the request uses, in words (`a vector search (ORDER BY embedding ANN OF ?)`).
+        feature: String,
+        /// The first Cassandra version that has it (`5.0`).
+        needs: &'static str,
+        /// The oldest version among the cluster's nodes (`4.1.10`).
+        server: String,
+        /// The server's refusal.
+        #[source]
+        source: Box<Error>,
+    },
 }
 
 /// `dc1 (2 nodes), dc2 (1 node)`.
@@ -631,6 +650,9 @@ pub enum ErrorKind {
     /// The settings do not fit the cluster (a local data centre that no node is in): fix
     /// the settings, retrying cannot help.
     Configuration,
+    /// The cluster's Cassandra version lacks a feature the request or the models use (SAI or
+    /// vector indexes, vector types, masked columns on Cassandra 4.1): upgrade the cluster.
+    Unsupported,
     /// Anything else.
     Other,
 }
@@ -783,6 +805,7 @@ impl Error {
                 return ErrorKind::Timeout;
             }
             Error::UnknownLocalDc { .. } => return ErrorKind::Configuration,
+            Error::Unsupported { .. } => return ErrorKind::Unsupported,
             Error::DualWrite { source, .. } => return source.kind(),
             Error::Prepare { source, .. } => source.as_ref(),
             Error::Execute {

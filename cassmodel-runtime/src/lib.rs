@@ -48,6 +48,7 @@ pub use schema::model::{
 pub use scylla::response::PagingState;
 pub use scylla::statement::{Consistency, SerialConsistency};
 pub use session::db::Db;
+pub use session::version::ServerVersion;
 pub use session::warnings::ServerWarning;
 pub use statement::options::QueryOptions;
 pub use statement::spec::Cmp;

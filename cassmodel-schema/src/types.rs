@@ -167,6 +167,17 @@ impl CqlType {
         }
     }
 
+    /// Whether `vector<..>` appears anywhere in the type (a type Cassandra 5.0 added).
+    pub fn references_vector(&self) -> bool {
+        match self {
+            CqlType::Vector(..) => true,
+            CqlType::Native(_) | CqlType::Udt(_) => false,
+            CqlType::List(t) | CqlType::Set(t) | CqlType::Frozen(t) => t.references_vector(),
+            CqlType::Map(k, v) => k.references_vector() || v.references_vector(),
+            CqlType::Tuple(ts) => ts.iter().any(CqlType::references_vector),
+        }
+    }
+
     /// Why this type cannot be a partition-key or clustering column, if it cannot.
     pub fn key_violation(&self) -> Option<KeyViolation> {
         if self.is_counter() {

@@ -11,9 +11,11 @@ use scylla::statement::prepared::PreparedStatement;
 use crate::error::{Error, Result};
 use crate::mapping::projection::Projection;
 use crate::mapping::table::Table;
+use crate::schema::model::TableSchema;
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
 use crate::session::trace::{Traced, statement_span};
+use crate::session::version::ServerVersion;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
@@ -28,9 +30,12 @@ pub(crate) fn repeatable(cql: &str) -> scylla::statement::Statement {
 }
 
 /// The statement kept under `key` in `db`'s cache, or, on first use, the text `cql` writes,
-/// prepared there and marked idempotent or not. The text is written only on a miss.
+/// prepared there and marked idempotent or not. The text is written only on a miss. A
+/// statement on `table` that the server refuses to prepare while it uses what Cassandra 5.0
+/// added is told as [`Error::Unsupported`] on an older cluster.
 pub(crate) async fn cached(
     db: &Db,
+    table: &'static TableSchema,
     key: CacheKey,
     idempotent: bool,
     cql: impl FnOnce(&CacheKey) -> Result<String>,
@@ -39,10 +44,38 @@ pub(crate) async fn cached(
         return Ok(ps);
     }
     let text = cql(&key)?;
+    let feature = || match &key {
+        CacheKey::Query { spec, .. } | CacheKey::Mirror { spec, .. } => {
+            spec.cassandra_5_feature(table)
+        }
+        _ => table.columns.iter().find_map(|c| c.vector_type_feature()),
+    };
+    let feature = feature();
     // The first call of a shape prepares it: the driver's prepare is a large future, boxed so
     // that every query's future (which holds this one) stays small and cheap to move on the
     // hot path, where the statement is in the cache.
-    Box::pin(db.statements().prepare(db.session(), key, text, idempotent)).await
+    match Box::pin(db.statements().prepare(db.session(), key, text, idempotent)).await {
+        Ok(ps) => Ok(ps),
+        Err(e) => Err(Box::pin(told_by_version(db, feature, e)).await),
+    }
+}
+
+/// `e`, or [`Error::Unsupported`] around it when the refused statement uses `feature` and the
+/// cluster runs a Cassandra older than 5.0 (the server's words would be a syntax error or an
+/// unknown table).
+async fn told_by_version(db: &Db, feature: Option<String>, e: Error) -> Error {
+    let Some(feature) = feature else {
+        return e;
+    };
+    match db.server_version().await {
+        Ok(Some(server)) if server < ServerVersion::CASSANDRA_5_0 => Error::Unsupported {
+            feature,
+            needs: "5.0",
+            server: server.to_string(),
+            source: Box::new(e),
+        },
+        _ => e,
+    }
 }
 
 /// The statement of `spec` (a SELECT, DELETE or UPDATE of `T`, reading rows as `R`) on `db`.
@@ -58,7 +91,7 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         what,
         spec,
     };
-    cached(db, key, idempotent, |key| {
+    cached(db, T::schema(), key, idempotent, |key| {
         let CacheKey::Query { spec, .. } = key else {
             return Err(Error::Invalid("statement cache key mismatch".into()));
         };
@@ -130,7 +163,7 @@ pub(crate) async fn key_prefix_statement<T: Table>(
         table: TypeId::of::<T>(),
         n,
     };
-    let ps = cached(db, key, true, |_| {
+    let ps = cached(db, T::schema(), key, true, |_| {
         let schema = T::schema();
         let spec = Spec {
             restrictions: schema

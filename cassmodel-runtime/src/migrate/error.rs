@@ -34,6 +34,21 @@ pub enum MigrationError {
     /// The set of models is inconsistent (no keyspace, two structs for one table).
     #[error("the models cannot be migrated:{}", bullets(.0))]
     Models(Vec<String>),
+    /// The models use what the cluster's Cassandra version lacks (checked before planning:
+    /// the server would refuse the DDL with a syntax error).
+    #[error(
+        "the models use what Cassandra {needs} added, and the cluster runs Cassandra {server}:{}\n\
+         upgrade the cluster to Cassandra {needs} or later, or take these out of the models",
+        bullets(.features)
+    )]
+    Unsupported {
+        /// The oldest version among the cluster's nodes (`4.1.10`).
+        server: String,
+        /// The first version that has them (`5.0`).
+        needs: &'static str,
+        /// Each use, with its table or type.
+        features: Vec<String>,
+    },
     /// `system_schema` holds something cassmodel cannot read (e.g. an unknown type text).
     #[error("cannot read the live schema: {0}")]
     LiveSchema(String),

@@ -13,6 +13,7 @@ use super::target::{Settings, Target};
 use crate::schema::ddl::Replication;
 use crate::session::db::Db;
 use crate::session::index_ready::INDEX_WAIT;
+use crate::session::version::ServerVersion;
 
 /// Where models without a keyspace of their own go, and where fixed keyspaces are mapped to.
 #[derive(Debug, Clone)]
@@ -168,9 +169,37 @@ impl Migrator {
 
     /// The plan: what [`apply`](Self::apply) would run, what it refuses, what it leaves alone.
     /// Computing it changes nothing.
+    ///
+    /// Fails with [`MigrationError::Unsupported`] when the models use what the cluster's
+    /// Cassandra version lacks (SAI and vector indexes, vector types, masked columns on
+    /// Cassandra 4.1), naming each use; so do [`apply`](Self::apply) and
+    /// [`validate`](Self::validate).
     pub async fn plan(&self) -> Result<MigrationPlan, MigrationError> {
         let live = self.live_schema().await?;
+        self.refuse_what_the_server_lacks().await?;
         self.plan_against(&live)
+    }
+
+    /// [`MigrationError::Unsupported`] when the cluster runs a Cassandra older than 5.0 and
+    /// the models use what 5.0 added.
+    async fn refuse_what_the_server_lacks(&self) -> Result<(), MigrationError> {
+        let server = self
+            .db()?
+            .server_version()
+            .await
+            .map_err(|e| MigrationError::Db(Box::new(e)))?;
+        let Some(server) = server.filter(|v| *v < ServerVersion::CASSANDRA_5_0) else {
+            return Ok(());
+        };
+        let features = self.target()?.cassandra_5_features();
+        if features.is_empty() {
+            return Ok(());
+        }
+        Err(MigrationError::Unsupported {
+            server: server.to_string(),
+            needs: "5.0",
+            features,
+        })
     }
 
     /// The plan against `live`, without touching the cluster: the pure function behind

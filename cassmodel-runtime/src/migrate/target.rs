@@ -26,6 +26,28 @@ impl Target {
     }
 }
 
+impl Target {
+    /// What the models use that Cassandra 5.0 added, each with its table or type
+    /// (`table `shop.docs`: the vector type of column `embedding` (vector<float, 3>)`).
+    pub fn cassandra_5_features(&self) -> Vec<String> {
+        let tables = self.tables.iter().flat_map(|(ks, t)| {
+            t.columns
+                .iter()
+                .flat_map(|c| c.cassandra_5_features())
+                .map(move |f| format!("table `{ks}.{}`: {f}", t.name))
+        });
+        let types = self.udts.iter().flat_map(|(ks, udts)| {
+            udts.iter().flat_map(move |u| {
+                u.fields
+                    .iter()
+                    .flat_map(|c| c.cassandra_5_features())
+                    .map(move |f| format!("type `{ks}.{}`: {f}", u.name))
+            })
+        });
+        tables.chain(types).collect()
+    }
+}
+
 /// Settings of a plan that are not in the models.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Settings {

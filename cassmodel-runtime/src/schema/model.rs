@@ -127,6 +127,41 @@ impl ColumnDef {
     }
 }
 
+impl ColumnDef {
+    /// What this column uses that Cassandra 5.0 added, in words: the vector type, a
+    /// storage-attached or vector index, a mask (dynamic data masking). Empty for a column
+    /// any Cassandra 4.x takes.
+    pub fn cassandra_5_features(&self) -> Vec<String> {
+        let c = self.name;
+        let mut out: Vec<String> = self.vector_type_feature().into_iter().collect();
+        for index in &self.indexes {
+            let kind = if self.vector_index().is_some() {
+                "the vector index"
+            } else {
+                "the storage-attached index (SAI)"
+            };
+            out.push(format!("{kind} `{}` on column `{c}`", index.name));
+        }
+        if let Some(mask) = self.mask {
+            out.push(format!(
+                "the mask of column `{c}` (dynamic data masking, MASKED WITH {mask})"
+            ));
+        }
+        out
+    }
+
+    /// `the vector type of column `c` (vector<float, 3>)` when the column's type holds a
+    /// vector: no Cassandra before 5.0 has the table.
+    pub fn vector_type_feature(&self) -> Option<String> {
+        self.cql_type.references_vector().then(|| {
+            format!(
+                "the vector type of column `{}` ({})",
+                self.name, self.cql_type
+            )
+        })
+    }
+}
+
 impl IndexDef {
     /// An index named `name` on `target`.
     pub fn new(name: &'static str, target: IndexTarget) -> Self {

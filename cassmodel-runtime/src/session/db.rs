@@ -2,7 +2,7 @@
 //! ([`StatementCache`], which the execution layer fills).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
@@ -10,6 +10,7 @@ use scylla::client::session::Session;
 use super::cache::StatementCache;
 use super::index_ready::{INDEX_WAIT, await_queryable};
 use super::trace::{Traced, statement_span};
+use super::version::{self, ServerVersion};
 use super::warnings::{ServerWarning, Warnings};
 use crate::config::options::DEFAULT_MAX_REQUEST_SIZE;
 use crate::error::{Error, Result};
@@ -26,6 +27,8 @@ struct Inner {
     statements: StatementCache,
     /// The program's handler of server warnings, shared by every `Db` of the connection.
     warnings: Warnings,
+    /// The cluster's oldest Cassandra release, once read ([`Db::server_version`]).
+    server: OnceLock<ServerVersion>,
 }
 
 /// A connection to a cluster, with the keyspace that tables without
@@ -113,6 +116,7 @@ impl Db {
                 max_request_size,
                 statements: StatementCache::new(),
                 warnings,
+                server: OnceLock::new(),
             }),
         }
     }
@@ -213,6 +217,26 @@ impl Db {
             Some(k) => Some(self.inner.keyspace_map.get(k).map_or(k, String::as_str)),
             None => self.inner.keyspace.as_deref(),
         }
+    }
+
+    /// The oldest Cassandra release among the cluster's nodes (`release_version` of
+    /// `system.local` and `system.peers`), read on the first call and kept; `None` when no
+    /// node tells one.
+    ///
+    /// ```no_run
+    /// # async fn f(db: &cassmodel_runtime::Db) -> cassmodel_runtime::Result<()> {
+    /// use cassmodel_runtime::ServerVersion;
+    /// if db.server_version().await? < Some(ServerVersion::CASSANDRA_5_0) {
+    ///     println!("no vector search on this cluster");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn server_version(&self) -> Result<Option<ServerVersion>> {
+        if let Some(v) = self.inner.server.get() {
+            return Ok(Some(*v));
+        }
+        let read = version::read(&self.inner.session).await?;
+        Ok(read.map(|v| *self.inner.server.get_or_init(|| v)))
     }
 
     /// Runs one unprepared statement without values (DDL).

@@ -2,7 +2,8 @@
 //! tables live in), its prepared statements ([`cache`]), connecting from the settings
 //! ([`connect`]), waiting for new indexes ([`index_ready`]), the old table that a key
 //! change's dual writes also reach ([`mirror`]), the server's warnings ([`warnings`]) and the
-//! `tracing` span of each statement ([`trace`]).
+//! `tracing` span of each statement ([`trace`]) and the Cassandra version the cluster runs
+//! ([`version`]).
 
 pub(crate) mod cache;
 pub(crate) mod connect;
@@ -10,4 +11,5 @@ pub(crate) mod db;
 pub(crate) mod index_ready;
 pub(crate) mod mirror;
 pub(crate) mod trace;
+pub(crate) mod version;
 pub(crate) mod warnings;

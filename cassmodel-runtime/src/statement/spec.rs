@@ -165,6 +165,34 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// What this statement on `table` uses that Cassandra 5.0 added, in words, if anything:
+    /// a vector search, a similarity function, a restriction served by a storage-attached
+    /// index, a table with a vector column. Asked only when preparing it failed.
+    pub(crate) fn cassandra_5_feature(&self, table: &TableSchema) -> Option<String> {
+        let column = |c: u16| table.columns.get(usize::from(c));
+        let name = |c: u16| column(c).map_or("?", |c| c.name);
+        if let Some(c) = self.ann {
+            return Some(format!("a vector search (ORDER BY {} ANN OF ?)", name(c)));
+        }
+        if let Some(&(c, f)) = self.scores.first() {
+            return Some(format!(
+                "the similarity function {}({}, ?)",
+                f.function(),
+                name(c)
+            ));
+        }
+        let indexed = self.restrictions.iter().find_map(|&(c, _)| {
+            let col = column(c).filter(|col| !col.kind.is_key())?;
+            Some((col.name, col.indexes.first()?.name))
+        });
+        if let Some((col, index)) = indexed {
+            return Some(format!(
+                "a read through the storage-attached index `{index}` on column `{col}`"
+            ));
+        }
+        table.columns.iter().find_map(|c| c.vector_type_feature())
+    }
+
     /// Whether some partition-key column of `schema` is restricted by `IN`.
     pub(crate) fn in_on_partition_key(&self, table: &TableSchema) -> bool {
         self.restrictions
