@@ -69,7 +69,12 @@ async fn check_reports_the_cluster() {
         .lines()
         .find(|l| l.trim_start().starts_with(&format!("node {first}")))
         .unwrap_or_else(|| panic!("no line for {first}: {out}"));
-    assert!(node.contains("Cassandra 5.0"), "{node}");
+    let server =
+        t.db.server_version()
+            .await
+            .expect("version")
+            .expect("known");
+    assert!(node.contains(&format!("Cassandra {server}")), "{node}");
     assert!(node.ends_with("connected"), "{node}");
     assert!(out.contains(t.keyspace()), "{out}");
 
@@ -123,6 +128,24 @@ async fn apply_files_runs_migration_files_in_order() {
     ];
 
     let (exit, out, err) = cassmodel(&args).await;
+    // Before Cassandra 5.0, the second file's SAI index is refused by name, after the first
+    // file ran.
+    let server =
+        t.db.server_version()
+            .await
+            .expect("version")
+            .expect("known");
+    if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
+        assert_ne!(exit, Exit::Ok, "{out}");
+        assert!(
+            err.contains(&format!(
+                "a storage-attached index (CREATE INDEX .. USING 'sai') needs Cassandra 5.0 or \
+                 later, and the cluster runs Cassandra {server}"
+            )),
+            "{err}"
+        );
+        return t.drop_all().await;
+    }
     assert_eq!(exit, Exit::Ok, "{err}");
     let ran: Vec<&str> = out.lines().filter(|l| !l.starts_with("--")).collect();
     assert_eq!(
@@ -208,7 +231,16 @@ async fn pull_writes_checks_and_names_what_it_cannot_model() {
         ),
         format!("CREATE TABLE {ks}.ints (id int PRIMARY KEY, v vector<int, 2>)"),
     ] {
-        t.db.execute_ddl(&cql).await.expect("DDL");
+        let made = t.db.execute_ddl(&cql).await;
+        // Before Cassandra 5.0 the vector table is refused by name (and pulled on 5.0 only).
+        if let Err(e) = &made
+            && e.kind() == cassmodel::ErrorKind::Unsupported
+            && cql.contains("vector<")
+        {
+            assert!(e.to_string().starts_with("the vector type"), "{e}");
+            return t.drop_all().await;
+        }
+        made.expect("DDL");
     }
     let points = contact_points().await;
     let dir = std::env::temp_dir().join(format!("cassmodel_pull_{ks}"));

@@ -197,8 +197,20 @@ async fn casts_and_functions_equal_plain_cql() {
         .sensor(&1)
         .read_as::<Converted>()
         .fetch_all(db)
-        .await
-        .expect("typed read");
+        .await;
+    // collection_count and abs came with Cassandra 5.0: before, the read is refused by name.
+    let server = db.server_version().await.expect("version").expect("known");
+    if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
+        let e = typed.expect_err("5.0's functions before 5.0");
+        assert_eq!(e.kind(), cassmodel::ErrorKind::Unsupported, "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("the function collection_count(tags) needs Cassandra 5.0"),
+            "{e}"
+        );
+        return t.drop_all().await;
+    }
+    let typed = typed.expect("typed read");
     type Row = (DateTime<Utc>, String, i32, NaiveDate, i64, Option<i32>, f64);
     let plain: Vec<Row> = plain(
         db,

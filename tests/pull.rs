@@ -38,9 +38,16 @@ async fn handwritten_keyspace_round_trips() {
     let ks = t.keyspace().to_owned();
     t.db.session().use_keyspace(&ks, false).await.expect("USE");
     for statement in cassmodel_cli::cql_statements(HANDWRITTEN) {
-        t.db.execute_ddl(&statement)
-            .await
-            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        let made = t.db.execute_ddl(&statement).await;
+        // Before Cassandra 5.0 the file's vector column and SAI index are refused by name
+        // (the keyspace round-trips on 5.0 only).
+        if let Err(e) = &made
+            && e.kind() == cassmodel::ErrorKind::Unsupported
+        {
+            assert!(e.to_string().contains("needs Cassandra 5.0"), "{e}");
+            return t.drop_all().await;
+        }
+        made.unwrap_or_else(|e| panic!("{statement}: {e}"));
     }
     let pulled = pull(&t.db, &ks, &PullOptions::new()).await.expect("pull");
     fixture("tests/pull/handwritten.rs", &pulled.module);

@@ -346,25 +346,7 @@ pub enum SelectorKind {
     Cast,
 }
 
-/// Cassandra's native scalar functions of one column that a projection may read (5.0: the
-/// time conversions, the math and the collection functions).
-pub const SCALAR_FUNCTIONS: &[&str] = &[
-    "todate",
-    "totimestamp",
-    "tounixtimestamp",
-    "abs",
-    "exp",
-    "log",
-    "log10",
-    "round",
-    "collection_count",
-    "collection_min",
-    "collection_max",
-    "collection_sum",
-    "collection_avg",
-    "map_keys",
-    "map_values",
-];
+pub use cassmodel_schema::SCALAR_FUNCTIONS;
 
 impl SelectorKind {
     /// The kind of function `name` (lower case); `None` for one cassmodel does not know.

@@ -29,6 +29,9 @@ pub const PASSWORD_NODE_HOST: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 4);
 
 /// The superuser Cassandra creates on a node with authentication, and its password.
 pub const SUPERUSER: (&str, &str) = ("cassandra", "cassandra");
+/// The address of a node of another Cassandra version beside the local one
+/// ([`NodeConfig::of_version`]).
+pub const OTHER_VERSION_HOST: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 5);
 
 /// Everything needed to start, find and stop the node.
 ///
@@ -219,6 +222,24 @@ impl NodeConfig {
         // A few logins and small tables: half the default heap is plenty.
         cfg.heap = "512M".into();
         cfg.work_dir = sibling_dir(&self.work_dir, "password");
+        cfg
+    }
+
+    /// A node of Cassandra `version` beside this one (`cargo xtask test --cassandra 4.1.10`):
+    /// this configuration on [`OTHER_VERSION_HOST`] (127.0.0.5), with its own JMX port
+    /// (`jmx_port + 6`) and work dir (`<work_dir>-<version>`), alone (no seeds, no data
+    /// centre, no login).
+    pub fn of_version(&self, version: &str) -> NodeConfig {
+        let mut cfg = self.clone();
+        cfg.version = version.to_owned();
+        cfg.host = OTHER_VERSION_HOST;
+        cfg.jmx_port = self.jmx_port.wrapping_add(6);
+        cfg.seeds = Vec::new();
+        cfg.initial_token = 0;
+        cfg.datacenter = None;
+        cfg.authentication = false;
+        cfg.tls = false;
+        cfg.work_dir = sibling_dir(&self.work_dir, version);
         cfg
     }
 

@@ -12,12 +12,14 @@
 //! assert!(t.key_violation().is_some()); // a non-frozen map cannot be a key column
 //! ```
 
+mod functions;
 mod growth;
 mod ident;
 mod index;
 mod mask;
 mod types;
 
+pub use functions::{SCALAR_FUNCTIONS, added_in_cassandra_5};
 pub use growth::{PERIODS, Period, Span, fixed_size};
 pub use ident::{
     MAX_SCHEMA_NAME_LEN, NameError, is_reserved_word, quote_ident, validate_column_name,

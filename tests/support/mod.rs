@@ -267,3 +267,59 @@ async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }
+
+/// Whether the cluster runs a Cassandra older than 5.0 and `m`'s models, which use what 5.0
+/// added (SAI or vector indexes, vector types, masks), are refused there as they must be:
+/// `plan`, `validate` and `apply` each fail with `MigrationError::Unsupported` naming the
+/// server's version. A test of those features checks this first and ends when it is true
+/// (on 4.1 its point is the refusal); on 5.0 it is false and the test goes on.
+#[allow(dead_code)]
+pub async fn refused_before_cassandra_5(db: &Db, m: &cassmodel::migrate::Migrator) -> bool {
+    let server = db
+        .server_version()
+        .await
+        .expect("the server's version")
+        .expect("a release_version");
+    if server >= cassmodel::ServerVersion::CASSANDRA_5_0 {
+        return false;
+    }
+    let refused = |what: &str, e: cassmodel::migrate::MigrationError| {
+        let text = e.to_string();
+        assert!(
+            matches!(e, cassmodel::migrate::MigrationError::Unsupported { .. })
+                && text.contains(&format!("the cluster runs Cassandra {server}")),
+            "{what} on Cassandra {server}: not refused by version: {text}"
+        );
+    };
+    refused("plan", m.plan().await.expect_err("plan"));
+    refused("validate", m.validate().await.expect_err("validate"));
+    refused("apply", m.apply().await.expect_err("apply"));
+    eprintln!("Cassandra {server}: the models are refused by name, as they must be");
+    true
+}
+
+/// `db.create_table::<T>()` for a table with storage-attached indexes: `false` once created
+/// (Cassandra 5.0 and later); before 5.0, `true` once the refusal is checked
+/// (`ErrorKind::Unsupported`, naming SAI and the server's version), and the test ends there.
+#[allow(dead_code)]
+pub async fn create_table_refused_before_cassandra_5<T: cassmodel::Table>(db: &Db) -> bool {
+    let server = db
+        .server_version()
+        .await
+        .expect("the server's version")
+        .expect("a release_version");
+    let created = db.create_table::<T>().await;
+    if server >= cassmodel::ServerVersion::CASSANDRA_5_0 {
+        created.expect("create");
+        return false;
+    }
+    let e = created.expect_err("an SAI index before Cassandra 5.0");
+    let text = e.to_string();
+    assert!(
+        e.kind() == cassmodel::ErrorKind::Unsupported
+            && text.starts_with("a storage-attached index")
+            && text.contains(&format!("the cluster runs Cassandra {server}")),
+        "{text}"
+    );
+    true
+}

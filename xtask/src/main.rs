@@ -3,7 +3,10 @@
 //! - `test`: the whole suite, as CI runs it: formatting, clippy, a local Cassandra node
 //!   (started once, unless `CASSMODEL_CONTACT_POINTS` names a cluster), every test of the
 //!   workspace (unit, integration on the node, compile-fail, doc), rustdoc without warnings,
-//!   and the demo. A node this command started is stopped at the end.
+//!   and the demo; then chaos, the three-node cluster, and the parts of the suite that apply
+//!   to Cassandra 4.1 on a 4.1 node (`ON_CASSANDRA_4_1`). A node this command started is
+//!   stopped at the end. `test --cassandra 4.1.10`: the checks, then every test of the
+//!   workspace on a node of that version (127.0.0.5, its own work dir).
 //! - `demo`: the seed-model demo (`cargo run --example demo`).
 //! - `node <start|stop|reset|status|logs>`: the local node.
 //! - `chaos [--only load,pause,crash] [--ops N]`: the reliability checks on the local node
@@ -193,8 +196,8 @@ fn stop(what: &str, cfg: &cassmodel_node::NodeConfig) {
     }
 }
 
-fn test() -> ExitCode {
-    let mut failed: Vec<&str> = Vec::new();
+/// fmt, clippy and the build of every test: the first steps of every `test` run.
+fn checks_and_build(failed: &mut Vec<&str>) {
     if !run(
         "cargo fmt --check",
         cargo().args(["fmt", "--all", "--", "--check"]),
@@ -223,6 +226,14 @@ fn test() -> ExitCode {
     ) {
         failed.push("build");
     }
+}
+
+fn test(version: Option<&str>) -> ExitCode {
+    if let Some(version) = version {
+        return test_on_version(version);
+    }
+    let mut failed: Vec<&str> = Vec::new();
+    checks_and_build(&mut failed);
     let started = match start_node() {
         Ok(s) => s,
         Err(e) => {
@@ -329,14 +340,21 @@ fn test() -> ExitCode {
         // Last: it pauses and kills the node (and starts it again).
         if std::env::var("CASSMODEL_CONTACT_POINTS").is_ok_and(|v| !v.trim().is_empty()) {
             eprintln!(
-                "\nchaos and cluster checks skipped: they signal the project's own nodes, not \
-                 the cluster in CASSMODEL_CONTACT_POINTS"
+                "\nchaos, cluster checks and Cassandra 4.1 skipped: they run the project's own \
+                 nodes, not the cluster in CASSMODEL_CONTACT_POINTS"
             );
         } else {
             if !run_noted("chaos (load, pause, kill -9)", &mut chaos(&[]), &mut counts) {
                 failed.push("chaos");
             }
             failed.extend(cluster_suite(started, &mut counts));
+            // The parts of the suite that apply to Cassandra 4.1, on a 4.1 node beside the
+            // local one (`cargo xtask test --cassandra 4.1.10` runs the whole suite there).
+            let mut on_4_1 = vec!["--all-features"];
+            for t in ON_CASSANDRA_4_1 {
+                on_4_1.extend(["--test", t]);
+            }
+            failed.extend(on_other_version(CASSANDRA_4_1, &on_4_1, &mut counts));
         }
     }
     if !run(
@@ -360,6 +378,98 @@ fn test() -> ExitCode {
     if password_started && let Ok(cfg) = &password_cfg {
         stop("password-protected node", cfg);
     }
+    summary(&failed, &counts)
+}
+
+/// The Cassandra 4.1 release the suite runs on besides the default one (5.0).
+const CASSANDRA_4_1: &str = "4.1.10";
+
+/// The test files of the suite's Cassandra 4.1 part in `cargo xtask test`: writes, reads,
+/// paging, buckets, static columns, errors, migrations without 5.0's features, and
+/// `versions.rs` (what 5.0 added, refused by name on 4.1). The whole suite on 4.1:
+/// `cargo xtask test --cassandra 4.1.10`.
+const ON_CASSANDRA_4_1: &[&str] = &[
+    "versions",
+    "writes",
+    "queries",
+    "paging",
+    "buckets",
+    "static_rows",
+    "errors",
+];
+
+/// `cargo test <args>` against a node of Cassandra `version` beside the local one
+/// ([`cassmodel_node::NodeConfig::of_version`]: its own address, JMX port and work dir),
+/// started for this and stopped after. Returns the steps that failed.
+fn on_other_version(version: &str, args: &[&str], counts: &mut Counts) -> Vec<&'static str> {
+    let cfg = match node_config() {
+        Ok(c) => c.of_version(version),
+        Err(e) => {
+            eprintln!("{e}");
+            return vec!["other version"];
+        }
+    };
+    let what = format!("Cassandra {version} node");
+    let started = match start(&what, &cfg) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return vec!["other version"];
+        }
+    };
+    let point = cfg.contact_point();
+    // The node's settings too, for the tests that start or reuse a node of their own from
+    // the environment (cassmodel-node's tests): this one.
+    let (host, jmx, dir) = (
+        cfg.host.to_string(),
+        cfg.jmx_port.to_string(),
+        cfg.work_dir.display().to_string(),
+    );
+    let mut failed = Vec::new();
+    if !cargo_test(
+        &format!("cargo test {} on Cassandra {version}", args.join(" ")),
+        args,
+        &[
+            ("CASSMODEL_CONTACT_POINTS", point.as_str()),
+            ("CASSMODEL_CASSANDRA_VERSION", version),
+            ("CASSMODEL_NODE_HOST", host.as_str()),
+            ("CASSMODEL_NODE_JMX_PORT", jmx.as_str()),
+            ("CASSMODEL_NODE_DIR", dir.as_str()),
+        ],
+        counts,
+    ) {
+        failed.push("tests on the other version");
+    }
+    if started {
+        stop(&what, &cfg);
+    }
+    failed
+}
+
+/// `cargo xtask test --cassandra <version>`: the checks and the build, then every test of the
+/// workspace against a node of that version (the chaos checks and the cluster run on the
+/// default version only).
+fn test_on_version(version: &str) -> ExitCode {
+    let mut failed: Vec<&str> = Vec::new();
+    checks_and_build(&mut failed);
+    let mut counts = Counts::default();
+    failed.extend(on_other_version(
+        version,
+        &[
+            "--workspace",
+            "--all-features",
+            "--no-fail-fast",
+            "--",
+            "--skip",
+            PULL_SUITE_TEST,
+        ],
+        &mut counts,
+    ));
+    summary(&failed, &counts)
+}
+
+/// The end of a `test` run: the steps that failed and what said so, then the test counts.
+fn summary(failed: &[&str], counts: &Counts) -> ExitCode {
     if failed.is_empty() {
         eprintln!("\nall steps passed");
     } else {
@@ -675,7 +785,14 @@ fn exit(ok: bool) -> ExitCode {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("test") => test(),
+        Some("test") => match args.get(1..).unwrap_or_default() {
+            [] => test(None),
+            [flag, version] if flag == "--cassandra" => test(Some(version)),
+            _ => {
+                eprintln!("usage: cargo xtask test [--cassandra <version>, e.g. 4.1.10]");
+                ExitCode::FAILURE
+            }
+        },
         Some("demo") => exit(run(
             "demo",
             cargo().args(["run", "--quiet", "--example", "demo"]),
@@ -709,7 +826,8 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
                  commands:\n  \
-                 test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n  \
+                 test    the whole suite (fmt, clippy, tests on a local Cassandra node, docs, demo)\n          \
+                 (--cassandra 4.1.10: every test on a node of that version, on 127.0.0.5)\n  \
                  demo    start or reuse the local node and run the seed-model demo\n  \
                  node    start | stop | reset | status | logs: the local Cassandra node\n  \
                  cluster [--two-dcs] start | stop | reset | status | logs: three nodes on 127.0.0.1-3\n          \

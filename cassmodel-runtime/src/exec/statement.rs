@@ -15,7 +15,6 @@ use crate::schema::model::TableSchema;
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
 use crate::session::trace::{Traced, statement_span};
-use crate::session::version::ServerVersion;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
@@ -56,25 +55,7 @@ pub(crate) async fn cached(
     // hot path, where the statement is in the cache.
     match Box::pin(db.statements().prepare(db.session(), key, text, idempotent)).await {
         Ok(ps) => Ok(ps),
-        Err(e) => Err(Box::pin(told_by_version(db, feature, e)).await),
-    }
-}
-
-/// `e`, or [`Error::Unsupported`] around it when the refused statement uses `feature` and the
-/// cluster runs a Cassandra older than 5.0 (the server's words would be a syntax error or an
-/// unknown table).
-async fn told_by_version(db: &Db, feature: Option<String>, e: Error) -> Error {
-    let Some(feature) = feature else {
-        return e;
-    };
-    match db.server_version().await {
-        Ok(Some(server)) if server < ServerVersion::CASSANDRA_5_0 => Error::Unsupported {
-            feature,
-            needs: "5.0",
-            server: server.to_string(),
-            source: Box::new(e),
-        },
-        _ => e,
+        Err(e) => Err(Box::pin(db.told_by_version(feature, e)).await),
     }
 }
 
@@ -91,7 +72,7 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         what,
         spec,
     };
-    cached(db, T::schema(), key, idempotent, |key| {
+    let prepared = cached(db, T::schema(), key, idempotent, |key| {
         let CacheKey::Query { spec, .. } = key else {
             return Err(Error::Invalid("statement cache key mismatch".into()));
         };
@@ -104,7 +85,18 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
             Statement::Count => cql::count(schema, ks, spec),
         })
     })
-    .await
+    .await;
+    match prepared {
+        // A computed field's function that Cassandra 5.0 added ("Unknown function" before).
+        Err(e) if !matches!(e, Error::Unsupported { .. }) => {
+            let feature = R::computed()
+                .iter()
+                .find(|c| cassmodel_schema::added_in_cassandra_5(c.function))
+                .map(|c| format!("the function {}({})", c.function, c.args.join(", ")));
+            Err(Box::pin(db.told_by_version(feature, e)).await)
+        }
+        prepared => prepared,
+    }
 }
 
 /// `future`, a statement of `kind` on `T`'s table, run inside its span.

@@ -239,7 +239,27 @@ impl Db {
         Ok(read.map(|v| *self.inner.server.get_or_init(|| v)))
     }
 
-    /// Runs one unprepared statement without values (DDL).
+    /// `e`, or [`Error::Unsupported`] around it when the refused statement uses `feature`
+    /// and the cluster runs a Cassandra older than 5.0 (the server's words would be a syntax
+    /// error, an unknown function or table). Called on the error path only.
+    pub(crate) async fn told_by_version(&self, feature: Option<String>, e: Error) -> Error {
+        let Some(feature) = feature else {
+            return e;
+        };
+        match self.server_version().await {
+            Ok(Some(server)) if server < ServerVersion::CASSANDRA_5_0 => Error::Unsupported {
+                feature,
+                needs: "5.0",
+                server: server.to_string(),
+                source: Box::new(e),
+            },
+            _ => e,
+        }
+    }
+
+    /// Runs one unprepared statement without values (DDL). On a cluster older than
+    /// Cassandra 5.0, a refused statement that uses what 5.0 added (an SAI index, the vector
+    /// type, a mask) fails with [`Error::Unsupported`].
     pub async fn execute_ddl(&self, cql: &str) -> Result<()> {
         let span = statement_span(
             self.session(),
@@ -254,7 +274,14 @@ impl Db {
                 .session
                 .query_unpaged(cql, &[])
                 .await
-                .map_err(|e| Error::execute(&self.inner.session, cql, e))?;
+                .map_err(|e| Error::execute(&self.inner.session, cql, e));
+            let res = match res {
+                Ok(res) => res,
+                Err(e) => {
+                    let feature = version::ddl_feature(cql).map(str::to_owned);
+                    return Err(Box::pin(self.told_by_version(feature, e)).await);
+                }
+            };
             self.warnings().check(&res, cql, None);
             Ok(())
         };

@@ -65,6 +65,22 @@ impl fmt::Display for ServerVersion {
     }
 }
 
+/// What DDL text `cql` (a migration file, a statement by hand) uses that Cassandra 5.0
+/// added, in words: read from the text, for its error only.
+pub(crate) fn ddl_feature(cql: &str) -> Option<&'static str> {
+    let upper = cql.to_ascii_uppercase();
+    let compact: String = upper.split_whitespace().collect();
+    if compact.contains("USING'SAI'") || upper.contains("STORAGEATTACHEDINDEX") {
+        Some("a storage-attached index (CREATE INDEX .. USING 'sai')")
+    } else if compact.contains("VECTOR<") {
+        Some("the vector type (vector<float, n>)")
+    } else if upper.contains("MASKED WITH") || upper.contains("DROP MASKED") {
+        Some("dynamic data masking (MASKED WITH)")
+    } else {
+        None
+    }
+}
+
 /// The oldest release among the nodes `session` knows of, or `None` when no node tells one
 /// that [`ServerVersion::parse`] reads.
 pub(crate) async fn read(session: &Session) -> Result<Option<ServerVersion>> {
@@ -95,6 +111,26 @@ pub(crate) async fn read(session: &Session) -> Result<Option<ServerVersion>> {
 #[cfg(test)]
 mod tests {
     use super::ServerVersion;
+
+    #[test]
+    fn ddl_that_needs_cassandra_5_is_told_by_its_text() {
+        use super::ddl_feature;
+        let sai = Some("a storage-attached index (CREATE INDEX .. USING 'sai')");
+        assert_eq!(ddl_feature("CREATE INDEX i ON ks.t (c) USING 'sai'"), sai);
+        assert_eq!(ddl_feature("create index i on ks.t (c) using  'SAI'"), sai);
+        assert_eq!(
+            ddl_feature("CREATE TABLE t (id int PRIMARY KEY, v vector <float, 3>)"),
+            Some("the vector type (vector<float, n>)")
+        );
+        assert_eq!(
+            ddl_feature("ALTER TABLE t ALTER c MASKED WITH mask_default()"),
+            Some("dynamic data masking (MASKED WITH)")
+        );
+        assert_eq!(
+            ddl_feature("CREATE TABLE t (id int PRIMARY KEY, s text)"),
+            None
+        );
+    }
 
     #[test]
     fn releases_read_and_order_by_their_numbers() {
