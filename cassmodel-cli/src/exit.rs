@@ -15,7 +15,8 @@ pub enum Exit {
     /// `2`: the plan has statements to run (`plan`), or the cluster does not match the
     /// models (`validate`).
     Pending = 2,
-    /// `3`: the plan refuses something (`plan`, `apply`, `generate`).
+    /// `3`: the plan refuses something (`plan`, `apply`, `generate`), or the models use
+    /// what the cluster's Cassandra version lacks (SAI, vectors, masks before 5.0).
     Refused = 3,
     /// `4`: a table's partitions outgrow the guidance (`analyze`; see
     /// [`sizing`](cassmodel_runtime::sizing)).

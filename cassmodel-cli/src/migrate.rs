@@ -266,7 +266,7 @@ where
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
             match e {
-                MigrationError::Refused(_) => Exit::Refused,
+                MigrationError::Refused(_) | MigrationError::Unsupported { .. } => Exit::Refused,
                 MigrationError::Mismatch(_) => Exit::Pending,
                 _ => Exit::Error,
             }
