@@ -1137,6 +1137,16 @@ fn request_hint(kind: ErrorKind, server: Option<(&DbError, &str)>) -> Option<Str
             "No node took the request: check that the nodes are up and reachable from here"
                 .to_owned(),
         ),
+        // The driver prepares a statement again when a node says it does not know it (after
+        // a schema change of its table, a restart); this answer came after that.
+        (_, Some((DbError::Unprepared { .. }, _))) => Some(
+            "The node did not know the prepared statement even after the driver prepared it \
+             again: it restarted meanwhile, or its prepared-statement cache \
+             (`prepared_statements_cache_size` in cassandra.yaml) is too small for the \
+             statements in use and dropped it at once; run the call again, and raise the \
+             cache if it happens again"
+                .to_owned(),
+        ),
         _ => None,
     }
 }
@@ -1306,6 +1316,36 @@ mod tests {
             took: Some(std::time::Duration::from_millis(3)),
             retried,
         }
+    }
+
+    /// A statement the node no longer knows, after the driver's own second prepare, says
+    /// what can cause it and what to do.
+    #[test]
+    fn an_unprepared_answer_names_the_prepared_statement_cache() {
+        let e = Error::Execute {
+            cql: "SELECT v FROM ks.t WHERE k = ?".to_owned(),
+            source: Box::new(ExecutionError::LastAttemptError(
+                RequestAttemptError::DbError(
+                    DbError::Unprepared {
+                        statement_id: vec![1, 2].into(),
+                    },
+                    "Prepared query with ID 0102 not found".to_owned(),
+                ),
+            )),
+            attempts: vec![server(
+                1,
+                DbError::Unprepared {
+                    statement_id: vec![1, 2].into(),
+                },
+                false,
+            )],
+        };
+        assert!(e.is_schema_mismatch());
+        let text = e.to_string();
+        assert!(
+            text.contains("prepared_statements_cache_size") && text.contains("run the call again"),
+            "{text}"
+        );
     }
 
     fn broken(n: u8) -> Attempt {
