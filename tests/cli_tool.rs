@@ -69,11 +69,7 @@ async fn check_reports_the_cluster() {
         .lines()
         .find(|l| l.trim_start().starts_with(&format!("node {first}")))
         .unwrap_or_else(|| panic!("no line for {first}: {out}"));
-    let server =
-        t.db.server_version()
-            .await
-            .expect("version")
-            .expect("known");
+    let server = support::server(&t.db).await;
     assert!(node.contains(&format!("Cassandra {server}")), "{node}");
     assert!(node.ends_with("connected"), "{node}");
     assert!(out.contains(t.keyspace()), "{out}");
@@ -130,11 +126,7 @@ async fn apply_files_runs_migration_files_in_order() {
     let (exit, out, err) = cassmodel(&args).await;
     // Before Cassandra 5.0, the second file's SAI index is refused by name, after the first
     // file ran.
-    let server =
-        t.db.server_version()
-            .await
-            .expect("version")
-            .expect("known");
+    let server = support::server(&t.db).await;
     if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
         assert_ne!(exit, Exit::Ok, "{out}");
         assert!(

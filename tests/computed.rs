@@ -199,7 +199,7 @@ async fn casts_and_functions_equal_plain_cql() {
         .fetch_all(db)
         .await;
     // collection_count and abs came with Cassandra 5.0: before, the read is refused by name.
-    let server = db.server_version().await.expect("version").expect("known");
+    let server = support::server(db).await;
     if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
         let e = typed.expect_err("5.0's functions before 5.0");
         assert_eq!(e.kind(), cassmodel::ErrorKind::Unsupported, "{e}");

@@ -462,11 +462,7 @@ async fn cql_literals_read_back_as_the_same_values() {
         ))
         .await;
     // The vector type came with Cassandra 5.0: before, the table is refused by name.
-    let server =
-        t.db.server_version()
-            .await
-            .expect("version")
-            .expect("known");
+    let server = support::server(&t.db).await;
     if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
         let e = table.expect_err("a vector column before 5.0");
         assert_eq!(e.kind(), cassmodel::ErrorKind::Unsupported, "{e}");

@@ -110,7 +110,7 @@ async fn what_cassandra_5_added_is_refused_by_name_before_5_and_works_after() {
     // The version the Db reads is the node's release (the oldest of the nodes: the suite's
     // nodes all run one release).
     let release = release_version(db).await;
-    let server = db.server_version().await.expect("version").expect("known");
+    let server = support::server(db).await;
     assert_eq!(Some(server), ServerVersion::parse(&release), "{release}");
     eprintln!("server: Cassandra {server} (release_version {release})");
 

@@ -275,11 +275,7 @@ async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std
 /// (on 4.1 its point is the refusal); on 5.0 it is false and the test goes on.
 #[allow(dead_code)]
 pub async fn refused_before_cassandra_5(db: &Db, m: &cassmodel::migrate::Migrator) -> bool {
-    let server = db
-        .server_version()
-        .await
-        .expect("the server's version")
-        .expect("a release_version");
+    let server = server(db).await;
     if server >= cassmodel::ServerVersion::CASSANDRA_5_0 {
         return false;
     }
@@ -303,11 +299,7 @@ pub async fn refused_before_cassandra_5(db: &Db, m: &cassmodel::migrate::Migrato
 /// (`ErrorKind::Unsupported`, naming SAI and the server's version), and the test ends there.
 #[allow(dead_code)]
 pub async fn create_table_refused_before_cassandra_5<T: cassmodel::Table>(db: &Db) -> bool {
-    let server = db
-        .server_version()
-        .await
-        .expect("the server's version")
-        .expect("a release_version");
+    let server = server(db).await;
     let created = db.create_table::<T>().await;
     if server >= cassmodel::ServerVersion::CASSANDRA_5_0 {
         created.expect("create");
@@ -322,4 +314,13 @@ pub async fn create_table_refused_before_cassandra_5<T: cassmodel::Table>(db: &D
         "{text}"
     );
     true
+}
+
+/// The Cassandra release the cluster runs (its oldest node's).
+#[allow(dead_code)]
+pub async fn server(db: &Db) -> cassmodel::ServerVersion {
+    db.server_version()
+        .await
+        .expect("the server's version")
+        .expect("a release_version")
 }

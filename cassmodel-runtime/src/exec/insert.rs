@@ -328,7 +328,7 @@ pub(crate) async fn insert_statement<T: Table>(
         timestamp,
         if_not_exists,
     };
-    let ps = cached(db, T::schema(), key, !if_not_exists, |_| {
+    let ps = cached(db, T::schema(), &[], key, !if_not_exists, |_| {
         Ok(cql::insert_with(
             T::schema(),
             db.keyspace_of::<T>()?,

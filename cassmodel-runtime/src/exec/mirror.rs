@@ -136,7 +136,7 @@ pub(crate) async fn prepare_insert<T: Table>(
         what: None,
         spec,
     };
-    cached(db, T::schema(), key, true, |key| {
+    cached(db, T::schema(), &[], key, true, |key| {
         let CacheKey::Mirror { spec, .. } = key else {
             return Err(Error::Invalid("statement cache key mismatch".into()));
         };
@@ -324,7 +324,7 @@ pub(crate) async fn prepare_query<T: Table>(
         what: Some(what),
         spec,
     };
-    cached(db, T::schema(), key, idempotent, |key| {
+    cached(db, T::schema(), &[], key, idempotent, |key| {
         let CacheKey::Mirror { spec, .. } = key else {
             return Err(Error::Invalid("statement cache key mismatch".into()));
         };

@@ -341,7 +341,7 @@ pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
         table: TypeId::of::<T>(),
         row: TypeId::of::<R>(),
     };
-    let ps = cached(db, T::schema(), key, true, |_| {
+    let ps = cached(db, T::schema(), R::computed(), key, true, |_| {
         Ok(cql::token_range_scan(
             T::schema(),
             db.keyspace_of::<T>()?,

@@ -9,7 +9,7 @@ use scylla::statement::Consistency;
 use scylla::statement::prepared::PreparedStatement;
 
 use crate::error::{Error, Result};
-use crate::mapping::projection::Projection;
+use crate::mapping::projection::{Computed, Projection};
 use crate::mapping::table::Table;
 use crate::schema::model::TableSchema;
 use crate::session::cache::CacheKey;
@@ -35,6 +35,7 @@ pub(crate) fn repeatable(cql: &str) -> scylla::statement::Statement {
 pub(crate) async fn cached(
     db: &Db,
     table: &'static TableSchema,
+    computed: &[Computed],
     key: CacheKey,
     idempotent: bool,
     cql: impl FnOnce(&CacheKey) -> Result<String>,
@@ -43,13 +44,12 @@ pub(crate) async fn cached(
         return Ok(ps);
     }
     let text = cql(&key)?;
-    let feature = || match &key {
+    let feature = match &key {
         CacheKey::Query { spec, .. } | CacheKey::Mirror { spec, .. } => {
-            spec.cassandra_5_feature(table)
+            spec.cassandra_5_feature(table, computed)
         }
-        _ => table.columns.iter().find_map(|c| c.vector_type_feature()),
+        _ => Spec::default().cassandra_5_feature(table, computed),
     };
-    let feature = feature();
     // The first call of a shape prepares it: the driver's prepare is a large future, boxed so
     // that every query's future (which holds this one) stays small and cheap to move on the
     // hot path, where the statement is in the cache.
@@ -72,7 +72,7 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
         what,
         spec,
     };
-    let prepared = cached(db, T::schema(), key, idempotent, |key| {
+    cached(db, T::schema(), R::computed(), key, idempotent, |key| {
         let CacheKey::Query { spec, .. } = key else {
             return Err(Error::Invalid("statement cache key mismatch".into()));
         };
@@ -85,18 +85,7 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
             Statement::Count => cql::count(schema, ks, spec),
         })
     })
-    .await;
-    match prepared {
-        // A computed field's function that Cassandra 5.0 added ("Unknown function" before).
-        Err(e) if !matches!(e, Error::Unsupported { .. }) => {
-            let feature = R::computed()
-                .iter()
-                .find(|c| cassmodel_schema::added_in_cassandra_5(c.function))
-                .map(|c| format!("the function {}({})", c.function, c.args.join(", ")));
-            Err(Box::pin(db.told_by_version(feature, e)).await)
-        }
-        prepared => prepared,
-    }
+    .await
 }
 
 /// `future`, a statement of `kind` on `T`'s table, run inside its span.
@@ -155,7 +144,7 @@ pub(crate) async fn key_prefix_statement<T: Table>(
         table: TypeId::of::<T>(),
         n,
     };
-    let ps = cached(db, T::schema(), key, true, |_| {
+    let ps = cached(db, T::schema(), &[], key, true, |_| {
         let schema = T::schema();
         let spec = Spec {
             restrictions: schema

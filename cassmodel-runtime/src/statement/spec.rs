@@ -4,6 +4,7 @@
 use cassmodel_schema::Similarity;
 use smallvec::SmallVec;
 
+use crate::mapping::projection::Computed;
 use crate::schema::model::TableSchema;
 
 /// What a statement does.
@@ -165,10 +166,15 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// What this statement on `table` uses that Cassandra 5.0 added, in words, if anything:
-    /// a vector search, a similarity function, a restriction served by a storage-attached
-    /// index, a table with a vector column. Asked only when preparing it failed.
-    pub(crate) fn cassandra_5_feature(&self, table: &TableSchema) -> Option<String> {
+    /// What this statement on `table`, reading `computed` fields, uses that Cassandra 5.0
+    /// added, in words, if anything: a vector search, a similarity function, a restriction
+    /// served by a storage-attached index, a scalar function 5.0 added, a table with a vector
+    /// column. Asked only when preparing it failed.
+    pub(crate) fn cassandra_5_feature(
+        &self,
+        table: &TableSchema,
+        computed: &[Computed],
+    ) -> Option<String> {
         let column = |c: u16| table.columns.get(usize::from(c));
         let name = |c: u16| column(c).map_or("?", |c| c.name);
         if let Some(c) = self.ann {
@@ -188,6 +194,17 @@ impl Spec {
         if let Some((col, index)) = indexed {
             return Some(format!(
                 "a read through the storage-attached index `{index}` on column `{col}`"
+            ));
+        }
+        // "Unknown function" before 5.0.
+        if let Some(c) = computed
+            .iter()
+            .find(|c| cassmodel_schema::added_in_cassandra_5(c.function))
+        {
+            return Some(format!(
+                "the function {}({})",
+                c.function,
+                c.args.join(", ")
             ));
         }
         table.columns.iter().find_map(|c| c.vector_type_feature())
