@@ -348,3 +348,99 @@ async fn each_statement_has_a_span_with_its_table_rows_and_error() {
         spans[0]
     );
 }
+
+/// The warn events of [`Captured`] whose text has `words`, waited for (at most 30 s: the
+/// driver reads the schema again when the cluster announces the change, and cassmodel looks
+/// at what it read every second).
+async fn warned(captured: &Captured, words: &str) -> Vec<String> {
+    let mut seen = String::new();
+    for _ in 0..60 {
+        seen.push_str(&captured.take_lines());
+        let lines: Vec<String> = seen
+            .lines()
+            .filter(|l| l.contains(" WARN ") && l.contains(words))
+            .map(str::to_owned)
+            .collect();
+        if !lines.is_empty() {
+            return lines;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    panic!("no warning with `{words}` in 30 s; written: {seen}");
+}
+
+/// A change to the columns of a table the program has prepared statements on is a warn event
+/// naming the table, the statements and the columns (Cassandra forgets the statements, and the
+/// driver prepares them again); a statement that names a column that is gone is one more,
+/// naming it. Reads and writes go on working after a column is added.
+#[tokio::test]
+async fn a_column_change_under_prepared_statements_is_a_warning() {
+    let t = support::test_db("schema_watch").await;
+    let ks = t.keyspace().to_owned();
+    let captured = Captured::default();
+    let _guard = captured.install(tracing::Level::WARN);
+    let db = &t.db;
+    db.create_table::<Note>().await.expect("create table");
+    db.insert(&note(1, 1, 10)).await.expect("insert");
+    let rows = Note::select().page(&1).fetch_all(db).await.expect("read");
+    assert_eq!(rows, [note(1, 1, 10)]);
+    assert!(
+        !captured.take_lines().contains(" WARN "),
+        "a warning before any change"
+    );
+
+    // The watch looks at the driver's schema every second: this lets it see the table as
+    // it was before the change.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    // Another program adds a column (this session's DDL has the driver read the schema again
+    // at once; another program's change reaches it at its next schema tick, within 60 s).
+    db.session()
+        .query_unpaged(format!("ALTER TABLE {ks}.notes ADD extra int"), ())
+        .await
+        .expect("alter table");
+    let lines = warned(&captured, "the columns of a table changed").await;
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let line = &lines[0];
+    println!("{line}");
+    for field in [
+        format!("keyspace=\"{ks}\""),
+        "table=\"notes\"".to_owned(),
+        "statements=2".to_owned(),
+        "added=[\"extra\"]".to_owned(),
+        "dropped=[]".to_owned(),
+        "prepares each of this program's statements on it again".to_owned(),
+    ] {
+        assert!(line.contains(&field), "`{field}` not in {line}");
+    }
+    assert!(!line.contains("no longer has"), "{line}");
+    // The driver prepared them again: both still run.
+    db.insert(&note(1, 2, 10)).await.expect("insert after ADD");
+    let rows = Note::select().page(&1).fetch_all(db).await.expect("read");
+    assert_eq!(rows, [note(1, 1, 10), note(1, 2, 10)]);
+
+    // Then a column the model reads and writes is dropped.
+    db.session()
+        .query_unpaged(format!("ALTER TABLE {ks}.notes DROP text"), ())
+        .await
+        .expect("alter table");
+    let broken = warned(&captured, "names a column the table no longer has").await;
+    assert_eq!(broken.len(), 2, "{broken:?}");
+    assert!(
+        broken.iter().any(|l| l.contains("statement=\"INSERT INTO"))
+            && broken.iter().any(|l| l.contains("statement=\"SELECT")),
+        "{broken:?}"
+    );
+    assert!(
+        broken.iter().all(|l| l.contains("columns=[\"text\"]")),
+        "{broken:?}"
+    );
+    let err = db
+        .insert(&note(1, 3, 10))
+        .await
+        .expect_err("the INSERT names a dropped column");
+    println!("{}\nthe insert after DROP: {err}", broken.join("\n"));
+    assert!(
+        err.to_string().contains("Undefined column name text"),
+        "{err}"
+    );
+}

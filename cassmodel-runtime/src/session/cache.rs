@@ -83,6 +83,16 @@ impl<K: Eq + std::hash::Hash, V> Kept<K, V> {
             .cloned()
     }
 
+    /// Every value kept.
+    fn values(&self) -> Vec<Arc<V>> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
     /// Keeps `value` under `key` and returns what is kept there: a value another task kept
     /// first wins (both are the same).
     fn keep(&self, key: K, value: V) -> Arc<V> {
@@ -151,6 +161,11 @@ impl StatementCache {
                 })?;
         prepared.set_is_idempotent(idempotent);
         Ok(self.statements.keep(key, prepared))
+    }
+
+    /// Every statement prepared so far (the INSERTs and entity batches hold some of them).
+    pub(crate) fn prepared(&self) -> Vec<Arc<PreparedStatement>> {
+        self.statements.values()
     }
 
     /// The old table that the dual writes of table `table` reach, if resolved.

@@ -9,6 +9,7 @@ use scylla::client::session::Session;
 
 use super::cache::StatementCache;
 use super::index_ready::{INDEX_WAIT, await_queryable};
+use super::schema_watch;
 use super::trace::{Traced, statement_span};
 use super::version::{self, ServerVersion};
 use super::warnings::{ServerWarning, Warnings};
@@ -29,6 +30,15 @@ struct Inner {
     warnings: Warnings,
     /// The cluster's oldest Cassandra release, once read ([`Db::server_version`]).
     server: OnceLock<ServerVersion>,
+}
+
+impl schema_watch::Watched for Inner {
+    fn session(&self) -> &Session {
+        &self.session
+    }
+    fn prepared(&self) -> Vec<Arc<scylla::statement::prepared::PreparedStatement>> {
+        self.statements.prepared()
+    }
 }
 
 /// A connection to a cluster, with the keyspace that tables without
@@ -108,17 +118,17 @@ impl Db {
         max_request_size: usize,
         warnings: Warnings,
     ) -> Self {
-        Db {
-            inner: Arc::new(Inner {
-                session,
-                keyspace,
-                keyspace_map,
-                max_request_size,
-                statements: StatementCache::new(),
-                warnings,
-                server: OnceLock::new(),
-            }),
-        }
+        let inner = Arc::new(Inner {
+            session,
+            keyspace,
+            keyspace_map,
+            max_request_size,
+            statements: StatementCache::new(),
+            warnings,
+            server: OnceLock::new(),
+        });
+        schema_watch::spawn(Arc::downgrade(&inner));
+        Db { inner }
     }
 
     /// Hands every warning the server attaches to an answer to `handler`, on this `Db` and
