@@ -69,8 +69,8 @@
 //! `QUERY_OVERHEAD_POLICIES=1` (both sides run the raw code, one on cassmodel's session and
 //! one on the driver's default session: the cost of the attempt-recording policies alone),
 //! `QUERY_OVERHEAD_CONCURRENCY` (default 64), `QUERY_OVERHEAD_ONLY` (the variants whose name
-//! contains this text, or one of several separated by `|`), `QUERY_OVERHEAD_CALIBRATE=1` (an
-//! A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
+//! contains this text, or one of several separated by `|`; `^text`: whose name starts with
+//! it), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
 //! variants), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code, for a
 //! profiler), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant, concurrency,
 //! start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for `benches/perf_split.py`).
@@ -173,7 +173,9 @@ impl Bench {
         slice: Duration,
         seed: u64,
     ) -> Sample {
-        let started_ns = monotonic_ns();
+        // Read only when the runs are logged: rustix's vDSO lookup does not run under
+        // valgrind (`benches/callgrind_ops.sh`).
+        let started_ns = self.slices.as_ref().map(|_| monotonic_ns());
         let m = drive::measure(
             GLOBAL,
             concurrency,
@@ -184,7 +186,7 @@ impl Bench {
         )
         .await;
         self.total_ops.fetch_add(m.ops, Ordering::Relaxed);
-        if let Some((_, log)) = &self.slices {
+        if let (Some((_, log)), Some(started_ns)) = (&self.slices, started_ns) {
             let line = format!(
                 "{side:?}\t{phase:?}\t{concurrency}\t{started_ns}\t{}\t{}",
                 monotonic_ns(),
@@ -515,7 +517,11 @@ async fn main() {
     for phase in Phase::ALL {
         for conc in [1, concurrency] {
             let name = format!("{}, {conc} in flight", phase.label());
-            if !only.is_empty() && !only.split('|').any(|o| name.contains(o)) {
+            let chosen = |o: &str| match o.strip_prefix('^') {
+                Some(start) => name.starts_with(start),
+                None => name.contains(o),
+            };
+            if !only.is_empty() && !only.split('|').any(chosen) {
                 continue;
             }
             let mut raw_rate = 0.0;

@@ -32,7 +32,7 @@ use crate::mapping::table::{Columns, Table};
 use crate::mapping::view::Writable;
 use crate::session::db::Db;
 use crate::session::mirror::MirrorTable;
-use crate::session::trace::{Traced, statement_span};
+use crate::session::trace::{in_span, statement_span};
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
 use crate::statement::state::QueryState;
@@ -208,13 +208,15 @@ impl<'a, C> Batch<'a, C> {
         'a: 'd,
         C: 'd,
     {
-        let span = statement_span(
-            db.session(),
-            "batch",
-            || (db.keyspace().unwrap_or_default(), ""),
-            None,
-        );
-        QueryFuture::new(Traced::new(span, self.run(db)))
+        let span = || {
+            statement_span(
+                db.session(),
+                "batch",
+                || (db.keyspace().unwrap_or_default(), ""),
+                None,
+            )
+        };
+        QueryFuture::new(in_span(span, move || self.run(db)))
     }
 
     pub(crate) async fn run(self, db: &Db) -> Result<bool> {

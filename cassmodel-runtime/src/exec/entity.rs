@@ -30,7 +30,7 @@ use crate::mapping::table::RowFields;
 use crate::mapping::view::Writable;
 use crate::schema::model::TableSchema;
 use crate::session::db::Db;
-use crate::session::trace::{Traced, statement_span};
+use crate::session::trace::{in_span, statement_span};
 
 /// A table row built from an entity stored in several tables (`#[derive(CassEntity)]`): its
 /// fields are the entity's fields of the same names. Implemented by `#[derive(CassTable)]`
@@ -98,18 +98,20 @@ pub fn save_entity<'d, E: Sync + 'static>(
     entity: &'d E,
     tables: &'static [EntityTable<E>],
 ) -> impl Future<Output = Result<()>> + Send + 'd {
-    let span = statement_span(
-        db.session(),
-        "entity",
-        || {
-            (
-                db.keyspace().unwrap_or_default(),
-                std::any::type_name::<E>(),
-            )
-        },
-        None,
-    );
-    let save = async move {
+    let span = move || {
+        statement_span(
+            db.session(),
+            "entity",
+            || {
+                (
+                    db.keyspace().unwrap_or_default(),
+                    std::any::type_name::<E>(),
+                )
+            },
+            None,
+        )
+    };
+    in_span(span, move || async move {
         let values = EntityValues { entity, tables };
         let dual = tables
             .iter()
@@ -136,8 +138,7 @@ pub fn save_entity<'d, E: Sync + 'static>(
         };
         db.warnings().check(&res, "BATCH", first);
         Ok(())
-    };
-    Traced::new(span, save)
+    })
 }
 
 /// Prepares the INSERT of each of `tables` and keeps their logged batch for entity `E`.
@@ -161,16 +162,17 @@ async fn keep_batch<E: 'static>(
 /// transaction.
 #[doc(hidden)]
 pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()> {
-    let span = statement_span(
-        db.session(),
-        "batch",
-        || (db.keyspace().unwrap_or_default(), ""),
-        None,
-    );
-    QueryFuture::new(Traced::new(
-        span,
-        async move { batch.run(db).await.map(drop) },
-    ))
+    let span = move || {
+        statement_span(
+            db.session(),
+            "batch",
+            || (db.keyspace().unwrap_or_default(), ""),
+            None,
+        )
+    };
+    QueryFuture::new(in_span(span, move || async move {
+        batch.run(db).await.map(drop)
+    }))
 }
 
 /// One table's row of an entity: the table's columns, each read from the entity's field.

@@ -226,20 +226,19 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     where
         'r: 'd,
     {
-        // A table with dual writes (a key change) never takes the kept statement.
-        let dual = T::schema().source.is_some_and(|s| s.dual_writes);
-        let kept = db
-            .statements()
-            .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some(), false)
-            .filter(|_| self.options.is_default() && !dual);
         let consistency = self.options.consistency;
-        let insert = async move {
+        traced::<T, _, _>(db, "insert", consistency, move || async move {
+            // A table with dual writes (a key change) never takes the kept statement.
+            let dual = T::schema().source.is_some_and(|s| s.dual_writes);
+            let kept = db
+                .statements()
+                .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some(), false)
+                .filter(|_| self.options.is_default() && !dual);
             if dual {
                 return Box::pin(self.dual(db)).await;
             }
             send!(self, db, kept).map(drop)
-        };
-        traced::<T, _>(db, "insert", consistency, insert)
+        })
     }
 }
 
@@ -269,27 +268,31 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
     where
         'r: 'd,
     {
-        let kept = db
-            .statements()
-            .kept_insert::<T>(self.ttl.is_some(), false, true)
-            .filter(|_| self.options.is_default());
         let consistency = self.options.consistency;
-        let insert = async move {
-            let res = send!(self, db, kept)?;
-            // Boxed: the SERIAL read of a failed condition, and the old table's write of a
-            // key change, are whole queries; unboxed, their state would sit in the future of
-            // every conditional insert.
-            if !applied(res)? {
-                let key = T::schema().primary_key();
-                let row = Columns::new(self.row, key);
-                return Box::pin(not_applied::<T>(db, key.len(), row, &self.options)).await;
-            }
-            if T::schema().source.is_some_and(|s| s.dual_writes) {
-                Box::pin(self.dual_applied(db)).await?;
-            }
-            Ok(Outcome::done())
-        };
-        traced::<T, _>(db, "insert if not exists", consistency, insert)
+        traced::<T, _, _>(
+            db,
+            "insert if not exists",
+            consistency,
+            move || async move {
+                let kept = db
+                    .statements()
+                    .kept_insert::<T>(self.ttl.is_some(), false, true)
+                    .filter(|_| self.options.is_default());
+                let res = send!(self, db, kept)?;
+                // Boxed: the SERIAL read of a failed condition, and the old table's write of a
+                // key change, are whole queries; unboxed, their state would sit in the future of
+                // every conditional insert.
+                if !applied(res)? {
+                    let key = T::schema().primary_key();
+                    let row = Columns::new(self.row, key);
+                    return Box::pin(not_applied::<T>(db, key.len(), row, &self.options)).await;
+                }
+                if T::schema().source.is_some_and(|s| s.dual_writes) {
+                    Box::pin(self.dual_applied(db)).await?;
+                }
+                Ok(Outcome::done())
+            },
+        )
     }
 
     /// After the transaction applied on a table with dual writes: the row also written to

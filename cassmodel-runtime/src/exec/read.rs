@@ -194,11 +194,10 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
 ) -> impl Future<Output = Result<Option<T>>> + Send + 'd {
     // The request is sent in this future, not in `first_by_key_prefix`'s: awaiting a nested
     // future that holds the driver's request future (4 KB) moves it whole into this one.
-    let get = async move {
+    traced::<T, _, _>(db, "select", None, move || async move {
         let st = key_prefix_statement::<T>(db, N, &QueryOptions::default()).await?;
         first_of(unpaged!(db, st, BoundRow(key))?)
-    };
-    traced::<T, _>(db, "select", None, get)
+    })
 }
 
 /// The body of a generated `T::partition(db, key...)`: every row of the partition `key`.
@@ -207,19 +206,16 @@ pub fn partition<'d, T: Table, const N: usize>(
     db: &'d Db,
     key: [Bound<'d>; N],
 ) -> impl Future<Output = Result<Vec<T>>> + Send + 'd {
-    let rows =
-        async move { all_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await };
-    traced::<T, _>(db, "select", None, rows)
+    traced::<T, _, _>(db, "select", None, move || async move {
+        all_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await
+    })
 }
 
 /// The body of a generated `T::scan_full_table(db, splits)`.
 pub fn scan<T: Table>(db: &Db, splits: u32) -> QueryFuture<'_, RowStream<T>> {
-    QueryFuture::new(traced::<T, _>(
-        db,
-        "scan",
-        None,
-        scan_full_table::<T, T>(db, splits),
-    ))
+    QueryFuture::new(traced::<T, _, _>(db, "scan", None, move || {
+        scan_full_table::<T, T>(db, splits)
+    }))
 }
 
 /// The driver's page size when a query sets none (`scylla::statement::PageSize::default()`).

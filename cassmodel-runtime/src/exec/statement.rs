@@ -14,7 +14,7 @@ use crate::mapping::table::Table;
 use crate::schema::model::TableSchema;
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
-use crate::session::trace::{Traced, statement_span};
+use crate::session::trace::{Returned, in_span, statement_span};
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
@@ -88,16 +88,29 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
     .await
 }
 
-/// `future`, a statement of `kind` on `T`'s table, run inside its span.
-pub(crate) fn traced<T: Table, F>(
+/// The future `make` makes, a statement of `kind` on `T`'s table, run inside its span (both
+/// made when it first runs: [`in_span`]).
+pub(crate) async fn traced<T: Table, F, X>(
     db: &Db,
     kind: &'static str,
     consistency: Option<Consistency>,
-    future: F,
-) -> Traced<F> {
+    make: impl FnOnce() -> F,
+) -> Result<X>
+where
+    F: Future<Output = Result<X>>,
+    X: Returned,
+{
+    in_span(|| span_of::<T>(db, kind, consistency), make).await
+}
+
+/// The span of a statement of `kind` on `T`'s table.
+fn span_of<T: Table>(
+    db: &Db,
+    kind: &'static str,
+    consistency: Option<Consistency>,
+) -> tracing::Span {
     let names = || (db.keyspace_of::<T>().unwrap_or_default(), T::schema().name);
-    let span = statement_span(db.session(), kind, names, consistency);
-    Traced::new(span, future)
+    statement_span(db.session(), kind, names, consistency)
 }
 
 /// A statement from the [`Db`]'s cache, or a copy of it carrying per-query options.

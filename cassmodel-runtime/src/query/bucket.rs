@@ -280,8 +280,12 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         'a: 'd,
     {
         let consistency = self.state.options.consistency;
-        let rows = async move { self.plan(db).await?.collect(db).await };
-        QueryFuture::new(traced::<T, _>(db, "select buckets", consistency, rows))
+        QueryFuture::new(traced::<T, _, _>(
+            db,
+            "select buckets",
+            consistency,
+            move || async move { self.plan(db).await?.collect(db).await },
+        ))
     }
 
     /// Runs the read as a stream of rows, one bucket after another and one page at a time.
@@ -290,8 +294,12 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         'a: 'd,
     {
         let consistency = self.state.options.consistency;
-        let stream = async move { Ok(self.plan(db).await?.stream(db)) };
-        QueryFuture::new(traced::<T, _>(db, "select buckets", consistency, stream))
+        QueryFuture::new(traced::<T, _, _>(
+            db,
+            "select buckets",
+            consistency,
+            move || async move { Ok(self.plan(db).await?.stream(db)) },
+        ))
     }
 
     /// The statement and values of every bucket's query, and the buckets in reading order.

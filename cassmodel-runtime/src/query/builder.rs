@@ -31,7 +31,7 @@ use crate::mapping::vector::Scored;
 use crate::mapping::view::Writable;
 use crate::schema::model::{BucketRule, ColumnDef, Order};
 use crate::session::db::Db;
-use crate::session::trace::Traced;
+use crate::session::trace::Returned;
 use crate::statement::spec::{Cmp, Op, SetOp};
 use crate::statement::state::QueryState;
 use crate::statement::typestate::kind::{Select, WriteKind};
@@ -218,17 +218,6 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
         self.with(|q| q.per_partition_limit(n))
     }
 
-    /// The future `run` makes of the query's state, a statement of `kind`, inside its span
-    /// at the query's consistency.
-    #[inline]
-    fn run<F>(self, db: &Db, kind: &'static str, run: impl FnOnce(QueryState<'a>) -> F) -> Traced<F>
-    where
-        T: Table,
-    {
-        let consistency = self.state.options.consistency;
-        traced::<T, _>(db, kind, consistency, run(self.state))
-    }
-
     /// Reads rows as `R2`, without the scores read so far (`R2` has no place for them).
     #[inline]
     pub fn read_as<R2>(self) -> Query<'a, T, S, K, R2> {
@@ -321,7 +310,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        self.run(db, "select", |state| select_all::<T, R>(db, state))
+        run::<T, _, _, _>(self.state, db, "select", |state| {
+            select_all::<T, R>(db, state)
+        })
     }
 
     /// Runs the query for its first row.
@@ -330,7 +321,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        self.run(db, "select", |state| select_first::<T, R>(db, state))
+        run::<T, _, _, _>(self.state, db, "select", |state| {
+            select_first::<T, R>(db, state)
+        })
     }
 
     /// `SELECT COUNT(*)` with the query's restrictions: the number of rows they select.
@@ -338,7 +331,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(self.run(db, "count", |state| count_rows::<T>(db, state)))
+        QueryFuture::new(run::<T, _, _, _>(self.state, db, "count", |state| {
+            count_rows::<T>(db, state)
+        }))
     }
 
     /// Runs the query as a stream of rows, one page at a time.
@@ -346,7 +341,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(self.run(db, "select", |state| select_stream::<T, R>(db, state)))
+        QueryFuture::new(run::<T, _, _, _>(self.state, db, "select", |state| {
+            select_stream::<T, R>(db, state)
+        }))
     }
 
     /// Runs the query for one page from `from`.
@@ -354,7 +351,9 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(self.run(db, "select", |state| select_page::<T, R>(db, state, from)))
+        QueryFuture::new(run::<T, _, _, _>(self.state, db, "select", |state| {
+            select_page::<T, R>(db, state, from)
+        }))
     }
 }
 
@@ -364,9 +363,12 @@ impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(self.run(db, K::STATEMENT.kind(), |state| async move {
-            execute::<T>(db, state, K::STATEMENT).await.map(drop)
-        }))
+        QueryFuture::new(run::<T, _, _, _>(
+            self.state,
+            db,
+            K::STATEMENT.kind(),
+            move |state| async move { execute::<T>(db, state, K::STATEMENT).await.map(drop) },
+        ))
     }
 
     /// Runs the lightweight transaction: the [`Outcome`] carries the current row when it did
@@ -375,9 +377,12 @@ impl<'a, T: Table + Writable, S, K: WriteKind, R> Query<'a, T, S, K, R> {
     where
         'a: 'd,
     {
-        QueryFuture::new(self.run(db, K::STATEMENT.kind(), |state| {
-            execute::<T>(db, state, K::STATEMENT)
-        }))
+        QueryFuture::new(run::<T, _, _, _>(
+            self.state,
+            db,
+            K::STATEMENT.kind(),
+            |state| execute::<T>(db, state, K::STATEMENT),
+        ))
     }
 
     /// The update or delete as a statement of a batch.
@@ -408,4 +413,24 @@ pub fn refused_read<V>() -> std::future::Ready<Result<V>> {
         "`fetch_all` and `fetch_first` run on the query builder, not on what it dereferences to"
             .to_owned(),
     )))
+}
+
+/// The future `run` makes of a query's state, a statement of `kind` on `T`'s table, inside
+/// its span at the query's consistency. A function, not a method of [`Query`]: the future
+/// does not depend on the builder's type-level state.
+#[inline]
+fn run<'a, 'd, T, F, X, M>(
+    state: QueryState<'a>,
+    db: &'d Db,
+    kind: &'static str,
+    run: M,
+) -> impl Future<Output = Result<X>> + use<'a, 'd, T, F, X, M>
+where
+    T: Table,
+    F: Future<Output = Result<X>>,
+    X: Returned,
+    M: FnOnce(QueryState<'a>) -> F,
+{
+    let consistency = state.options.consistency;
+    traced::<T, _, _>(db, kind, consistency, move || run(state))
 }

@@ -10,7 +10,7 @@ use scylla::client::session::Session;
 use super::cache::StatementCache;
 use super::index_ready::{INDEX_WAIT, await_queryable};
 use super::schema_watch;
-use super::trace::{Traced, statement_span};
+use super::trace::{in_span, statement_span};
 use super::version::{self, ServerVersion};
 use super::warnings::{ServerWarning, Warnings};
 use crate::config::options::DEFAULT_MAX_REQUEST_SIZE;
@@ -271,14 +271,17 @@ impl Db {
     /// Cassandra 5.0, a refused statement that uses what 5.0 added (an SAI index, the vector
     /// type, a mask) fails with [`Error::Unsupported`].
     pub async fn execute_ddl(&self, cql: &str) -> Result<()> {
-        let span = statement_span(
-            self.session(),
-            "ddl",
-            || (self.keyspace().unwrap_or_default(), ""),
-            None,
-        );
-        span.record("cql", cql);
-        let ddl = async {
+        let span = || {
+            let span = statement_span(
+                self.session(),
+                "ddl",
+                || (self.keyspace().unwrap_or_default(), ""),
+                None,
+            );
+            span.record("cql", cql);
+            span
+        };
+        let ddl = || async {
             let res = self
                 .inner
                 .session
@@ -295,7 +298,7 @@ impl Db {
             self.warnings().check(&res, cql, None);
             Ok(())
         };
-        Traced::new(span, ddl).await
+        in_span(span, ddl).await
     }
 
     /// `CREATE KEYSPACE IF NOT EXISTS` (after [`map_keyspace`](Self::map_keyspace)).

@@ -10,10 +10,8 @@
 //! one check of the level filter, no field written, nothing recorded.
 
 use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::pin::pin;
 
-use pin_project_lite::pin_project;
 use scylla::client::session::Session;
 use scylla::statement::Consistency;
 use tracing::Span;
@@ -88,47 +86,47 @@ impl Returned for u64 {
     }
 }
 
-pin_project! {
-    /// A statement's future inside its span: entered at each poll, and given the rows or the
-    /// error when it ends.
-    pub(crate) struct Traced<F> {
-        #[pin]
-        future: F,
-        span: Span,
-    }
-}
-
-impl<F> Traced<F> {
-    /// `future` inside `span`.
-    pub(crate) fn new(span: Span, future: F) -> Self {
-        Traced { future, span }
-    }
-}
-
-impl<F, T> Future for Traced<F>
+/// Runs the future `body` makes inside the span `span` makes (entered at each poll), and
+/// records its rows or its error in the span when it ends. Both are made when this future
+/// first runs, inside it.
+///
+/// A statement's future holds the driver's request future (about 4 KB). Built by the caller
+/// and handed to a wrapper by value, it was copied into the wrapper and again into the
+/// caller's future: two `memcpy`s of 4 KB per call, which the raw driver's calls do not make
+/// (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md). Made here, it is built where it
+/// runs, pinned in this future.
+pub(crate) async fn in_span<F, T>(
+    span: impl FnOnce() -> Span,
+    body: impl FnOnce() -> F,
+) -> Result<T>
 where
     F: Future<Output = Result<T>>,
     T: Returned,
 {
-    type Output = Result<T>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
-        let this = self.project();
-        let span = this.span;
+    let span = span();
+    let mut body = pin!(body());
+    let out = std::future::poll_fn(|cx| {
         let _in = span.enter();
-        let out = ready!(this.future.poll(cx));
-        if !span.is_disabled() {
-            match &out {
-                Ok(v) => {
-                    if let Some(n) = v.rows() {
-                        span.record("rows", n);
-                    }
-                }
-                Err(e) => {
-                    span.record("error", tracing::field::display(e));
-                }
+        body.as_mut().poll(cx)
+    })
+    .await;
+    record(&span, &out);
+    out
+}
+
+/// Records the rows or the error of a statement's outcome in its span (if enabled).
+fn record<T: Returned>(span: &Span, out: &Result<T>) {
+    if span.is_disabled() {
+        return;
+    }
+    match out {
+        Ok(v) => {
+            if let Some(n) = v.rows() {
+                span.record("rows", n);
             }
         }
-        Poll::Ready(out)
+        Err(e) => {
+            span.record("error", tracing::field::display(e));
+        }
     }
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Instructions per operation of each side of `query_overhead`, counted by valgrind's callgrind:
+# a count, not a time, so the machine's load does not move it (this 2-core VM has no hardware
+# counters: `perf stat -e instructions` is "not supported").
+#
+#   benches/callgrind_ops.sh '^insert, 64' [rounds]
+#
+# Runs the bench twice under valgrind, once per side (`QUERY_OVERHEAD_SIDE`: both halves of the
+# run execute that side's code), for the variants whose name has the given text (one variant:
+# the counts are divided by its operations). The process runs without instrumentation while it
+# connects and loads its rows, and is counted from the line before the warm-up to its end
+# (`callgrind_control -i on`). Prints per side, per operation:
+#   - `caller`: the instructions under `Ops::op` (the operation's future as the caller polls
+#     it: building the values, the statement lookup, serializing, reading the rows);
+#   - `process`: every instruction of the process while counted (also the driver's connection
+#     tasks, which send and receive the frames, and tokio's scheduler), user space only.
+# Needs the node of `cargo xtask node start` and the bench built
+# (`cargo bench --bench query_overhead --no-run`). Under valgrind the client, not the node,
+# sets the pace, so the counts say what each side executes, not how the two interleave.
+set -euo pipefail
+variant=${1:?usage: benches/callgrind_ops.sh VARIANT [ROUNDS]}
+rounds=${2:-3}
+cd "$(dirname "$0")/.."
+bin=$(cargo bench --bench query_overhead --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "query_overhead" and m.get("executable"):
+        print(m["executable"])')
+out=$(mktemp -d)
+for side in raw cassmodel; do
+    QUERY_OVERHEAD_SIDE=$side QUERY_OVERHEAD_PEER=0 QUERY_OVERHEAD_PACE=0 \
+        QUERY_OVERHEAD_ONLY="$variant" QUERY_OVERHEAD_ROUNDS=$rounds QUERY_OVERHEAD_SLICE_MS=1000 \
+        valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/cg.$side" \
+        "$bin" --bench >"$out/$side.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        grep -q "^A/A run" "$out/$side.log" && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.5
+    done
+    callgrind_control -i on "$pid" >/dev/null
+    wait "$pid" || { tail -20 "$out/$side.log"; exit 1; }
+    ops=$(sed -n 's/.*s, \([0-9]*\) measured and warm-up operations.*/\1/p' "$out/$side.log")
+    callgrind_annotate --inclusive=yes "$out/cg.$side" >"$out/$side.inclusive"
+    total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$out/$side.inclusive" | tr -d ,)
+    caller=$(grep -m1 'query_overhead::ops::Ops::op::{{closure}}' "$out/$side.inclusive" |
+        awk '{print $1}' | tr -d ,)
+    echo "$side: $ops operations; caller $((caller / ops)) instructions/op; process $((total / ops)) instructions/op"
+done
+echo "logs and callgrind files: $out"
