@@ -123,9 +123,16 @@ async fn test_db_with(test: &str, replicas: u32) -> TestDb {
 /// or more nodes (one on the local node): for the tests that must hold on a cluster as users
 /// run one, with a node's data on the others too.
 pub async fn test_db_replicated(test: &str) -> TestDb {
+    test_db_with(test, replicas()).await
+}
+
+/// The replicas of [`test_db_replicated`]'s keyspace: 3 when `CASSMODEL_CONTACT_POINTS` names
+/// three or more nodes, else 1.
+#[allow(dead_code)]
+pub fn replicas() -> u32 {
     let points = std::env::var("CASSMODEL_CONTACT_POINTS").unwrap_or_default();
     let nodes = points.split(',').filter(|p| !p.trim().is_empty()).count();
-    test_db_with(test, if nodes >= 3 { 3 } else { 1 }).await
+    if nodes >= 3 { 3 } else { 1 }
 }
 
 /// Creates keyspace `ks` with `replicas` copies of every row: `SimpleStrategy`, or, with a
