@@ -369,6 +369,21 @@ async fn warned(captured: &Captured, words: &str) -> Vec<String> {
     panic!("no warning with `{words}` in 30 s; written: {seen}");
 }
 
+/// Runs `alter` from the test's session, then returns the warn events with `words`
+/// ([`warned`]).
+async fn alter_and_wait(
+    db: &cassmodel::Db,
+    captured: &Captured,
+    alter: &str,
+    words: &str,
+) -> Vec<String> {
+    db.session()
+        .query_unpaged(alter, ())
+        .await
+        .expect("alter table");
+    warned(captured, words).await
+}
+
 /// A change to the columns of a table the program has prepared statements on is a warn event
 /// naming the table, the statements and the columns (Cassandra forgets the statements, and the
 /// driver prepares them again); a statement that names a column that is gone is one more,
@@ -394,11 +409,13 @@ async fn a_column_change_under_prepared_statements_is_a_warning() {
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     // Another program adds a column (this session's DDL has the driver read the schema again
     // at once; another program's change reaches it at its next schema tick, within 60 s).
-    db.session()
-        .query_unpaged(format!("ALTER TABLE {ks}.notes ADD extra int"), ())
-        .await
-        .expect("alter table");
-    let lines = warned(&captured, "the columns of a table changed").await;
+    let lines = alter_and_wait(
+        db,
+        &captured,
+        &format!("ALTER TABLE {ks}.notes ADD extra int"),
+        "the columns of a table changed",
+    )
+    .await;
     assert_eq!(lines.len(), 1, "{lines:?}");
     let line = &lines[0];
     println!("{line}");
@@ -419,11 +436,13 @@ async fn a_column_change_under_prepared_statements_is_a_warning() {
     assert_eq!(rows, [note(1, 1, 10), note(1, 2, 10)]);
 
     // Then a column the model reads and writes is dropped.
-    db.session()
-        .query_unpaged(format!("ALTER TABLE {ks}.notes DROP text"), ())
-        .await
-        .expect("alter table");
-    let broken = warned(&captured, "names a column the table no longer has").await;
+    let broken = alter_and_wait(
+        db,
+        &captured,
+        &format!("ALTER TABLE {ks}.notes DROP text"),
+        "names a column the table no longer has",
+    )
+    .await;
     assert_eq!(broken.len(), 2, "{broken:?}");
     assert!(
         broken.iter().any(|l| l.contains("statement=\"INSERT INTO"))

@@ -208,15 +208,7 @@ impl<'a, C> Batch<'a, C> {
         'a: 'd,
         C: 'd,
     {
-        let span = || {
-            statement_span(
-                db.session(),
-                "batch",
-                || (db.keyspace().unwrap_or_default(), ""),
-                None,
-            )
-        };
-        QueryFuture::new(in_span(span, move || self.run(db)))
+        QueryFuture::new(in_span(|| batch_span(db), move || self.run(db)))
     }
 
     pub(crate) async fn run(self, db: &Db) -> Result<bool> {
@@ -684,4 +676,14 @@ impl<T: Table> BatchEntry for MirrorQuery<'_, T> {
     fn is_idempotent(&self) -> bool {
         self.spec.is_idempotent()
     }
+}
+
+/// The span of a batch run on `db` (a batch names no single table).
+pub(crate) fn batch_span(db: &Db) -> tracing::Span {
+    statement_span(
+        db.session(),
+        "batch",
+        || (db.keyspace().unwrap_or_default(), ""),
+        None,
+    )
 }

@@ -20,7 +20,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 
-use super::batch::Batch;
+use super::batch::{Batch, batch_span};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
 use super::write::fits_request;
@@ -162,17 +162,10 @@ async fn keep_batch<E: 'static>(
 /// transaction.
 #[doc(hidden)]
 pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()> {
-    let span = move || {
-        statement_span(
-            db.session(),
-            "batch",
-            || (db.keyspace().unwrap_or_default(), ""),
-            None,
-        )
-    };
-    QueryFuture::new(in_span(span, move || async move {
-        batch.run(db).await.map(drop)
-    }))
+    QueryFuture::new(in_span(
+        move || batch_span(db),
+        move || async move { batch.run(db).await.map(drop) },
+    ))
 }
 
 /// One table's row of an entity: the table's columns, each read from the entity's field.
