@@ -361,16 +361,14 @@ impl<'r, T: ?Sized> InsertValues<'r, T> {
 impl<T: RowFields + ?Sized> SizeBound for InsertValues<'_, T> {
     fn size_bound(&self) -> Option<usize> {
         let schema = self.row.table();
-        let columns = (0..schema.columns.len()).map(|i| {
-            let value = column_value(self.row, i)?;
-            if schema.columns[i].bucket.is_some() {
-                Some(BUCKET_SIZE_BOUND)
-            } else if self.unset_nulls && value.is_none() {
-                Some(0)
-            } else {
-                value.size_bound()
-            }
-        });
+        let columns = schema
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match c.bucket {
+                Some(_) => column_value(self.row, i).map(|_| BUCKET_SIZE_BOUND),
+                None => self.row.field(i)?.cell_bound(self.unset_nulls),
+            });
         let ttl = self.ttl.map(|_| Some(4));
         let timestamp = self.timestamp.map(|_| Some(8));
         cells_bound(columns.chain(ttl).chain(timestamp))

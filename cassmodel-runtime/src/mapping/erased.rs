@@ -55,6 +55,32 @@ pub trait ErasedValue: Sync {
     fn vector(&self) -> Option<&[f32]> {
         None
     }
+
+    /// Writes the value as a row's cell: with `unset_nulls`, a `None` is left unset (no
+    /// tombstone). One call through the `dyn` for what [`is_none`](Self::is_none) and
+    /// [`write_to`](Self::write_to) do, on every column of every insert.
+    #[inline]
+    fn write_cell<'b>(
+        &self,
+        typ: &ColumnType<'_>,
+        writer: CellWriter<'b>,
+        unset_nulls: bool,
+    ) -> Result<WrittenCellProof<'b>, SerializationError> {
+        if unset_nulls && self.is_none() {
+            return Ok(writer.set_unset());
+        }
+        self.write_to(typ, writer)
+    }
+
+    /// The [`size_bound`](Self::size_bound) of [`write_cell`](Self::write_cell): 0 for a
+    /// `None` left unset.
+    #[inline]
+    fn cell_bound(&self, unset_nulls: bool) -> Option<usize> {
+        if unset_nulls && self.is_none() {
+            return Some(0);
+        }
+        self.size_bound()
+    }
 }
 
 /// A list bound to one marker (`IN ?`, a set of map keys to remove).

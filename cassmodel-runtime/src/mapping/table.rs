@@ -79,12 +79,25 @@ pub(crate) fn write_column<R: RowFields + ?Sized>(
     writer: &mut RowWriter,
 ) -> Result<(), SerializationError> {
     let cell = writer.make_cell_writer();
+    let schema = row.table();
+    // Most columns: the row's own field, with no rule to check before it is written (not a
+    // bucket, not a vector under an index): one call through the field's `dyn`.
+    if let Some(col) = schema.columns.get(index)
+        && col.bucket.is_none()
+        && col.vector_index().is_none()
+        && let Some(v) = row.field(index)
+    {
+        return v
+            .write_cell(spec.typ(), cell, unset_nulls)
+            .map(drop)
+            .map_err(|e| write_error(spec, col.rust_type, explained(e)));
+    }
     let value = column_value(row, index);
     if unset_nulls && value.is_some_and(|v| v.is_none()) {
         cell.set_unset();
         return Ok(());
     }
-    write_value(row.table(), index, value, spec, cell).map(drop)
+    write_value(schema, index, value, spec, cell).map(drop)
 }
 
 /// The value column `index` of `row` is written from: its field, or for a bucket column the
