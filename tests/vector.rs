@@ -197,6 +197,30 @@ async fn vector_search_orders_like_brute_force() {
         assert!(all.contains(d), "a row read back differs: {d:?}");
     }
 
+    // Cassandra runs a vector search at ONE or LOCAL_ONE, and says so on each one asked at
+    // another level (the driver's default, LOCAL_QUORUM, here); asked at LOCAL_ONE, it does
+    // not (README, "Server warnings").
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = told.clone();
+    db.on_server_warning(move |w| kept.lock().expect("lock").push(w.text.clone()));
+    let top_k = |told: &std::sync::Mutex<Vec<String>>| {
+        let told = told.lock().expect("lock");
+        told.iter()
+            .filter(|t| t.starts_with("Top-K queries"))
+            .count()
+    };
+    let again = Doc::select().ann_embedding(&q).limit(7).fetch_all(db).await;
+    assert_eq!(keys(&again.expect("ann")), want, "the same search again");
+    assert_eq!(top_k(&told), 1, "{:?}", told.lock().expect("lock"));
+    let at_one = Doc::select()
+        .ann_embedding(&q)
+        .limit(7)
+        .consistency(cassmodel::Consistency::LocalOne)
+        .fetch_all(db)
+        .await;
+    assert_eq!(keys(&at_one.expect("ann")), want, "the search at LOCAL_ONE");
+    assert_eq!(top_k(&told), 1, "{:?}", told.lock().expect("lock"));
+
     // Within one partition, and with a clustering range after the partition key.
     let got = Doc::select()
         .shelf("shelf2")
