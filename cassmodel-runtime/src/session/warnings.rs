@@ -67,8 +67,8 @@ impl Warnings {
             .clone();
         // Nobody to tell (no handler, no subscriber that wants this warn event): nothing
         // built. Some statements draw a warning on every run (an ANN query above consistency
-        // ONE is run at ONE, and says so), and the strings of an unread warning cost as much
-        // as the read's own rows.
+        // ONE is run at LOCAL_ONE or ONE, and says so), and the strings of an unread warning
+        // cost as much as the read's own rows.
         if handler.is_none() && !tracing::enabled!(tracing::Level::WARN) {
             return;
         }
