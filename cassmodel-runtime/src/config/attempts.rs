@@ -233,15 +233,8 @@ impl LoadBalancingPolicy for RecordingPolicy {
         request: &'a RoutingInfo,
         cluster: &'a ClusterState,
     ) -> Option<(NodeRef<'a>, Option<Shard>)> {
-        // A request starts: what this thread kept of earlier requests is stale. (Most
-        // requests left only `succeeded`: nothing to drop.)
-        with_slot(|s| {
-            if s.failed.is_some() || s.ended.is_some() {
-                *s = Slot::default();
-            } else {
-                s.succeeded = None;
-            }
-        });
+        // A request starts: what this thread kept of earlier requests is stale.
+        with_slot(|s| *s = Slot::default());
         self.0.pick(request, cluster)
     }
 

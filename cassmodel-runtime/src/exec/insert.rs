@@ -19,7 +19,7 @@ use super::write::{applied, not_applied, write_values};
 use crate::error::{Error, Result};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::erased::{SizeBound, cells_bound};
-use crate::mapping::table::{Columns, RowFields, Table, column_value, write_column};
+use crate::mapping::table::{Columns, RowFields, Table, write_column};
 use crate::mapping::view::Writable;
 use crate::session::cache::CacheKey;
 use crate::session::db::Db;
@@ -366,7 +366,7 @@ impl<T: RowFields + ?Sized> SizeBound for InsertValues<'_, T> {
             .iter()
             .enumerate()
             .map(|(i, c)| match c.bucket {
-                Some(_) => column_value(self.row, i).map(|_| BUCKET_SIZE_BOUND),
+                Some(b) => self.row.field(b.source).map(|_| BUCKET_SIZE_BOUND),
                 None => self.row.field(i)?.cell_bound(self.unset_nulls),
             });
         let ttl = self.ttl.map(|_| Some(4));

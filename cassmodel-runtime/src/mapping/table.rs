@@ -8,7 +8,7 @@ use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
-use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
+use scylla::serialize::writers::RowWriter;
 
 use super::erased::{ErasedValue, check_vector};
 use super::reason::{describe_type, deserialize_reason, explained, type_check_reason};
@@ -80,70 +80,31 @@ pub(crate) fn write_column<R: RowFields + ?Sized>(
 ) -> Result<(), SerializationError> {
     let cell = writer.make_cell_writer();
     let schema = row.table();
-    // Most columns: the row's own field, with no rule to check before it is written (not a
-    // bucket, not a vector under an index): one call through the field's `dyn`.
-    if let Some(col) = schema.columns.get(index)
-        && col.bucket.is_none()
-        && col.vector_index().is_none()
-        && let Some(v) = row.field(index)
-    {
-        return v
-            .write_cell(spec.typ(), cell, unset_nulls)
-            .map(drop)
-            .map_err(|e| write_error(spec, col.rust_type, explained(e)));
-    }
-    let value = column_value(row, index);
-    if unset_nulls && value.is_some_and(|v| v.is_none()) {
-        cell.set_unset();
-        return Ok(());
-    }
-    write_value(schema, index, value, spec, cell).map(drop)
-}
-
-/// The value column `index` of `row` is written from: its field, or for a bucket column the
-/// field of its source ([`write_value`] computes the bucket).
-pub(crate) fn column_value<R: RowFields + ?Sized>(
-    row: &R,
-    index: usize,
-) -> Option<&dyn ErasedValue> {
-    match row.table().columns.get(index).and_then(|c| c.bucket) {
-        Some(b) => row.field(b.source),
-        None => row.field(index),
-    }
-}
-
-/// Writes `value` ([`column_value`]), column `index` of a row of `schema` (`None`: a column
-/// the row does not have), for the bind marker `spec`, with `keyspace.table` and the column
-/// in any error.
-pub(crate) fn write_value<'b>(
-    schema: &TableSchema,
-    index: usize,
-    value: Option<&dyn ErasedValue>,
-    spec: &ColumnSpec<'_>,
-    writer: CellWriter<'b>,
-) -> Result<WrittenCellProof<'b>, SerializationError> {
     let col = schema.column(index);
     let rust_type = col.map_or(schema.rust_name, |c| c.rust_type);
-    let Some(v) = value else {
+    let bucket = col.and_then(|c| c.bucket);
+    // A bucket has no field: it is computed from its source's value.
+    let Some(v) = row.field(bucket.map_or(index, |b| b.source)) else {
         let detail = format!("`{}` has no column #{index}", schema.rust_name);
         return Err(value_mismatch(spec, rust_type, detail));
     };
-    let written = match col.and_then(|c| c.bucket) {
-        // A bucket has no field: it is computed from its source's value.
-        Some(b) => match v.source_bucket(b.rule) {
-            Some(bucket) => bucket.write_to(spec.typ(), writer),
+    let written = match (bucket, col.and_then(ColumnDef::vector_index)) {
+        (Some(_), _) | (None, Some(_)) if unset_nulls && v.is_none() => Ok(cell.set_unset()),
+        (Some(b), _) => match v.source_bucket(b.rule) {
+            Some(bucket) => bucket.write_to(spec.typ(), cell),
             None => Err(value_refused(
                 "bucket",
                 "its source column's type has no bucket".to_owned(),
             )),
         },
-        None => match col.and_then(ColumnDef::vector_index) {
-            Some(similarity) => check_vector(v, VectorUse::Index(similarity))
-                .and_then(|()| v.write_to(spec.typ(), writer)),
-            None => v.write_to(spec.typ(), writer),
-        },
+        (None, Some(similarity)) => check_vector(v, VectorUse::Index(similarity))
+            .and_then(|()| v.write_to(spec.typ(), cell)),
+        // Most columns: one call through the field's `dyn` (a `None` left unset inside it).
+        (None, None) => v.write_cell(spec.typ(), cell, unset_nulls),
     };
-    written.map_err(|e| write_error(spec, rust_type, explained(e)))
+    written
+        .map(drop)
+        .map_err(|e| write_error(spec, rust_type, explained(e)))
 }
 
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's
