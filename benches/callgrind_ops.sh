@@ -7,7 +7,8 @@
 #
 # Runs the bench twice under valgrind, once per side (`QUERY_OVERHEAD_SIDE`: both halves of the
 # run execute that side's code), for the variants whose name has the given text (one variant:
-# the counts are divided by its operations). The process runs without instrumentation while it
+# the counts are divided by the operations counted: calls of the bench's `one_operation`). The
+# process runs without instrumentation while it
 # connects and loads its rows, and is counted from the line before the warm-up to its end
 # (`callgrind_control -i on`). Prints per side, per operation:
 #   - `caller`: the instructions under `Ops::op` (the operation's future as the caller polls
@@ -41,11 +42,21 @@ for side in raw cassmodel; do
     done
     callgrind_control -i on "$pid" >/dev/null
     wait "$pid" || { tail -20 "$out/$side.log"; exit 1; }
-    ops=$(sed -n 's/.*s, \([0-9]*\) measured and warm-up operations.*/\1/p' "$out/$side.log")
-    callgrind_annotate --inclusive=yes "$out/cg.$side" >"$out/$side.inclusive"
+    # The operations counted: calls of the bench's `one_operation` while counting (the run's
+    # own total also has the ones before `callgrind_control -i on` took effect, a number that
+    # varies from run to run).
+    callgrind_annotate --inclusive=yes "$out/cg.$side" >"$out/$side.inclusive" 2>/dev/null
+    ops=$(callgrind_annotate --tree=calling --auto=no "$out/cg.$side" 2>/dev/null |
+        sed -n 's/.*>.*query_overhead::one_operation (\([0-9,]*\)x).*/\1/p' | tr -d , |
+        awk '{n += $1} END {print n + 0}')
+    run_ops=$(sed -n 's/.*s, \([0-9]*\) measured and warm-up operations.*/\1/p' "$out/$side.log")
+    if [ "$ops" -eq 0 ]; then
+        echo "$side: no call of one_operation counted (is the bench built from this tree?)" >&2
+        exit 1
+    fi
     total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$out/$side.inclusive" | tr -d ,)
     caller=$(grep -m1 'query_overhead::ops::Ops::op::{{closure}}' "$out/$side.inclusive" |
         awk '{print $1}' | tr -d ,)
-    echo "$side: $ops operations; caller $((caller / ops)) instructions/op; process $((total / ops)) instructions/op"
+    echo "$side: $ops operations counted (of $run_ops); caller $((caller / ops)) instructions/op; process $((total / ops)) instructions/op"
 done
 echo "logs and callgrind files: $out"

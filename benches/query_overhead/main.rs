@@ -72,7 +72,9 @@
 //! contains this text, or one of several separated by `|`; `^text`: whose name starts with
 //! it), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
 //! variants), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code, for a
-//! profiler), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant, concurrency,
+//! profiler), `QUERY_OVERHEAD_SPIN_NS` (the cassmodel
+//! side busy-waits this long per operation: with `QUERY_OVERHEAD_CALIBRATE=1`, how much a run's
+//! CPU ratio moves for client time added to one side), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant, concurrency,
 //! start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for `benches/perf_split.py`).
 
 mod drive;
@@ -115,8 +117,29 @@ fn monotonic_ns() -> u128 {
     u128::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u128::try_from(t.tv_nsec).unwrap_or(0)
 }
 
+/// Called once per operation and never inlined: `benches/callgrind_ops.sh` divides the
+/// instructions it counts by this function's calls (the operations it counted), not by the
+/// operations the run made (some of which run before the count starts).
+#[inline(never)]
+fn one_operation() {
+    std::hint::black_box(());
+}
+
+/// Busy-waits `ns` nanoseconds on the calling thread: `QUERY_OVERHEAD_SPIN_NS`, the
+/// sensitivity of a run to client time added per operation on one side.
+fn spin(ns: u64) {
+    let start = std::time::Instant::now();
+    while start.elapsed().as_nanos() < u128::from(ns) {
+        std::hint::spin_loop();
+    }
+}
+
 struct Bench {
     ops: Ops,
+    /// `QUERY_OVERHEAD_SPIN_NS`: nanoseconds of busy-waiting added to each operation of the
+    /// cassmodel side (with `QUERY_OVERHEAD_CALIBRATE=1`: raw code on both sides, one of them
+    /// slower by exactly this much client time).
+    spin_ns: u64,
     /// A/A run: both sides run this side's code.
     only_side: Option<Side>,
     /// `QUERY_OVERHEAD_POLICIES=1`: both sides run the raw code, the cassmodel side's on
@@ -157,6 +180,10 @@ impl Bench {
             Some(recorded) if side == Side::Cassmodel => recorded,
             _ => &self.ops,
         };
+        one_operation();
+        if side == Side::Cassmodel && self.spin_ns > 0 {
+            spin(self.spin_ns);
+        }
         let side = self.only_side.unwrap_or(side);
         let n = self.written[&(side as u8, phase as u8)].fetch_add(1, Ordering::Relaxed);
         ops.op(side, phase, seed, i, n).await
@@ -253,7 +280,6 @@ async fn setup(db: &Db, ks: &str) {
         .expect("load docs");
 }
 
-/// Drops keyspaces left by interrupted runs of this bench (named `bench_qo_*`).
 /// The text values of the one column `cql` reads (its null values left out).
 async fn texts(db: &Db, cql: &str) -> Vec<String> {
     db.session()
@@ -400,6 +426,7 @@ async fn main() {
     let only: String = env_or("QUERY_OVERHEAD_ONLY", String::new());
     let calibrate = env_or("QUERY_OVERHEAD_CALIBRATE", 0u8) != 0;
     let policies = env_or("QUERY_OVERHEAD_POLICIES", 0u8) != 0;
+    let spin_ns: u64 = env_or("QUERY_OVERHEAD_SPIN_NS", 0);
     let only_side = match env_or("QUERY_OVERHEAD_SIDE", String::new()).as_str() {
         _ if calibrate || policies => Some(Side::Raw),
         "raw" => Some(Side::Raw),
@@ -470,6 +497,7 @@ async fn main() {
             ..ops.clone()
         }),
         ops,
+        spin_ns,
         only_side,
         slices: std::env::var_os("QUERY_OVERHEAD_SLICES").map(|path| (path, Default::default())),
         total_ops: AtomicUsize::new(0),
@@ -497,6 +525,12 @@ async fn main() {
         );
     } else if let Some(side) = only_side {
         println!("A/A run: both sides run the {side:?} code (QUERY_OVERHEAD_CALIBRATE / _SIDE)");
+    }
+    if spin_ns > 0 {
+        println!(
+            "the cassmodel column's side busy-waits {spin_ns} ns per operation \
+             (QUERY_OVERHEAD_SPIN_NS)"
+        );
     }
     let mut peer = if env_or("QUERY_OVERHEAD_PEER", 1u8) == 0 {
         None
