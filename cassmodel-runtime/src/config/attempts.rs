@@ -37,7 +37,7 @@ use scylla::cluster::{ClusterState, NodeRef};
 use scylla::errors::{DbError, RequestAttemptError};
 use scylla::policies::load_balancing::{FallbackPlan, LoadBalancingPolicy, RoutingInfo};
 use scylla::policies::retry::{
-    DefaultRetryPolicy, RequestInfo, RetryDecision, RetryPolicy, RetrySession,
+    DefaultRetrySession, RequestInfo, RetryDecision, RetryPolicy, RetrySession,
 };
 use scylla::routing::Shard;
 use scylla::statement::Consistency;
@@ -142,14 +142,17 @@ pub(crate) fn take() -> Vec<Attempt> {
     .unwrap_or_default()
 }
 
-/// The driver's default retry policy, keeping each failed attempt of a request for its error.
+/// The driver's default retry policy (`DefaultRetryPolicy`), keeping each failed attempt of a
+/// request for its error.
 #[derive(Debug, Default)]
-pub(crate) struct RecordingRetry(DefaultRetryPolicy);
+pub(crate) struct RecordingRetry;
 
 impl RetryPolicy for RecordingRetry {
     fn new_session(&self) -> Box<dyn RetrySession> {
+        // The default session held by value: one allocation per request, as the driver's
+        // default policy makes, not two.
         Box::new(Recording {
-            decide: self.0.new_session(),
+            decide: DefaultRetrySession::new(),
             attempts: Vec::new(),
             retries: 0,
         })
@@ -158,7 +161,7 @@ impl RetryPolicy for RecordingRetry {
 
 /// The retry session of one request: the default decisions, and the attempts seen.
 struct Recording {
-    decide: Box<dyn RetrySession>,
+    decide: DefaultRetrySession,
     attempts: Vec<Attempt>,
     /// How many times the driver tried again.
     retries: usize,
