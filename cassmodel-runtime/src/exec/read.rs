@@ -11,6 +11,7 @@ use scylla::response::query_result::QueryResult;
 use scylla::response::{PagingState, PagingStateResponse};
 use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
+use smallvec::SmallVec;
 
 use super::result::{Page, QueryFuture, RowStream};
 use super::statement::{Stmt, cached, key_prefix_statement, traced, unpaged};
@@ -66,14 +67,38 @@ where
     Ok(out)
 }
 
+/// A first page of at most this many rows, of a row type of at most [`STAGED_ROW_BYTES`],
+/// is read into a buffer on the stack, and its vector allocated once its rows are read.
+const STAGED_ROWS: usize = 32;
+/// See [`STAGED_ROWS`]: at most 4 KB of stack.
+const STAGED_ROW_BYTES: usize = 128;
+
 /// The rows of one result (a page), after those already in `out`; static-only rows skipped.
+///
+/// The vector of a small first page (latest 20) is allocated after its rows, not before.
+/// With glibc's allocator, an allocation of 1 KB or more first merges the small chunks that
+/// the last read's rows freed (`malloc_consolidate`), so every row read after it took the
+/// allocator's slow path: about twice the slow calls of the raw driver's growing vector, and
+/// 8% more instructions per latest-20 read (BENCHMARKS.md, issue 29). Allocated after the
+/// rows, the vector costs one copy of them.
 fn append_rows<R>(res: QueryResult, out: &mut Vec<R>) -> Result<()>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
     let res = res.into_rows_result()?;
     let rows = res.rows::<Rows<R>>()?;
-    out.reserve(rows.rows_remaining());
+    let n = rows.rows_remaining();
+    if out.is_empty() && n <= STAGED_ROWS && size_of::<R>() <= STAGED_ROW_BYTES {
+        let mut staged = SmallVec::<[R; STAGED_ROWS]>::new();
+        for row in rows {
+            if let Some(r) = row?.0 {
+                staged.push(r);
+            }
+        }
+        *out = staged.into_vec();
+        return Ok(());
+    }
+    out.reserve(n);
     for row in rows {
         if let Some(r) = row?.0 {
             out.push(r);
