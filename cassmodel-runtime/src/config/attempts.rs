@@ -144,7 +144,7 @@ pub(crate) fn take() -> Vec<Attempt> {
 
 /// The driver's default retry policy (`DefaultRetryPolicy`), keeping each failed attempt of a
 /// request for its error.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RecordingRetry;
 
 impl RetryPolicy for RecordingRetry {

@@ -323,7 +323,7 @@ impl ConnectOptions {
             .serial_consistency(self.serial_consistency)
             .request_timeout(self.request_timeout)
             .load_balancing_policy(Arc::new(RecordingPolicy(routing)))
-            .retry_policy(Arc::new(RecordingRetry::default()));
+            .retry_policy(Arc::new(RecordingRetry));
         let mut builder = SessionBuilder::new()
             .known_nodes(&self.contact_points)
             .connection_timeout(self.connect_timeout)
