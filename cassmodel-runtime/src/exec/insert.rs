@@ -21,7 +21,7 @@ use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::erased::{SizeBound, cells_bound};
 use crate::mapping::table::{Columns, RowFields, Table, write_column};
 use crate::mapping::view::Writable;
-use crate::session::cache::CacheKey;
+use crate::session::cache::{CacheKey, PerTable};
 use crate::session::db::Db;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
@@ -201,14 +201,7 @@ macro_rules! send {
             }
         };
         let values = write_values($db, ps, $insert.values())?;
-        $db.session()
-            .execute_unpaged(ps, values)
-            .await
-            .map(|res| {
-                $db.warnings().check(&res, ps.get_statement(), Some(ps));
-                res
-            })
-            .map_err(|e| Error::execute($db.session(), ps.get_statement(), e))
+        unpaged!($db, ps, values)
     }};
 }
 
@@ -217,7 +210,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
     // more client CPU at 64 in flight (BENCHMARKS.md, query_overhead). Once the table's INSERT
-    // of this shape (TTL or not, write time or not) is prepared (`Db::prepared_insert`), an
+    // of this shape (TTL or not, write time or not) is prepared (`StatementCache::kept`), an
     // insert without options borrows it: no cache lock, no reference count. One `async`
     // block awaiting the driver's request, not the request future wrapped in combinators
     // (`Either`, `Map`): each wrapper moved the 4 KB request future once more when built,
@@ -232,7 +225,11 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
             let dual = T::schema().source.is_some_and(|s| s.dual_writes);
             let kept = db
                 .statements()
-                .kept_insert::<T>(self.ttl.is_some(), self.timestamp.is_some(), false)
+                .kept::<T>(PerTable::Insert {
+                    ttl: self.ttl.is_some(),
+                    timestamp: self.timestamp.is_some(),
+                    if_not_exists: false,
+                })
                 .filter(|_| self.options.is_default() && !dual);
             if dual {
                 return Box::pin(self.dual(db)).await;
@@ -252,7 +249,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
         self.options = mirror::at(&self.options, time);
         let st = self.statement(db).await?;
         let values = write_values(db, st.get(), self.values())?;
-        let new = async { unpaged!(db, st, values).map(drop) };
+        let new = async { unpaged!(db, st.get(), values).map(drop) };
         let old = mirror::insert(db, &m, self.row, self.ttl, self.write_nulls, &self.options);
         let (new, old) = futures::join!(new, old);
         mirror::both::<T>(db, &m, new, old)
@@ -276,7 +273,11 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
             move || async move {
                 let kept = db
                     .statements()
-                    .kept_insert::<T>(self.ttl.is_some(), false, true)
+                    .kept::<T>(PerTable::Insert {
+                        ttl: self.ttl.is_some(),
+                        timestamp: false,
+                        if_not_exists: true,
+                    })
                     .filter(|_| self.options.is_default());
                 let res = send!(self, db, kept)?;
                 // Boxed: the SERIAL read of a failed condition, and the old table's write of a
@@ -341,8 +342,14 @@ pub(crate) async fn insert_statement<T: Table>(
         ))
     })
     .await?;
-    db.statements()
-        .keep_insert::<T>(ttl, timestamp, if_not_exists, &ps);
+    db.statements().keep::<T>(
+        PerTable::Insert {
+            ttl,
+            timestamp,
+            if_not_exists,
+        },
+        &ps,
+    );
     Ok(ps)
 }
 

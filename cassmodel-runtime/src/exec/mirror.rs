@@ -109,7 +109,7 @@ pub(crate) async fn insert<T: Table>(
         unset_nulls: !write_nulls,
         ttl,
     };
-    unpaged!(db, st, values).map(drop)
+    unpaged!(db, st.get(), values).map(drop)
 }
 
 async fn insert_statement<T: Table>(
@@ -350,7 +350,7 @@ pub(crate) async fn query<T: Table>(
         prepare_query::<T>(db, m, mapped.spec.clone(), what).await?,
         options,
     );
-    unpaged!(db, st, mapped.values(spec, values)).map(drop)
+    unpaged!(db, st.get(), mapped.values(spec, values)).map(drop)
 }
 
 /// The old table that every write of `T` also reaches, or `None` when `T` declares no dual

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::mapping::erased::Bound;
 use crate::mapping::projection::Projection;
 use crate::mapping::table::{Rows, Table};
-use crate::session::cache::CacheKey;
+use crate::session::cache::{CacheKey, PerTable};
 use crate::session::db::Db;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
@@ -166,7 +166,7 @@ pub(crate) async fn first_by_key_prefix<T: Table>(
     options: &QueryOptions,
 ) -> Result<Option<T>> {
     let st = key_prefix_statement::<T>(db, n, options).await?;
-    first_of(unpaged!(db, st, values)?)
+    first_of(unpaged!(db, st.get(), values)?)
 }
 
 /// The first row `st` reads with `values` (a static-only row is none): for a statement kept
@@ -175,7 +175,7 @@ pub(crate) async fn first_row<R>(db: &Db, st: &Stmt, values: impl SerializeRow) 
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
-    first_of(unpaged!(db, st, values)?)
+    first_of(unpaged!(db, st.get(), values)?)
 }
 
 /// Every row with `=` on the first `n` primary-key columns bound from `values` (paged): the
@@ -219,9 +219,22 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
 ) -> impl Future<Output = Result<Option<T>>> + Send + 'd {
     // The request is sent in this future, not in `first_by_key_prefix`'s: awaiting a nested
     // future that holds the driver's request future (4 KB) moves it whole into this one.
+    // Once prepared, the statement is borrowed from its table's slot: no cache lock, no hash
+    // of its key, no reference count (the cache is taken on the first call only).
     traced::<T, _, _>(db, "select", None, move || async move {
-        let st = key_prefix_statement::<T>(db, N, &QueryOptions::default()).await?;
-        first_of(unpaged!(db, st, BoundRow(key))?)
+        let full_key = N == T::schema().primary_key().len();
+        let st: Box<Stmt>;
+        let ps = match db.statements().kept::<T>(PerTable::Get) {
+            Some(ps) if full_key => ps,
+            _ => {
+                st = Box::new(key_prefix_statement::<T>(db, N, &QueryOptions::default()).await?);
+                if full_key {
+                    db.statements().keep::<T>(PerTable::Get, st.get());
+                }
+                st.get()
+            }
+        };
+        first_of(unpaged!(db, ps, BoundRow(key))?)
     })
 }
 
@@ -262,7 +275,7 @@ pub(crate) async fn select_all<T: Table, R: Projection<T>>(
     if paged {
         return rows_paged(db, &st, &q.values).await;
     }
-    rows_of(unpaged!(db, st, q.values)?)
+    rows_of(unpaged!(db, st.get(), q.values)?)
 }
 
 /// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
@@ -279,7 +292,7 @@ pub(crate) async fn select_first<T: Table, R: Projection<T>>(
         q.limit(1);
     }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    first_of(unpaged!(db, st, q.values)?)
+    first_of(unpaged!(db, st.get(), q.values)?)
 }
 
 /// `SELECT COUNT(*)` with the restrictions of `q`: how many rows they select, counted by the
@@ -306,7 +319,7 @@ pub(crate) async fn count_rows<T: Table>(db: &Db, mut q: QueryState<'_>) -> Resu
         )));
     }
     let st = Stmt::prepare::<T, T>(db, q.spec, Statement::Count, &q.options).await?;
-    let count: Option<(i64,)> = first_of(unpaged!(db, st, q.values)?)?;
+    let count: Option<(i64,)> = first_of(unpaged!(db, st.get(), q.values)?)?;
     // One row, with the count; a negative count is not one.
     count
         .and_then(|(n,)| u64::try_from(n).ok())

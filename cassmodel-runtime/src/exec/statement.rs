@@ -89,18 +89,21 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
 }
 
 /// The future `make` makes, a statement of `kind` on `T`'s table, run inside its span (both
-/// made when it first runs: [`in_span`]).
-pub(crate) async fn traced<T: Table, F, X>(
+/// made when it first runs: [`in_span`]). `in_span`'s own future, not one awaiting it: a
+/// future that awaits another holds it, and moved it (with the driver's request future
+/// inside, about 4 KB) into itself when first polled: two copies per get (counted with
+/// `benches/callgrind_ops.sh`, BENCHMARKS.md, issue 29).
+pub(crate) fn traced<T: Table, F, X>(
     db: &Db,
     kind: &'static str,
     consistency: Option<Consistency>,
     make: impl FnOnce() -> F,
-) -> Result<X>
+) -> impl Future<Output = Result<X>>
 where
     F: Future<Output = Result<X>>,
     X: Returned,
 {
-    in_span(|| span_of::<T>(db, kind, consistency), make).await
+    in_span(move || span_of::<T>(db, kind, consistency), make)
 }
 
 /// The span of a statement of `kind` on `T`'s table.
@@ -179,19 +182,21 @@ pub(crate) async fn key_prefix_statement<T: Table>(
     Ok(Stmt::with(ps, options))
 }
 
-/// Runs `st` with `values` in one unpaged request: `Result<QueryResult>`. A macro, not an
-/// async fn: the driver's request future (about 4 KB) is then a field of the caller's own
-/// future instead of being built and moved once more into a nested one, a copy per query.
+/// Runs the prepared statement `ps` (a `&PreparedStatement`) with `values` in one unpaged
+/// request: `Result<QueryResult>`. A macro, not an async fn: the driver's request future
+/// (about 4 KB) is then a field of the caller's own future instead of being built and moved
+/// once more into a nested one, a copy per query.
 macro_rules! unpaged {
-    ($db:expr, $st:expr, $values:expr) => {
+    ($db:expr, $ps:expr, $values:expr) => {{
+        let ps: &::scylla::statement::prepared::PreparedStatement = $ps;
         $db.session()
-            .execute_unpaged($st.get(), $values)
+            .execute_unpaged(ps, $values)
             .await
             .map(|res| {
-                $db.warnings().check(&res, $st.cql(), Some($st.get()));
+                $db.warnings().check(&res, ps.get_statement(), Some(ps));
                 res
             })
-            .map_err(|e| $crate::error::Error::execute($db.session(), $st.cql(), e))
-    };
+            .map_err(|e| $crate::error::Error::execute($db.session(), ps.get_statement(), e))
+    }};
 }
 pub(crate) use unpaged;

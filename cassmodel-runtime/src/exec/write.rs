@@ -198,7 +198,7 @@ pub(crate) async fn execute<T: Table>(
     let key_len = spec.restrictions.len();
     let st = Stmt::prepare::<T, T>(db, spec, what, &options).await?;
     let serialized = write_values(db, st.get(), &values)?;
-    let res = unpaged!(db, st, serialized)?;
+    let res = unpaged!(db, st.get(), serialized)?;
     if !lwt {
         return Ok(Outcome::done());
     }
@@ -219,12 +219,12 @@ async fn dual<T: Table>(
     let Some(mapped) = mirror::map_spec::<T>(m, &spec, what)? else {
         // Nothing of it reaches the old table (only columns it lacks).
         let st = Stmt::prepare::<T, T>(db, spec.clone(), what, &options).await?;
-        let res = unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+        let res = unpaged!(db, st.get(), write_values(db, st.get(), &values)?)?;
         return finish::<T>(db, res, &spec, &values, &options).await;
     };
     if spec.is_lwt() {
         let st = Stmt::prepare::<T, T>(db, spec.clone(), what, &options).await?;
-        let res = unpaged!(db, st, write_values(db, st.get(), &values)?)?;
+        let res = unpaged!(db, st.get(), write_values(db, st.get(), &values)?)?;
         let outcome = finish::<T>(db, res, &spec, &values, &options).await?;
         if outcome.applied {
             let at = mirror::at(&options, mirror::write_time());
@@ -240,7 +240,7 @@ async fn dual<T: Table>(
     );
     let st = Stmt::prepare::<T, T>(db, spec.clone(), what, &options).await?;
     let serialized = write_values(db, st.get(), &values)?;
-    let new = async { unpaged!(db, st, serialized).map(drop) };
+    let new = async { unpaged!(db, st.get(), serialized).map(drop) };
     let old = mirror::query::<T>(db, m, &mapped, &spec, &values, what, &options);
     let (new, old) = futures::join!(new, old);
     mirror::both::<T>(db, m, new, old)?;

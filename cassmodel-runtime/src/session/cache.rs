@@ -52,13 +52,14 @@ pub(crate) enum CacheKey {
 /// The prepared statements of one `Db`.
 pub(crate) struct StatementCache {
     statements: Kept<CacheKey, PreparedStatement>,
-    /// The INSERT of each derived table, once prepared, in its six shapes (with or without
-    /// TTL, with or without write time, or `IF NOT EXISTS` with or without TTL), at
-    /// [`insert_slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a
-    /// lock or a reference count, and borrowed for as long as the `Db`, so that an insert's
-    /// future holds the driver's request future and a reference, no `Arc` of ours. The
-    /// `TypeId` guards against two descriptions sharing a number.
-    inserts: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
+    /// The hottest statements of each derived table, once prepared: its INSERT in six shapes
+    /// (with or without TTL, with or without write time, or `IF NOT EXISTS` with or without
+    /// TTL) and its `get` (whole rows by the full primary key), at
+    /// [`slot`]`(`[`TableSchema::ordinal`](crate::TableSchema)`, ..)`: read without a lock,
+    /// a hash or a reference count, and borrowed for as long as the `Db`, so that an
+    /// insert's or a get's future holds the driver's request future and a reference, no
+    /// `Arc` of ours. The `TypeId` guards against two descriptions sharing a number.
+    per_table: Box<[OnceLock<(TypeId, PreparedStatement)>]>,
     /// The old table of each table with dual writes, once resolved.
     mirrors: Kept<TypeId, MirrorTable>,
     /// The logged batch of each entity's `save` (the INSERT of each of its tables), once
@@ -104,23 +105,41 @@ impl<K: Eq + std::hash::Hash, V> Kept<K, V> {
     }
 }
 
-/// The INSERT shapes kept per table: with or without TTL, with or without write time, and
-/// `IF NOT EXISTS` with or without TTL (a lightweight transaction takes no write time).
-const INSERT_SHAPES: usize = 6;
+/// A statement kept per table ([`StatementCache::kept`]).
+#[derive(Clone, Copy)]
+pub(crate) enum PerTable {
+    /// The INSERT of a whole row: with or without TTL, with or without write time, or `IF
+    /// NOT EXISTS` with or without TTL (a lightweight transaction takes no write time).
+    Insert {
+        ttl: bool,
+        timestamp: bool,
+        if_not_exists: bool,
+    },
+    /// The SELECT of `get`: whole rows by `=` on the full primary key, without options.
+    Get,
+}
 
-/// Where the INSERT of table number `ordinal` in this shape is kept.
-fn insert_slot(ordinal: usize, ttl: bool, timestamp: bool, if_not_exists: bool) -> usize {
-    let shape = if if_not_exists {
-        4 + usize::from(ttl)
-    } else {
-        usize::from(ttl) * 2 + usize::from(timestamp)
+/// How many statements are kept per table: six INSERT shapes and the `get`.
+const PER_TABLE: usize = 7;
+
+/// Where statement `which` of table number `ordinal` is kept.
+fn slot(ordinal: usize, which: PerTable) -> usize {
+    let shape = match which {
+        PerTable::Insert {
+            if_not_exists: true,
+            ttl,
+            ..
+        } => 4 + usize::from(ttl),
+        PerTable::Insert { ttl, timestamp, .. } => usize::from(ttl) * 2 + usize::from(timestamp),
+        PerTable::Get => 6,
     };
-    ordinal * INSERT_SHAPES + shape
+    ordinal * PER_TABLE + shape
 }
 
 impl StatementCache {
-    /// An empty cache, with empty slots for the INSERT shapes of every derived table of the
-    /// program (registered by the derive), numbered by their descriptions' ordinals.
+    /// An empty cache, with empty slots for the statements kept per table of every derived
+    /// table of the program (registered by the derive), numbered by their descriptions'
+    /// ordinals.
     pub(crate) fn new() -> Self {
         let tables = inventory::iter::<TableEntry>
             .into_iter()
@@ -129,9 +148,7 @@ impl StatementCache {
             .unwrap_or(0);
         StatementCache {
             statements: Kept::new(),
-            inserts: (0..tables * INSERT_SHAPES)
-                .map(|_| OnceLock::new())
-                .collect(),
+            per_table: (0..tables * PER_TABLE).map(|_| OnceLock::new()).collect(),
             mirrors: Kept::new(),
             entity_batches: Kept::new(),
         }
@@ -189,29 +206,20 @@ impl StatementCache {
         self.entity_batches.keep(entity, batch)
     }
 
-    /// The INSERT of table `T` (every column, then TTL and write time if asked for; `IF
-    /// NOT EXISTS` if asked for), if it has been kept ([`keep_insert`](Self::keep_insert)).
-    pub(crate) fn kept_insert<T: Table>(
-        &self,
-        ttl: bool,
-        timestamp: bool,
-        if_not_exists: bool,
-    ) -> Option<&PreparedStatement> {
-        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp, if_not_exists);
-        let (table, ps) = self.inserts.get(slot)?.get()?;
+    /// Statement `which` of table `T` (an INSERT of every column, then TTL and write time
+    /// if asked for, `IF NOT EXISTS` if asked for; or the `get`), if it has been kept
+    /// ([`keep`](Self::keep)).
+    pub(crate) fn kept<T: Table>(&self, which: PerTable) -> Option<&PreparedStatement> {
+        let (table, ps) = self
+            .per_table
+            .get(slot(T::schema().ordinal(), which))?
+            .get()?;
         (*table == TypeId::of::<T>()).then_some(ps)
     }
 
-    /// Keeps `ps`, an INSERT of `T` of this shape, for [`kept_insert`](Self::kept_insert).
-    pub(crate) fn keep_insert<T: Table>(
-        &self,
-        ttl: bool,
-        timestamp: bool,
-        if_not_exists: bool,
-        ps: &PreparedStatement,
-    ) {
-        let slot = insert_slot(T::schema().ordinal(), ttl, timestamp, if_not_exists);
-        if let Some(slot) = self.inserts.get(slot) {
+    /// Keeps `ps`, statement `which` of `T`, for [`kept`](Self::kept).
+    pub(crate) fn keep<T: Table>(&self, which: PerTable, ps: &PreparedStatement) {
+        if let Some(slot) = self.per_table.get(slot(T::schema().ordinal(), which)) {
             // Cloned only while the slot is empty: batches and inserts with options come here
             // on every call. Already set: the same statement, or another table's with the
             // same number.
