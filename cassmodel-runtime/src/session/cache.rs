@@ -227,3 +227,32 @@ impl StatementCache {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{PER_TABLE, PerTable, slot};
+
+    /// Every statement kept per table has a slot of its own, inside its table's `PER_TABLE`.
+    #[test]
+    fn per_table_slots_are_distinct() {
+        let mut which = vec![PerTable::Get];
+        for ttl in [false, true] {
+            for timestamp in [false, true] {
+                which.push(PerTable::Insert {
+                    ttl,
+                    timestamp,
+                    if_not_exists: false,
+                });
+            }
+            which.push(PerTable::Insert {
+                ttl,
+                timestamp: false,
+                if_not_exists: true,
+            });
+        }
+        let mut slots: Vec<usize> = which.iter().map(|&w| slot(3, w)).collect();
+        slots.sort_unstable();
+        let expected: Vec<usize> = (3 * PER_TABLE..4 * PER_TABLE).collect();
+        assert_eq!(slots, expected);
+    }
+}
