@@ -79,8 +79,8 @@ const STAGED_ROW_BYTES: usize = 128;
 /// With glibc's allocator, an allocation of 1 KB or more first merges the small chunks that
 /// the last read's rows freed (`malloc_consolidate`), so every row read after it took the
 /// allocator's slow path: about twice the slow calls of the raw driver's growing vector, and
-/// 8% more instructions per latest-20 read (BENCHMARKS.md, issue 29). Allocated after the
-/// rows, the vector costs one copy of them.
+/// 9.5% more instructions than its latest-20 read, one at a time (4.4% fewer staged;
+/// BENCHMARKS.md, issue 29). Allocated after the rows, the vector costs one copy of them.
 fn append_rows<R>(res: QueryResult, out: &mut Vec<R>) -> Result<()>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
