@@ -8,9 +8,8 @@
 # Runs the bench twice under valgrind, once per side (`QUERY_OVERHEAD_SIDE`: both halves of the
 # run execute that side's code), for the variants whose name has the given text (one variant:
 # the counts are divided by the operations counted: calls of the bench's `one_operation`). The
-# process runs without instrumentation while it
-# connects and loads its rows, and is counted from the line before the warm-up to its end
-# (`callgrind_control -i on`). Prints per side, per operation:
+# process runs without instrumentation while it connects and loads its rows, and is counted
+# from the line before the warm-up to its end (`callgrind_control -i on`). Prints per side, per operation:
 #   - `caller`: the instructions under `Ops::op` (the operation's future as the caller polls
 #     it: building the values, the statement lookup, serializing, reading the rows);
 #   - `process`: every instruction of the process while counted (also the driver's connection

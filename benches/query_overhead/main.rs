@@ -72,10 +72,11 @@
 //! contains this text, or one of several separated by `|`; `^text`: whose name starts with
 //! it), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
 //! variants), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code, for a
-//! profiler), `QUERY_OVERHEAD_SPIN_NS` (the cassmodel
-//! side busy-waits this long per operation: with `QUERY_OVERHEAD_CALIBRATE=1`, how much a run's
-//! CPU ratio moves for client time added to one side), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant, concurrency,
-//! start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for `benches/perf_split.py`).
+//! profiler), `QUERY_OVERHEAD_SPIN_NS` (the cassmodel side busy-waits this long per
+//! operation: with `QUERY_OVERHEAD_CALIBRATE=1`, how much a run's CPU ratio moves for client
+//! time added to one side), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant,
+//! concurrency, start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for
+//! `benches/perf_split.py`).
 
 mod drive;
 mod keys;

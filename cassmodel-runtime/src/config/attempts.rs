@@ -149,8 +149,8 @@ pub(crate) struct RecordingRetry;
 
 impl RetryPolicy for RecordingRetry {
     fn new_session(&self) -> Box<dyn RetrySession> {
-        // The default session held by value: one allocation per request, as the driver's
-        // default policy makes, not two.
+        // The default session held by value, not boxed again inside this box. The driver
+        // asks for a session only when an attempt has failed.
         Box::new(Recording {
             decide: DefaultRetrySession::new(),
             attempts: Vec::new(),

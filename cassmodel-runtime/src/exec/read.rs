@@ -90,18 +90,25 @@ where
     let n = rows.rows_remaining();
     if out.is_empty() && n <= STAGED_ROWS && size_of::<R>() <= STAGED_ROW_BYTES {
         let mut staged = SmallVec::<[R; STAGED_ROWS]>::new();
-        for row in rows {
-            if let Some(r) = row?.0 {
-                staged.push(r);
-            }
-        }
+        each_row(rows, |r| staged.push(r))?;
         *out = staged.into_vec();
         return Ok(());
     }
     out.reserve(n);
+    each_row(rows, |r| out.push(r))
+}
+
+/// Hands each row of `rows` to `push`, static-only rows skipped.
+fn each_row<R, E>(
+    rows: impl Iterator<Item = std::result::Result<Rows<R>, E>>,
+    mut push: impl FnMut(R),
+) -> Result<()>
+where
+    Error: From<E>,
+{
     for row in rows {
         if let Some(r) = row?.0 {
-            out.push(r);
+            push(r);
         }
     }
     Ok(())
@@ -228,9 +235,6 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
             Some(ps) if full_key => ps,
             _ => {
                 st = Box::new(key_prefix_statement::<T>(db, N, &QueryOptions::default()).await?);
-                if full_key {
-                    db.statements().keep::<T>(PerTable::Get, st.get());
-                }
                 st.get()
             }
         };

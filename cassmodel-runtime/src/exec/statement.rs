@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::mapping::projection::{Computed, Projection};
 use crate::mapping::table::Table;
 use crate::schema::model::TableSchema;
-use crate::session::cache::CacheKey;
+use crate::session::cache::{CacheKey, PerTable};
 use crate::session::db::Db;
 use crate::session::trace::{Returned, in_span, statement_span};
 use crate::statement::cql;
@@ -150,7 +150,8 @@ impl Stmt {
 
 /// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
 /// (the partition key, then clustering columns): the shape of `get` and `partition`. Its
-/// cache key is fixed per table and `n`, so no [`Spec`] is built or hashed per call.
+/// cache key is fixed per table and `n`, so no [`Spec`] is built or hashed per call. With the
+/// full key it is also kept in the table's slot for `get` ([`PerTable::Get`]).
 pub(crate) async fn key_prefix_statement<T: Table>(
     db: &Db,
     n: usize,
@@ -179,6 +180,9 @@ pub(crate) async fn key_prefix_statement<T: Table>(
         ))
     })
     .await?;
+    if n == T::schema().primary_key().len() {
+        db.statements().keep::<T>(PerTable::Get, &ps);
+    }
     Ok(Stmt::with(ps, options))
 }
 

@@ -89,7 +89,9 @@ pub(crate) fn write_column<R: RowFields + ?Sized>(
         return Err(value_mismatch(spec, rust_type, detail));
     };
     let written = match (bucket, col.and_then(ColumnDef::vector_index)) {
-        (Some(_), _) | (None, Some(_)) if unset_nulls && v.is_none() => Ok(cell.set_unset()),
+        // Most columns: one call through the field's `dyn` (a `None` left unset inside it).
+        (None, None) => v.write_cell(spec.typ(), cell, unset_nulls),
+        _ if unset_nulls && v.is_none() => Ok(cell.set_unset()),
         (Some(b), _) => match v.source_bucket(b.rule) {
             Some(bucket) => bucket.write_to(spec.typ(), cell),
             None => Err(value_refused(
@@ -99,8 +101,6 @@ pub(crate) fn write_column<R: RowFields + ?Sized>(
         },
         (None, Some(similarity)) => check_vector(v, VectorUse::Index(similarity))
             .and_then(|()| v.write_to(spec.typ(), cell)),
-        // Most columns: one call through the field's `dyn` (a `None` left unset inside it).
-        (None, None) => v.write_cell(spec.typ(), cell, unset_nulls),
     };
     written
         .map(drop)
