@@ -18,7 +18,7 @@ use super::statement::{Stmt, cached, traced, unpaged};
 use super::write::{applied, not_applied, write_values};
 use crate::error::{Error, Result};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
-use crate::mapping::erased::{SizeBound, cells_bound};
+use crate::mapping::erased::SizeBound;
 use crate::mapping::table::{Columns, RowFields, Table, write_column};
 use crate::mapping::view::Writable;
 use crate::session::cache::{CacheKey, PerTable};
@@ -367,18 +367,15 @@ impl<'r, T: ?Sized> InsertValues<'r, T> {
 
 impl<T: RowFields + ?Sized> SizeBound for InsertValues<'_, T> {
     fn size_bound(&self) -> Option<usize> {
-        let schema = self.row.table();
-        let columns = schema
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match c.bucket {
-                Some(b) => self.row.field(b.source).map(|_| BUCKET_SIZE_BOUND),
-                None => self.row.field(i)?.cell_bound(self.unset_nulls),
-            });
-        let ttl = self.ttl.map(|_| Some(4));
-        let timestamp = self.timestamp.map(|_| Some(8));
-        cells_bound(columns.chain(ttl).chain(timestamp))
+        let mut bound: usize = self.ttl.map_or(0, |_| 4 + 4) + self.timestamp.map_or(0, |_| 4 + 8);
+        for (i, c) in self.row.table().columns.iter().enumerate() {
+            let cell = match c.bucket {
+                Some(b) => self.row.field(b.source).map(|_| BUCKET_SIZE_BOUND)?,
+                None => self.row.field(i)?.cell_bound(self.unset_nulls)?,
+            };
+            bound = bound.saturating_add(4 + cell);
+        }
+        Some(bound)
     }
 }
 

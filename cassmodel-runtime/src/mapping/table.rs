@@ -78,18 +78,42 @@ pub(crate) fn write_column<R: RowFields + ?Sized>(
     unset_nulls: bool,
     writer: &mut RowWriter,
 ) -> Result<(), SerializationError> {
-    let cell = writer.make_cell_writer();
+    let schema = row.table();
+    // Most tables: column `index` is field `index`, written by one call through its `dyn`
+    // (a `None` left unset inside it), with no look at the column's description.
+    if schema.fields_as_written()
+        && let Some(v) = row.field(index)
+    {
+        return match v.write_cell(spec.typ(), writer.make_cell_writer(), unset_nulls) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(column_error(schema, index, spec, e)),
+        };
+    }
+    write_described_column(row, index, spec, unset_nulls, writer)
+}
+
+/// [`write_column`] by the column's description: a bucket (from its source field), a vector
+/// under a vector index (checked first), a field that is missing (an error). Out of line,
+/// so that the common case above is inlined into the walks over a row's columns.
+#[inline(never)]
+fn write_described_column<R: RowFields + ?Sized>(
+    row: &R,
+    index: usize,
+    spec: &ColumnSpec<'_>,
+    unset_nulls: bool,
+    writer: &mut RowWriter,
+) -> Result<(), SerializationError> {
     let schema = row.table();
     let col = schema.column(index);
-    let rust_type = col.map_or(schema.rust_name, |c| c.rust_type);
     let bucket = col.and_then(|c| c.bucket);
     // A bucket has no field: it is computed from its source's value.
     let Some(v) = row.field(bucket.map_or(index, |b| b.source)) else {
         let detail = format!("`{}` has no column #{index}", schema.rust_name);
+        let rust_type = col.map_or(schema.rust_name, |c| c.rust_type);
         return Err(value_mismatch(spec, rust_type, detail));
     };
+    let cell = writer.make_cell_writer();
     let written = match (bucket, col.and_then(ColumnDef::vector_index)) {
-        // Most columns: one call through the field's `dyn` (a `None` left unset inside it).
         (None, None) => v.write_cell(spec.typ(), cell, unset_nulls),
         _ if unset_nulls && v.is_none() => Ok(cell.set_unset()),
         (Some(b), _) => match v.source_bucket(b.rule) {
@@ -102,9 +126,26 @@ pub(crate) fn write_column<R: RowFields + ?Sized>(
         (None, Some(similarity)) => check_vector(v, VectorUse::Index(similarity))
             .and_then(|()| v.write_to(spec.typ(), cell)),
     };
-    written
-        .map(drop)
-        .map_err(|e| write_error(spec, rust_type, explained(e)))
+    match written {
+        Ok(_) => Ok(()),
+        Err(e) => Err(column_error(schema, index, spec, e)),
+    }
+}
+
+/// The error of writing column `index` of a row of `schema` for the bind marker `spec`:
+/// `keyspace.table`, the column and its Rust type, and why, in CQL's words.
+#[cold]
+#[inline(never)]
+fn column_error(
+    schema: &TableSchema,
+    index: usize,
+    spec: &ColumnSpec<'_>,
+    e: SerializationError,
+) -> SerializationError {
+    let rust_type = schema
+        .column(index)
+        .map_or(schema.rust_name, |c| c.rust_type);
+    write_error(spec, rust_type, explained(e))
 }
 
 /// `DeserializeRow::type_check` for a table struct: the result must hold the struct's

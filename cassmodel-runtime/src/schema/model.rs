@@ -341,6 +341,9 @@ pub struct TableSchema {
     all: Vec<usize>,
     written: Vec<usize>,
     key: Vec<usize>,
+    /// Whether every column is written from its own field as it is: no bucket (computed
+    /// from another field) and no vector index (whose vectors are checked first).
+    fields_as_written: bool,
     /// This description's number in the process: the index of its table's slot in a
     /// [`Db`](crate::Db)'s table of plain INSERT statements.
     ordinal: usize,
@@ -373,10 +376,18 @@ impl TableSchema {
             all: Vec::new(),
             written: Vec::new(),
             key: Vec::new(),
+            fields_as_written: true,
             ordinal: NEXT_ORDINAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         t.index();
         t
+    }
+
+    /// Whether every column is written from its own field as it is (column `i` from field
+    /// `i`, no bucket, no vector index): the writes of its rows then take no per-column
+    /// decision ([`write_column`](crate::mapping::table::write_column)).
+    pub(crate) fn fields_as_written(&self) -> bool {
+        self.fields_as_written
     }
 
     /// This description's number in the process (see [`Db`](crate::Db)'s insert slots).
@@ -397,6 +408,10 @@ impl TableSchema {
         let partition_key = indices(&|c| c.kind == ColumnKind::PartitionKey);
         let clustering = indices(&|c| matches!(c.kind, ColumnKind::Clustering(_)));
         let all = indices(&|c| c.bucket.is_none());
+        self.fields_as_written = self
+            .columns
+            .iter()
+            .all(|c| c.bucket.is_none() && c.vector_index().is_none());
         self.udts = dedup_udts(self.columns.iter().flat_map(|c| c.udts.iter().copied()));
         self.key = partition_key.iter().chain(&clustering).copied().collect();
         self.written = (0..self.columns.len()).collect();
