@@ -164,6 +164,16 @@ struct Blob {
     data: Vec<u8>,
 }
 
+/// A column whose type has no size bound before it is written (a varint): an insert writes
+/// it apart first to learn its size.
+#[derive(CassTable, Debug, PartialEq)]
+#[cass(table = "big_numbers")]
+struct BigNumber {
+    #[partition_key]
+    id: i32,
+    n: cassmodel::value::Varint,
+}
+
 const MIB: usize = 1024 * 1024;
 
 /// A write larger than the server takes in one request (16 MiB by default) is refused by
@@ -246,5 +256,36 @@ async fn a_write_over_the_request_limit_is_refused_before_sending() {
         .await
         .expect("2 MiB under the default limit");
     assert_eq!(Blob::get(&t.db, &6).await.expect("read"), Some(two));
+
+    // A value without a size bound (a varint of 2 MiB): refused the same way, by its size
+    // as written; written under the default limit.
+    t.db.create_table::<BigNumber>().await.expect("create");
+    let number = BigNumber {
+        id: 1,
+        n: cassmodel::value::Varint::from_signed_bytes_be(vec![0x35; 2 * MIB]),
+    };
+    let refused = small
+        .insert(&number)
+        .await
+        .expect_err("a 2 MiB varint over 1 MiB");
+    let Error::RequestTooLarge {
+        table: t_name,
+        bytes,
+        limit,
+    } = &refused
+    else {
+        panic!("expected Error::RequestTooLarge, got {refused:?}");
+    };
+    assert_eq!(
+        t_name,
+        &format!("{}.big_numbers", t.keyspace()),
+        "{refused}"
+    );
+    assert!(*bytes > 2 * MIB && *limit == MIB, "{refused}");
+    assert_eq!(BigNumber::get(&t.db, &1).await.expect("read"), None);
+    t.db.insert(&number)
+        .await
+        .expect("2 MiB under the default limit");
+    assert_eq!(BigNumber::get(&t.db, &1).await.expect("read"), Some(number));
     t.drop_all().await;
 }

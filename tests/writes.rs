@@ -345,6 +345,16 @@ async fn likes_written_and_deleted_in_both_tables_or_neither() {
     huge.last_name = "x".repeat(60 * 1024);
     let err = huge.save(&t.db).await.expect_err("the batch is too large");
     assert!(err.to_string().to_lowercase().contains("batch"), "{err}");
+    // Over a `Db`'s request limit, counted over both tables' rows (each alone fits): refused
+    // by cassmodel before anything is sent.
+    let limited = t.db.with_max_request_size(100 * 1024);
+    let err = huge.save(&limited).await.expect_err("two rows of 60 KiB");
+    match &err {
+        cassmodel::Error::RequestTooLarge { bytes, limit, .. } => {
+            assert!(*bytes > 120 * 1024 && *limit == 100 * 1024, "{err}");
+        }
+        other => panic!("expected Error::RequestTooLarge, got {other:?}"),
+    }
     assert!(
         CustomerByLikedProduct::select()
             .liked_prdt_id("p2")

@@ -876,6 +876,36 @@ impl Error {
 /// A `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Values larger than one request takes, found as they were written (an insert's values
+/// check their size as they go: `InsertValues`); surfaced as
+/// [`Error::RequestTooLarge`].
+#[derive(Debug, thiserror::Error)]
+#[error("the values take {bytes} bytes, over the {limit}-byte limit of one request")]
+pub(crate) struct TooLarge {
+    table: String,
+    bytes: usize,
+    limit: usize,
+}
+
+impl TooLarge {
+    /// Values of `bytes` bytes for the markers `specs`, over `limit`.
+    pub(crate) fn new(specs: &[ColumnSpec<'_>], bytes: usize, limit: usize) -> Self {
+        TooLarge {
+            table: table_of_specs(specs).unwrap_or_default(),
+            bytes,
+            limit,
+        }
+    }
+}
+
+/// The [`TooLarge`] inside a driver error, if the values were refused for their size.
+fn too_large_in<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e TooLarge> {
+    match e.downcast_ref::<SerializationError>() {
+        Some(s) => s.downcast_ref::<TooLarge>(),
+        None => e.source().and_then(too_large_in),
+    }
+}
+
 /// The [`RowError`] inside a driver error, if the failure came from cassmodel's row mapping.
 fn row_error_in(e: &(dyn std::error::Error + 'static)) -> Option<RowError> {
     if let Some(t) = e.downcast_ref::<TypeCheckError>() {
@@ -920,6 +950,13 @@ impl Error {
     where
         E: std::error::Error + Send + Sync + 'static,
     {
+        if let Some(t) = too_large_in(&e) {
+            return Error::RequestTooLarge {
+                table: t.table.clone(),
+                bytes: t.bytes,
+                limit: t.limit,
+            };
+        }
         match row_error_in(&e) {
             Some(r) => Error::Row(r),
             None => Error::Execute {

@@ -44,32 +44,7 @@ impl SerializeRow for Serialized {
     ) -> std::result::Result<(), SerializationError> {
         let mut rest = self.cells.as_slice();
         for _ in 0..self.count {
-            let malformed = || {
-                SerializationError::new(RowError::Value {
-                    table: String::new(),
-                    column: String::new(),
-                    rust_type: "bound values",
-                    detail: "malformed serialized values".to_owned(),
-                })
-            };
-            let (len, tail) = rest.split_first_chunk::<4>().ok_or_else(malformed)?;
-            let cell = writer.make_cell_writer();
-            rest = match i32::from_be_bytes(*len) {
-                -1 => {
-                    cell.set_null();
-                    tail
-                }
-                -2 => {
-                    cell.set_unset();
-                    tail
-                }
-                n => {
-                    let n = usize::try_from(n).map_err(|_| malformed())?;
-                    let value = tail.get(..n).ok_or_else(malformed)?;
-                    cell.set_value(value).map_err(|_| malformed())?;
-                    &tail[n..]
-                }
-            };
+            rest = copy_cell(rest, writer)?;
         }
         Ok(())
     }
@@ -77,6 +52,40 @@ impl SerializeRow for Serialized {
     fn is_empty(&self) -> bool {
         self.count == 0
     }
+}
+
+/// Writes the first cell of `cells` (as the protocol has it: an `i32` length, -1 null, -2
+/// unset, then its bytes) with `writer`; returns the cells after it.
+pub(crate) fn copy_cell<'c>(
+    cells: &'c [u8],
+    writer: &mut RowWriter,
+) -> std::result::Result<&'c [u8], SerializationError> {
+    let malformed = || {
+        SerializationError::new(RowError::Value {
+            table: String::new(),
+            column: String::new(),
+            rust_type: "bound values",
+            detail: "malformed serialized values".to_owned(),
+        })
+    };
+    let (len, tail) = cells.split_first_chunk::<4>().ok_or_else(malformed)?;
+    let cell = writer.make_cell_writer();
+    Ok(match i32::from_be_bytes(*len) {
+        -1 => {
+            cell.set_null();
+            tail
+        }
+        -2 => {
+            cell.set_unset();
+            tail
+        }
+        n => {
+            let n = usize::try_from(n).map_err(|_| malformed())?;
+            let (value, rest) = tail.split_at_checked(n).ok_or_else(malformed)?;
+            cell.set_value(value).map_err(|_| malformed())?;
+            rest
+        }
+    })
 }
 
 impl Serialized {
