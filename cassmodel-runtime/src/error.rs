@@ -312,7 +312,8 @@ pub enum Error {
     RequestTooLarge {
         /// `keyspace.table`.
         table: String,
-        /// The size of the serialized values.
+        /// The size of the serialized values (an insert counts it by each value's size bound,
+        /// exact for every type cassmodel maps, as it writes them).
         bytes: usize,
         /// The limit ([`ConnectOptions::max_request_size`](crate::ConnectOptions::max_request_size)).
         limit: usize,

@@ -371,6 +371,14 @@ macro_rules! native {
             Some(self.len())
         }
     };
+    // An address: 4 bytes for IPv4, 16 for IPv6 (exact: an insert refuses values over the
+    // request limit by their bounds).
+    (@size inet) => {
+        #[inline]
+        fn __size_bound(&self) -> Option<usize> {
+            Some(if self.is_ipv4() { 4 } else { 16 })
+        }
+    };
     (@size $n:literal) => {
         #[inline]
         fn __size_bound(&self) -> Option<usize> {
@@ -422,7 +430,7 @@ native! {
     CqlTime => Time, key yes, size 8, check time_of_day;
     chrono::NaiveDate => Date, key yes, bucket yes, size 4;
     chrono::NaiveTime => Time, key yes, size 8, check not_leap_second;
-    IpAddr => Inet, key yes, size 16;
+    IpAddr => Inet, key yes, size inet;
     Vec<u8> => Blob, key yes, size len;
     CqlDuration => Duration;
     Counter => Counter, size 8;
@@ -1170,6 +1178,7 @@ mod tests {
                 native(N::Timestamp),
             ),
             written_and_bound(&IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]), native(N::Inet)),
+            written_and_bound(&IpAddr::from([127, 0, 0, 1]), native(N::Inet)),
             written_and_bound(&vec![1u8, 2, 3], native(N::Blob)),
             written_and_bound(&Counter(5), native(N::Counter)),
             written_and_bound(&Some(-3i32), native(N::Int)),
@@ -1178,8 +1187,6 @@ mod tests {
         for (i, (written, bound)) in exact.into_iter().enumerate() {
             assert_eq!(written, bound, "value #{i}: the bound is its exact size");
         }
-        let (written, bound) = written_and_bound(&IpAddr::from([127, 0, 0, 1]), native(N::Inet));
-        assert!(written <= bound, "an IPv4 address: {written} <= {bound}");
         // Collections: the count, then each element with its length.
         use scylla::frame::response::result::CollectionType as C;
         let coll = |typ| ColumnType::Collection { frozen: false, typ };
