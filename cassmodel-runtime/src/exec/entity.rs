@@ -172,11 +172,23 @@ pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()>
 struct EntityRow<'e, E: 'static> {
     entity: &'e E,
     table: &'static EntityTable<E>,
+    /// The table's description, asked of it once per row, not once per column.
+    schema: &'static TableSchema,
+}
+
+impl<'e, E> EntityRow<'e, E> {
+    fn new(entity: &'e E, table: &'static EntityTable<E>) -> Self {
+        EntityRow {
+            entity,
+            table,
+            schema: (table.schema)(),
+        }
+    }
 }
 
 impl<E> RowFields for EntityRow<'_, E> {
     fn table(&self) -> &'static TableSchema {
-        (self.table.schema)()
+        self.schema
     }
 
     fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
@@ -193,10 +205,7 @@ struct EntityValues<'e, E: 'static> {
 impl<E> SizeBound for EntityValues<'_, E> {
     fn size_bound(&self) -> Option<usize> {
         self.tables.iter().try_fold(0usize, |sum, table| {
-            let row = EntityRow {
-                entity: self.entity,
-                table,
-            };
+            let row = EntityRow::new(self.entity, table);
             Some(sum.saturating_add(InsertValues::unset_nulls(&row).size_bound()?))
         })
     }
@@ -229,10 +238,7 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
         writer: &mut RowWriter,
     ) -> Option<Result<(), SerializationError>> {
         let table = self.tables.next()?;
-        let row = EntityRow {
-            entity: self.entity,
-            table,
-        };
+        let row = EntityRow::new(self.entity, table);
         Some(InsertValues::unset_nulls(&row).serialize(ctx, writer))
     }
 

@@ -443,6 +443,7 @@ impl<T: RowFields + ?Sized> InsertValues<'_, T> {
 }
 
 impl<T: RowFields + ?Sized> SizeBound for InsertValues<'_, T> {
+    #[inline]
     fn size_bound(&self) -> Option<usize> {
         let mut bound = self.options_size();
         for i in 0..self.row.table().columns.len() {
