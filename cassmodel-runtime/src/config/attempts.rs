@@ -110,7 +110,6 @@ pub(crate) fn consistency_name(c: Consistency) -> &'static str {
 }
 
 /// What this thread knows of the requests it runs (see the module docs).
-#[derive(Default)]
 struct Slot {
     /// The node and latency of the attempt whose failure the driver just reported to the
     /// load-balancing policy, for the retry session it asks next.
@@ -122,8 +121,19 @@ struct Slot {
     ended: Option<(Option<tokio::task::Id>, Vec<Attempt>)>,
 }
 
+impl Slot {
+    /// Nothing known.
+    const EMPTY: Slot = Slot {
+        failed: None,
+        succeeded: None,
+        ended: None,
+    };
+}
+
 thread_local! {
-    static SLOT: RefCell<Slot> = RefCell::new(Slot::default());
+    // Initialized in place (`const`): no first-use check on each of the three accesses of
+    // every request.
+    static SLOT: RefCell<Slot> = const { RefCell::new(Slot::EMPTY) };
 }
 
 fn with_slot<R>(f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
@@ -237,7 +247,7 @@ impl LoadBalancingPolicy for RecordingPolicy {
         cluster: &'a ClusterState,
     ) -> Option<(NodeRef<'a>, Option<Shard>)> {
         // A request starts: what this thread kept of earlier requests is stale.
-        with_slot(|s| *s = Slot::default());
+        with_slot(|s| *s = Slot::EMPTY);
         self.0.pick(request, cluster)
     }
 
