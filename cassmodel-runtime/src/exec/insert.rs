@@ -16,7 +16,7 @@ use scylla::statement::prepared::PreparedStatement;
 use super::mirror;
 use super::result::Outcome;
 use super::statement::{Stmt, cached, traced, unpaged};
-use super::write::{applied, copy_cell, not_applied};
+use super::write::{applied, copy_cell, not_applied, write_values};
 use crate::error::{Error, Result, TooLarge};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::erased::SizeBound;
@@ -250,7 +250,9 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
         let time = self.timestamp.unwrap_or_else(mirror::write_time);
         self.options = mirror::at(&self.options, time);
         let st = self.statement(db).await?;
-        let new = async { unpaged!(db, st.get(), self.values(db)).map(drop) };
+        // Checked before either table is written (not only as the new table's values are).
+        let values = write_values(db, st.get(), self.values(db))?;
+        let new = async { unpaged!(db, st.get(), values).map(drop) };
         let old = mirror::insert(db, &m, self.row, self.ttl, self.write_nulls, &self.options);
         let (new, old) = futures::join!(new, old);
         mirror::both::<T>(db, &m, new, old)
