@@ -136,7 +136,7 @@ fn write_described_column<R: RowFields + ?Sized>(
 /// `keyspace.table`, the column and its Rust type, and why, in CQL's words.
 #[cold]
 #[inline(never)]
-fn column_error(
+pub(crate) fn column_error(
     schema: &TableSchema,
     index: usize,
     spec: &ColumnSpec<'_>,
