@@ -1,5 +1,6 @@
 //! Writes: the values of a write checked against the request limit before anything is sent
-//! ([`write_values`]), updates and deletes ([`execute`]), and the outcome of a lightweight
+//! ([`write_values`]; an insert's values check it as the driver serializes them, in
+//! `InsertValues`), updates and deletes ([`execute`]), and the outcome of a lightweight
 //! transaction, with the current row read with SERIAL consistency when it did not apply.
 
 use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
