@@ -127,9 +127,11 @@ pub fn save_entity<'d, E: Sync + 'static>(
             Some(batch) => batch,
             None => Box::pin(keep_batch(db, tables)).await?,
         };
-        let res = db
-            .session()
-            .batch(&batch, values)
+        // Pinned in place and awaited through the pin: awaited by value, the driver's batch
+        // future (its whole generic state) was copied twice per save, 637 instructions of
+        // `memcpy` (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md).
+        let request = std::pin::pin!(db.session().batch(&batch, values));
+        let res = request
             .await
             .map_err(|e| Error::execute(db.session(), "BATCH", e))?;
         let first = match batch.statements.first() {
