@@ -1,9 +1,63 @@
-//! The workload's sizes and its keys and values, drawn from seeds so that any side (this
+//! The workload's phases, sizes, keys and values, drawn from seeds so that any side (this
 //! bench's two, and the peer in `benches/peers/charybdis`, which includes this file) computes
 //! the same ones. Only `uuid` and `chrono`.
 
 use chrono::{DateTime, Duration as Days, TimeZone, Utc};
 use uuid::Uuid;
+
+/// The operations measured; the bench and the peer name them by their `Debug` form.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Phase {
+    Insert,
+    Point,
+    Latest,
+    Partition,
+    Bucketed,
+    Indexed,
+    Ann,
+    Conditional,
+    Entity,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 9] = [
+        Phase::Insert,
+        Phase::Point,
+        Phase::Latest,
+        Phase::Partition,
+        Phase::Bucketed,
+        Phase::Indexed,
+        Phase::Ann,
+        Phase::Conditional,
+        Phase::Entity,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Insert => "insert",
+            Phase::Point => "point read",
+            Phase::Latest => "latest 20",
+            Phase::Partition => "partition of 100 rows",
+            Phase::Bucketed => "bucketed range, 3 days",
+            Phase::Indexed => "indexed read (SAI)",
+            Phase::Ann => "ANN top 10",
+            Phase::Conditional => "conditional insert",
+            Phase::Entity => "entity, two tables",
+        }
+    }
+
+    /// The rows an operation of the phase reads (1 for a write, or an indexed read, whose
+    /// count the bench checks itself).
+    pub fn expected(self) -> usize {
+        match self {
+            Phase::Latest => LATEST,
+            Phase::Partition => EVENTS_PER_USER,
+            Phase::Bucketed => RANGE_DAYS as usize * PER_DAY,
+            Phase::Ann => TOP,
+            _ => 1,
+        }
+    }
+}
 
 /// Users (partitions of `events`) loaded.
 pub const USERS: usize = 1_000;
@@ -73,6 +127,17 @@ pub fn new_key(pool: u64, i: usize) -> (Uuid, Uuid) {
 pub fn new_row(pool: u64, i: usize) -> (Uuid, Uuid, String, i32, Vec<String>) {
     let (user_id, event_id) = new_key(pool, i);
     (user_id, event_id, body(i), new_score(i), tags(i))
+}
+
+/// The values of new like `i` of pool `pool`: user, item, when, note.
+pub fn new_like(pool: u64, i: usize) -> (Uuid, Uuid, DateTime<Utc>, String) {
+    let r = mix(pool << 32 | i as u64);
+    (
+        Uuid::from_u64_pair(pool, r),
+        Uuid::from_u64_pair(r, pool),
+        first_day() + Days::seconds((r % 10_000_000) as i64),
+        body(i),
+    )
 }
 
 /// About 100 bytes of text.

@@ -45,7 +45,12 @@
 //! conditional insert), written as its README shows, in a process of its own
 //! (`benches/peers/charybdis`, a separate workspace built here with `cargo build --release`),
 //! on the same node and keyspace, with the same keys, in the same rounds; its process measures
-//! itself the same way. `QUERY_OVERHEAD_PEER=0` runs without it.
+//! itself the same way, and runs the raw side's code (`raw.rs`) too, in every round. The ratio
+//! to charybdis compares each mapper's ratio to the raw code in its own process,
+//! (cassmodel/raw here) / (charybdis/raw in the peer), per round: the same raw code costs
+//! less CPU per operation in the peer's process than in this one (the column "raw there /
+//! raw here"), so a ratio of CPU across the two processes would compare the processes as
+//! much as the mappers. `QUERY_OVERHEAD_PEER=0` runs without it.
 //!
 //! Each phase runs with 1 request in flight, with 64 in a closed loop, and with 64 paced
 //! (both sides starting the same number of operations per second, a share of the raw side's
@@ -83,6 +88,7 @@ mod keys;
 mod model;
 mod ops;
 mod peer;
+mod raw;
 mod stats;
 
 use std::alloc::System;
@@ -96,8 +102,9 @@ use futures::{StreamExt, TryStreamExt};
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 
 use model::*;
-use ops::{Ops, Phase, Raw, Side};
+use ops::{Ops, Side};
 use peer::Peer;
+use raw::{Raw, RawDoc, RawEvent};
 use stats::{median, median_ci95, median_iqr};
 
 /// Counts every heap allocation of the process (allocations per operation).
@@ -204,14 +211,9 @@ impl Bench {
         // Read only when the runs are logged: rustix's vDSO lookup does not run under
         // valgrind (`benches/callgrind_ops.sh`).
         let started_ns = self.slices.as_ref().map(|_| monotonic_ns());
-        let m = drive::measure(
-            GLOBAL,
-            concurrency,
-            rate,
-            slice,
-            Ops::expected(phase),
-            |i| self.op(side, phase, seed, i),
-        )
+        let m = drive::measure(GLOBAL, concurrency, rate, slice, phase.expected(), |i| {
+            self.op(side, phase, seed, i)
+        })
         .await;
         self.total_ops.fetch_add(m.ops, Ordering::Relaxed);
         if let (Some((_, log)), Some(started_ns)) = (&self.slices, started_ns) {
@@ -237,6 +239,8 @@ struct Variant {
     raw: Vec<Sample>,
     /// The charybdis peer's, if it has the phase.
     peer: Vec<Sample>,
+    /// The raw code's in the peer's process, if charybdis has the phase.
+    peer_raw: Vec<Sample>,
 }
 
 /// The paired per-round ratios `f(cassmodel) / f(other)`.
@@ -344,7 +348,8 @@ async fn same_rows(ops: &Ops) {
             .fetch_all(db)
             .await
             .expect("read");
-        let raw: Vec<RawEvent> = ops.raw_all(&ops.raw.partition, (u,)).await;
+        let rs = ops.raw_db.session();
+        let raw: Vec<RawEvent> = raw::all(rs, &ops.raw.partition, (u,)).await;
         assert_eq!(mine.len(), EVENTS_PER_USER);
         assert!(
             mine.iter().zip(&raw).all(|(a, b)| {
@@ -374,7 +379,7 @@ async fn same_rows(ops: &Ops) {
             .fetch_all(db)
             .await
             .expect("bucketed");
-        let raw = ops.raw_bucketed(du, from).await;
+        let raw = ops.raw.bucketed(rs, du, from).await;
         assert_eq!(mine.len(), RANGE_DAYS as usize * PER_DAY);
         assert!(
             mine.iter().zip(&raw).all(|(a, b)| {
@@ -385,7 +390,7 @@ async fn same_rows(ops: &Ops) {
 
         let sc = score_of(7, i);
         let mut mine = Event::select().score(&sc).fetch_all(db).await.expect("sai");
-        let mut raw: Vec<RawEvent> = ops.raw_all(&ops.raw.indexed, (sc,)).await;
+        let mut raw: Vec<RawEvent> = raw::all(rs, &ops.raw.indexed, (sc,)).await;
         mine.sort_by_key(|e| (e.user_id, e.event_id));
         raw.sort_by_key(|e| (e.user_id, e.event_id));
         assert!(!mine.is_empty() && mine.len() == ops.per_score[&sc]);
@@ -404,9 +409,8 @@ async fn same_rows(ops: &Ops) {
             .fetch_all(db)
             .await
             .expect("ann");
-        let raw: Vec<RawDoc> = ops
-            .raw_unpaged(&ops.raw.ann, (&ops.raw_queries[q], TOP as i32))
-            .await;
+        let raw: Vec<RawDoc> =
+            raw::unpaged(rs, &ops.raw.ann, (&ops.raw_queries[q], TOP as i32)).await;
         assert_eq!(mine.len(), TOP);
         assert!(
             mine.iter().zip(&raw).all(|(a, b)| {
@@ -471,7 +475,7 @@ async fn main() {
         .await
         .expect("the raw side's session");
     let raw_db = Db::new(plain);
-    let raw = Raw::prepare(&raw_db, &ks).await;
+    let raw = Raw::prepare(raw_db.session(), &ks).await;
     let queries: Vec<[f32; DIM]> = (0..1_000).map(|i| embedding(0x9e7, i)).collect();
     let mut per_score = HashMap::new();
     for i in 0..USERS * EVENTS_PER_USER {
@@ -507,7 +511,7 @@ async fn main() {
     // Every statement either side runs, once, before the list of the node's.
     for phase in Phase::ALL {
         for side in [Side::Cassmodel, Side::Raw] {
-            assert_eq!(bench.op(side, phase, 1, 0).await, Ops::expected(phase));
+            assert_eq!(bench.op(side, phase, 1, 0).await, phase.expected());
         }
     }
     println!("statements prepared on the node (system.prepared_statements):");
@@ -564,7 +568,9 @@ async fn main() {
                 raw_rate = bench.run(side, phase, conc, None, slice, 2).await.ops_per_s;
             }
             if let Some(p) = &mut peer {
-                p.run(phase, conc, None, slice, 2).await;
+                for raw in [false, true] {
+                    p.run(raw, phase, conc, None, slice, 2).await;
+                }
             }
             variants.push(Variant {
                 name: name.clone(),
@@ -574,6 +580,7 @@ async fn main() {
                 cassmodel: Vec::new(),
                 raw: Vec::new(),
                 peer: Vec::new(),
+                peer_raw: Vec::new(),
             });
             if conc > 1 && pace > 0.0 {
                 let rate = (raw_rate * pace).max(100.0);
@@ -585,6 +592,7 @@ async fn main() {
                     cassmodel: Vec::new(),
                     raw: Vec::new(),
                     peer: Vec::new(),
+                    peer_raw: Vec::new(),
                 });
             }
         }
@@ -596,8 +604,9 @@ async fn main() {
     );
 
     for round in 0..rounds {
-        // The sides in turn, each first in every third round (the peer last when absent).
-        let order = [0, 1, 2].map(|k| (k + round) % 3);
+        // The sides in turn, each first in every fourth round (the peer's two skipped when
+        // it is absent).
+        let order = [0, 1, 2, 3].map(|k| (k + round) % 4);
         for (k, v) in variants.iter_mut().enumerate() {
             // Every side of a round reads the same random keys.
             let seed = mix((round * 1_000 + k) as u64 + 1_000);
@@ -614,11 +623,13 @@ async fn main() {
                             .await,
                     ),
                     _ => {
+                        let raw = side == 3;
                         if let Some(p) = &mut peer
-                            && let Some(s) =
-                                p.run(v.phase, v.concurrency, v.rate, slice, seed).await
+                            && let Some(s) = p
+                                .run(raw, v.phase, v.concurrency, v.rate, slice, seed)
+                                .await
                         {
-                            v.peer.push(s);
+                            if raw { &mut v.peer_raw } else { &mut v.peer }.push(s);
                         }
                     }
                 }
@@ -634,9 +645,9 @@ async fn main() {
 
     println!();
     println!(
-        "| phase | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | CPU ratio, 95% CI of its median | allocs/op cassmodel | allocs/op raw | ops/s ratio (IQR) | CPU µs/op charybdis | CPU ratio to charybdis (IQR) | allocs/op charybdis |"
+        "| phase | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | CPU ratio, 95% CI of its median | allocs/op cassmodel | allocs/op raw | ops/s ratio (IQR) | CPU µs/op charybdis | CPU µs/op raw in the peer | raw there / raw here (IQR) | CPU ratio to charybdis (IQR) | its 95% CI | allocs/op charybdis | allocs/op raw in the peer |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for v in &variants {
         let med =
             |s: &[Sample], f: fn(&Sample) -> f64| median(&s.iter().map(f).collect::<Vec<_>>());
@@ -647,14 +658,26 @@ async fn main() {
         let ci = median_ci95(&cpu_ratios)
             .map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
         let (rt, rt_lo, rt_hi) = median_iqr(&paired(&v.cassmodel, &v.raw, |s| s.ops_per_s));
-        let peer = if v.peer.is_empty() {
-            "– | – | –".to_owned()
+        let peer = if v.peer.is_empty() || v.peer_raw.len() != v.peer.len() {
+            "– | – | – | – | – | – | –".to_owned()
         } else {
-            let (p, p_lo, p_hi) = median_iqr(&paired(&v.cassmodel, &v.peer, |s| s.cpu_us_per_op));
+            // Per round: (cassmodel / raw here) / (charybdis / raw in the peer's process).
+            let peer_ratios = paired(&v.peer, &v.peer_raw, |s| s.cpu_us_per_op);
+            let to_peer: Vec<f64> = cpu_ratios
+                .iter()
+                .zip(&peer_ratios)
+                .map(|(m, p)| m / p)
+                .collect();
+            let (p, p_lo, p_hi) = median_iqr(&to_peer);
+            let p_ci = median_ci95(&to_peer)
+                .map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
+            let (b, b_lo, b_hi) = median_iqr(&paired(&v.peer_raw, &v.raw, |s| s.cpu_us_per_op));
             format!(
-                "{:.1} | {p:.3} ({p_lo:.3}–{p_hi:.3}) | {:.1}",
+                "{:.1} | {:.1} | {b:.3} ({b_lo:.3}–{b_hi:.3}) | {p:.3} ({p_lo:.3}–{p_hi:.3}) | {p_ci} | {:.1} | {:.1}",
                 med(&v.peer, |x| x.cpu_us_per_op),
-                med(&v.peer, |x| x.allocs_per_op)
+                med(&v.peer_raw, |x| x.cpu_us_per_op),
+                med(&v.peer, |x| x.allocs_per_op),
+                med(&v.peer_raw, |x| x.allocs_per_op)
             )
         };
         println!(
@@ -678,7 +701,10 @@ async fn main() {
         "CPU ratio = cassmodel/raw client CPU per operation; allocs/op = heap allocations and \
          reallocations of the whole process per operation; ops/s ratio = cassmodel/raw \
          throughput. Medians over {rounds} rounds; ratios are medians of the per-round paired \
-         ratios; the 95% CI is distribution-free (order statistics of the rounds' ratios)."
+         ratios; the 95% CI is distribution-free (order statistics of the rounds' ratios). \
+         Raw there / raw here: the raw code's CPU per operation in the charybdis peer's \
+         process over this one's. CPU ratio to charybdis: per round, (cassmodel/raw here) / \
+         (charybdis/raw in the peer's process)."
     );
 
     db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))

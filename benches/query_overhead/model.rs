@@ -1,12 +1,9 @@
-//! The workload's tables, on both sides: cassmodel's models and the raw side's row types as
-//! the scylla driver's documentation writes them (`#[derive(DeserializeRow)]` with its default
-//! attributes, so columns are matched by name), and the data, generated from seeds so that
-//! every key can be computed again (`keys.rs`).
+//! The workload's tables as cassmodel's models (the raw side's row types are in `raw.rs`), and
+//! the data, generated from seeds so that every key can be computed again (`keys.rs`).
 
 use cassmodel::value::{Timeuuid, Vector};
 use cassmodel::{CassEntity, CassTable};
 use chrono::{DateTime, Duration as Days, Utc};
-use scylla::DeserializeRow;
 use uuid::Uuid;
 
 pub use crate::keys::*;
@@ -26,16 +23,6 @@ pub struct Event {
     pub tags: Vec<String>,
 }
 
-/// The raw side's row of `events`.
-#[derive(DeserializeRow, Debug, Clone, PartialEq)]
-pub struct RawEvent {
-    pub user_id: Uuid,
-    pub event_id: Timeuuid,
-    pub body: String,
-    pub score: i32,
-    pub tags: Vec<String>,
-}
-
 /// The same kind of events in day buckets: the partition is (user, day), the day filled in
 /// from `at` on every write.
 #[derive(CassTable, Debug, Clone, PartialEq)]
@@ -50,14 +37,6 @@ pub struct DayEvent {
     pub score: i32,
 }
 
-#[derive(DeserializeRow, Debug, Clone, PartialEq)]
-pub struct RawDayEvent {
-    pub user_id: Uuid,
-    pub at: DateTime<Utc>,
-    pub body: String,
-    pub score: i32,
-}
-
 /// Documents with an embedding and a vector index (cosine).
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "docs")]
@@ -67,13 +46,6 @@ pub struct Doc {
     pub title: String,
     #[cass(index)]
     pub embedding: Vector<DIM>,
-}
-
-#[derive(DeserializeRow, Debug, Clone, PartialEq)]
-pub struct RawDoc {
-    pub id: i32,
-    pub title: String,
-    pub embedding: Vec<f32>,
 }
 
 /// A like, stored in two query tables: `like.save(&db)` writes both in one logged batch.
@@ -155,11 +127,11 @@ pub fn doc(i: usize) -> Doc {
 }
 
 pub fn like(pool: u64, i: usize) -> Like {
-    let r = mix(pool << 32 | i as u64);
+    let (user_id, item_id, liked_at, note) = new_like(pool, i);
     Like {
-        user_id: Uuid::from_u64_pair(pool, r),
-        item_id: Uuid::from_u64_pair(r, pool),
-        liked_at: first_day() + Days::seconds((r % 10_000_000) as i64),
-        note: body(i),
+        user_id,
+        item_id,
+        liked_at,
+        note,
     }
 }

@@ -11,7 +11,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::Sample;
 use crate::drive::Measured;
-use crate::ops::Phase;
+use crate::keys::Phase;
 
 pub struct Peer {
     _child: Child,
@@ -48,17 +48,20 @@ impl Peer {
         })
     }
 
-    /// One run of `phase`; `None` if charybdis has no form of it.
+    /// One run of `phase`, of charybdis's code or (`raw`) of the bench's raw code in the
+    /// peer's process; `None` if charybdis has no form of the phase.
     pub async fn run(
         &mut self,
+        raw: bool,
         phase: Phase,
         concurrency: usize,
         rate: Option<f64>,
         slice: Duration,
         seed: u64,
     ) -> Option<Sample> {
+        let side = if raw { "raw" } else { "charybdis" };
         let line = format!(
-            "{phase:?} {concurrency} {} {} {seed}\n",
+            "{side} {phase:?} {concurrency} {} {} {seed}\n",
             rate.unwrap_or(0.0),
             slice.as_millis()
         );

@@ -8,15 +8,21 @@
 //! charybdis-peer CONTACT_POINT KEYSPACE
 //! ```
 //!
-//! Then one line per run on stdin, `PHASE CONCURRENCY RATE SLICE_MS SEED` (RATE 0: a closed
-//! loop), and one line back on stdout, `OPS CPU_NS WALL_NS ALLOCS`, or `unsupported` for a
-//! phase charybdis has no form of (buckets, vector search, an entity of two tables).
+//! Then one line per run on stdin, `SIDE PHASE CONCURRENCY RATE SLICE_MS SEED` (SIDE
+//! `charybdis`, or `raw`: the bench's raw code, `raw.rs`, run in this process on the same
+//! session; RATE 0: a closed loop), and one line back on stdout, `OPS CPU_NS WALL_NS ALLOCS`,
+//! or `unsupported` for a phase charybdis has no form of (buckets, vector search, an entity of
+//! two tables). The raw runs are this process's baseline: the bench compares each mapper with
+//! the raw driver in its own process, since two processes differ in CPU per operation even
+//! when they run the same code.
 
 #[path = "../../../query_overhead/drive.rs"]
 mod drive;
 #[path = "../../../query_overhead/keys.rs"]
 #[allow(dead_code)]
 mod keys;
+#[path = "../../../query_overhead/raw.rs"]
+mod raw;
 
 use std::alloc::System;
 use std::hint::black_box;
@@ -34,6 +40,7 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use keys::*;
+use raw::Raw;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -62,6 +69,10 @@ static WRITTEN: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
 const POOL_INSERT: u64 = 0x200_0000;
 const POOL_CONDITIONAL: u64 = 0x200_0001;
 
+/// Writes made so far by the raw code per phase, and the pools of their keys.
+static RAW_WRITTEN: [AtomicUsize; 9] = [const { AtomicUsize::new(0) }; 9];
+const RAW_POOLS: u64 = 0x300_0000;
+
 fn new_event(pool: u64, i: usize) -> Event {
     let (user_id, event_id, body, score, tags) = new_row(pool, i);
     Event {
@@ -76,6 +87,27 @@ fn new_event(pool: u64, i: usize) -> Event {
 /// Every row of a read charybdis returns as a stream (`what` names the call in a panic).
 async fn all(rows: Result<CharybdisModelStream<Event>, CharybdisError>, what: &str) -> Vec<Event> {
     rows.expect(what).try_collect().await.expect("rows")
+}
+
+/// One operation of the raw code: the rows read (1 for a write; for an indexed read, 1 if
+/// some, as charybdis's below).
+async fn raw_op(
+    session: &CachingSession,
+    statements: &Raw,
+    phase: Phase,
+    seed: u64,
+    i: usize,
+) -> usize {
+    let n = RAW_WRITTEN[phase as usize].fetch_add(1, Ordering::Relaxed);
+    let pool = RAW_POOLS | phase as u64;
+    let rows = statements
+        .op(session.get_session(), phase, seed, i, pool, n, &[])
+        .await;
+    if phase == Phase::Indexed {
+        usize::from(rows > 0)
+    } else {
+        rows
+    }
 }
 
 /// One operation: the rows read (1 for a write).
@@ -135,40 +167,46 @@ async fn main() {
         .build()
         .await
         .expect("connect");
+    let statements = Raw::prepare(&session, keyspace).await;
     let session = CachingSession::from(session, 1_000);
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut out = tokio::io::stdout();
     while let Some(line) = lines.next_line().await.expect("stdin") {
         let w: Vec<&str> = line.split_whitespace().collect();
-        let [phase, conc, rate, slice, seed] = w[..] else {
-            panic!("expected PHASE CONCURRENCY RATE SLICE_MS SEED, got `{line}`");
+        let [side, phase_name, conc, rate, slice, seed] = w[..] else {
+            panic!("expected SIDE PHASE CONCURRENCY RATE SLICE_MS SEED, got `{line}`");
         };
+        let phase = Phase::ALL
+            .into_iter()
+            .find(|p| format!("{p:?}") == phase_name)
+            .unwrap_or_else(|| panic!("no phase {phase_name}"));
         let reply = if [
-            "Insert",
-            "Point",
-            "Latest",
-            "Partition",
-            "Indexed",
-            "Conditional",
+            Phase::Insert,
+            Phase::Point,
+            Phase::Latest,
+            Phase::Partition,
+            Phase::Indexed,
+            Phase::Conditional,
         ]
         .contains(&phase)
         {
-            let expected = match phase {
-                "Latest" => LATEST,
-                "Partition" => EVENTS_PER_USER,
-                _ => 1,
-            };
             let rate: f64 = rate.parse().expect("rate");
             let seed: u64 = seed.parse().expect("seed");
-            let m = drive::measure(
-                GLOBAL,
-                conc.parse().expect("concurrency"),
-                (rate > 0.0).then_some(rate),
-                Duration::from_millis(slice.parse().expect("slice")),
-                expected,
-                |i| op(&session, phase, seed, i),
-            )
-            .await;
+            let conc = conc.parse().expect("concurrency");
+            let rate = (rate > 0.0).then_some(rate);
+            let slice = Duration::from_millis(slice.parse().expect("slice"));
+            let expected = phase.expected();
+            let m = match side {
+                "charybdis" => {
+                    let op = |i| op(&session, phase_name, seed, i);
+                    drive::measure(GLOBAL, conc, rate, slice, expected, op).await
+                }
+                "raw" => {
+                    let op = |i| raw_op(&session, &statements, phase, seed, i);
+                    drive::measure(GLOBAL, conc, rate, slice, expected, op).await
+                }
+                other => panic!("no side {other}"),
+            };
             format!(
                 "{} {} {} {}\n",
                 m.ops,
