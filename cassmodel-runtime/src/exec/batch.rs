@@ -306,9 +306,10 @@ async fn send<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
     if let Some(p) = prepared.first() {
         check_request_size(db, p, bytes)?;
     }
-    let res = db
-        .session()
-        .batch(&driver, values)
+    // Pinned in place, as an entity's save pins it (`entity.rs`): awaited by value, the
+    // driver's batch future would be copied into this one's state.
+    let request = std::pin::pin!(db.session().batch(&driver, values));
+    let res = request
         .await
         .map_err(|e| Error::execute(db.session(), "BATCH", e))?;
     db.warnings()
