@@ -131,15 +131,15 @@ fn certificates(
 mod tests {
     use super::*;
 
-    fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("cassmodel-tls-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&d).expect("temp dir");
-        d
+    /// A new directory, removed when the returned guard drops.
+    fn dir() -> tempfile::TempDir {
+        tempfile::tempdir().expect("temp dir")
     }
 
     #[test]
     fn a_missing_ca_file_names_the_file_and_the_setting() {
-        let missing = dir("missing").join("nope.pem");
+        let d = dir();
+        let missing = d.path().join("nope.pem");
         let e = client_config(&missing, None).expect_err("no file");
         let msg = e.to_string();
         assert!(msg.contains("nope.pem"), "{msg}");
@@ -148,7 +148,8 @@ mod tests {
 
     #[test]
     fn a_file_without_certificates_is_refused() {
-        let f = dir("empty").join("ca.pem");
+        let d = dir();
+        let f = d.path().join("ca.pem");
         std::fs::write(&f, "not a certificate\n").expect("write");
         let msg = client_config(&f, None).expect_err("empty").to_string();
         assert!(msg.contains("no certificate in"), "{msg}");
