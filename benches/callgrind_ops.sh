@@ -10,8 +10,8 @@
 # the counts are divided by the operations counted: calls of the bench's `one_operation`). The
 # process runs without instrumentation while it connects and loads its rows, and is counted
 # from the line before the warm-up to its end (`callgrind_control -i on`). Prints per side, per operation:
-#   - `caller`: the instructions under `Ops::op` (the operation's future as the caller polls
-#     it: building the values, the statement lookup, serializing, reading the rows);
+#   - `caller`: the instructions under `poll_operation` (the operation's future as the caller
+#     polls it: building the values, the statement lookup, serializing, reading the rows);
 #   - `process`: every instruction of the process while counted (also the driver's connection
 #     tasks, which send and receive the frames, and tokio's scheduler), user space only.
 # Needs the node of `cargo xtask node start` and the bench built
@@ -54,7 +54,7 @@ for side in raw cassmodel; do
         exit 1
     fi
     total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$out/$side.inclusive" | tr -d ,)
-    caller=$(grep -m1 'query_overhead::ops::Ops::op::{{closure}}' "$out/$side.inclusive" |
+    caller=$(grep -m1 'query_overhead::poll_operation' "$out/$side.inclusive" |
         awk '{print $1}' | tr -d ,)
     echo "$side: $ops operations counted (of $run_ops); caller $((caller / ops)) instructions/op; process $((total / ops)) instructions/op"
 done

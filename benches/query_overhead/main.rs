@@ -133,6 +133,17 @@ fn one_operation() {
     std::hint::black_box(());
 }
 
+/// Polls an operation's future (either side's): never inlined, so that
+/// `benches/callgrind_ops.sh` finds the instructions of an operation under this one name,
+/// whatever the compiler inlines into it.
+#[inline(never)]
+fn poll_operation<F: Future>(
+    op: std::pin::Pin<&mut F>,
+    cx: &mut std::task::Context<'_>,
+) -> std::task::Poll<F::Output> {
+    op.poll(cx)
+}
+
 /// Busy-waits `ns` nanoseconds on the calling thread: `QUERY_OVERHEAD_SPIN_NS`, the
 /// sensitivity of a run to client time added per operation on one side.
 fn spin(ns: u64) {
@@ -194,7 +205,8 @@ impl Bench {
         }
         let side = self.only_side.unwrap_or(side);
         let n = self.written[&(side as u8, phase as u8)].fetch_add(1, Ordering::Relaxed);
-        ops.op(side, phase, seed, i, n).await
+        let mut op = std::pin::pin!(ops.op(side, phase, seed, i, n));
+        std::future::poll_fn(|cx| poll_operation(op.as_mut(), cx)).await
     }
 
     /// Starts operations with `concurrency` in flight for `slice` of wall time (paced at
