@@ -374,6 +374,70 @@ async fn likes_written_and_deleted_in_both_tables_or_neither() {
     t.drop_all().await;
 }
 
+/// An entity whose two tables take rows of very different sizes: the whole profile by id,
+/// and only the id by name.
+#[derive(cassmodel::CassEntity, Debug, Clone, PartialEq)]
+#[cass(tables(ProfileById, ProfileByName))]
+struct Profile {
+    id: i32,
+    name: String,
+    bio: String,
+}
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Profile)]
+struct ProfileById {
+    #[partition_key]
+    id: i32,
+    name: String,
+    bio: String,
+}
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Profile)]
+struct ProfileByName {
+    #[partition_key]
+    name: String,
+    id: i32,
+}
+
+/// A save checks each table's row against its share of the request limit as it writes it;
+/// rows of uneven sizes that fit together are saved all the same, and rows that do not are
+/// refused with their whole size, writing neither table.
+#[tokio::test]
+async fn an_entity_of_uneven_rows_is_saved_when_they_fit_together() {
+    let t = support::test_db("w_uneven").await;
+    t.db.create_table::<ProfileById>().await.expect("create");
+    t.db.create_table::<ProfileByName>().await.expect("create");
+    // 20 KiB: a share of 10 KiB per row; the first row takes 12 KiB, the second a few bytes.
+    let limited = t.db.with_max_request_size(20 * 1024);
+    let p = Profile {
+        id: 1,
+        name: "ada".into(),
+        bio: "b".repeat(12 * 1024),
+    };
+    p.save(&limited).await.expect("12 KiB and a few bytes fit in 20 KiB");
+    let by_id = ProfileById::get(&t.db, &1).await.expect("read");
+    let by_name = ProfileByName::get(&t.db, "ada").await.expect("read");
+    assert_eq!(by_id.map(|r| r.bio.len()), Some(12 * 1024));
+    assert_eq!(by_name.map(|r| r.id), Some(1));
+
+    let q = Profile {
+        id: 2,
+        name: "bob".into(),
+        bio: "b".repeat(24 * 1024),
+    };
+    match q.save(&limited).await {
+        Err(Error::RequestTooLarge { bytes, limit, .. }) => {
+            assert!(bytes > 24 * 1024 && limit == 20 * 1024, "{bytes} / {limit}");
+        }
+        other => panic!("expected Error::RequestTooLarge, got {other:?}"),
+    }
+    assert_eq!(ProfileById::get(&t.db, &2).await.expect("read"), None);
+    assert_eq!(ProfileByName::get(&t.db, "bob").await.expect("read"), None);
+    t.drop_all().await;
+}
+
 /// A table with a static column and collections.
 #[derive(CassTable, Debug, Clone, PartialEq)]
 struct Room {

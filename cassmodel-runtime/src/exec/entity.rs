@@ -5,8 +5,9 @@
 //! `save` is a hot write: its driver batch (the INSERT of each table, prepared once) is kept
 //! per entity type in the [`Db`]'s cache, and each table's cells are written straight from
 //! the entity's fields, so no table row is copied from the entity and nothing is boxed per
-//! call. Tables with dual writes (a key change) and values that may exceed the request limit
-//! take the general [`Batch`] instead, which handles both.
+//! call. Tables with dual writes (a key change), and rows refused for taking more than their
+//! share of the request limit (which may still fit together), take the general [`Batch`]
+//! instead, which handles both.
 
 use std::any::TypeId;
 use std::future::Future;
@@ -23,9 +24,8 @@ use scylla::statement::prepared::PreparedStatement;
 use super::batch::{Batch, batch_span};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
-use super::write::fits_request;
 use crate::error::{Error, Result};
-use crate::mapping::erased::{ErasedValue, SizeBound};
+use crate::mapping::erased::ErasedValue;
 use crate::mapping::table::RowFields;
 use crate::mapping::view::Writable;
 use crate::schema::model::TableSchema;
@@ -112,28 +112,44 @@ pub fn save_entity<'d, E: Sync + 'static>(
         )
     };
     in_span(span, move || async move {
-        let values = EntityValues { entity, tables };
-        let dual = tables
-            .iter()
-            .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
-        if dual || !fits_request(db, &values) {
-            // The dual writes' halves, or the values serialized first to learn their size.
+        // The dual writes' halves, or values whose size is checked before the request, take
+        // the general batch.
+        let general = || {
             let batch = tables
                 .iter()
                 .fold(Batch::logged(), |batch, t| (t.add)(entity, batch));
-            return batch.execute(db).await.map(drop);
+            batch.execute(db)
+        };
+        let dual = tables
+            .iter()
+            .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
+        if dual {
+            return general().await.map(drop);
         }
         let batch = match db.statements().entity_batch(TypeId::of::<E>()) {
             Some(batch) => batch,
             None => Box::pin(keep_batch(db, tables)).await?,
         };
+        // Each row refused, as it is written, beyond its share of the request limit: then
+        // the rows together fit, with no pass over them before the request. Rows of uneven
+        // sizes may be refused although they would fit together: those take the general
+        // batch, which counts them exactly.
+        let values = EntityValues {
+            entity,
+            tables,
+            share: db.max_request_size() / tables.len().max(1),
+        };
         // Pinned in place and awaited through the pin: awaited by value, the driver's batch
         // future (its whole generic state) was copied twice per save, 637 instructions of
         // `memcpy` (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md).
         let request = std::pin::pin!(db.session().batch(&batch, values));
-        let res = request
-            .await
-            .map_err(|e| Error::execute(db.session(), "BATCH", e))?;
+        let res = match request.await {
+            Ok(res) => res,
+            Err(e) => match Error::execute(db.session(), "BATCH", e) {
+                Error::RequestTooLarge { .. } => return general().await.map(drop),
+                e => return Err(e),
+            },
+        };
         let first = match batch.statements.first() {
             Some(scylla::statement::batch::BatchStatement::PreparedStatement(ps)) => Some(ps),
             _ => None,
@@ -198,19 +214,12 @@ impl<E> RowFields for EntityRow<'_, E> {
     }
 }
 
-/// The values of an entity's batch: each table's row, `None` fields unset.
+/// The values of an entity's batch: each table's row, `None` fields unset, each refused
+/// beyond `share` bytes.
 struct EntityValues<'e, E: 'static> {
     entity: &'e E,
     tables: &'static [EntityTable<E>],
-}
-
-impl<E> SizeBound for EntityValues<'_, E> {
-    fn size_bound(&self) -> Option<usize> {
-        self.tables.iter().try_fold(0usize, |sum, table| {
-            let row = EntityRow::new(self.entity, table);
-            Some(sum.saturating_add(InsertValues::unset_nulls(&row).size_bound()?))
-        })
-    }
+    share: usize,
 }
 
 impl<E> BatchValues for EntityValues<'_, E> {
@@ -223,6 +232,7 @@ impl<E> BatchValues for EntityValues<'_, E> {
         EntityRows {
             entity: self.entity,
             tables: self.tables.iter(),
+            share: self.share,
         }
     }
 }
@@ -231,6 +241,7 @@ impl<E> BatchValues for EntityValues<'_, E> {
 struct EntityRows<'e, E: 'static> {
     entity: &'e E,
     tables: std::slice::Iter<'static, EntityTable<E>>,
+    share: usize,
 }
 
 impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
@@ -241,7 +252,7 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
     ) -> Option<Result<(), SerializationError>> {
         let table = self.tables.next()?;
         let row = EntityRow::new(self.entity, table);
-        Some(InsertValues::unset_nulls(&row).serialize(ctx, writer))
+        Some(InsertValues::unset_nulls_within(&row, self.share).serialize(ctx, writer))
     }
 
     fn is_empty_next(&mut self) -> Option<bool> {

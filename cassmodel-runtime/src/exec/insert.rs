@@ -371,6 +371,15 @@ impl<'r, T: ?Sized> InsertValues<'r, T> {
             limit: None,
         }
     }
+
+    /// [`unset_nulls`](Self::unset_nulls), refused as they are written beyond `limit` bytes
+    /// (one row's share of a batch).
+    pub(crate) fn unset_nulls_within(row: &'r T, limit: usize) -> Self {
+        InsertValues {
+            limit: Some(limit),
+            ..Self::unset_nulls(row)
+        }
+    }
 }
 
 impl<T: RowFields + ?Sized> InsertValues<'_, T> {
