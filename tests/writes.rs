@@ -416,7 +416,9 @@ async fn an_entity_of_uneven_rows_is_saved_when_they_fit_together() {
         name: "ada".into(),
         bio: "b".repeat(12 * 1024),
     };
-    p.save(&limited).await.expect("12 KiB and a few bytes fit in 20 KiB");
+    p.save(&limited)
+        .await
+        .expect("12 KiB and a few bytes fit in 20 KiB");
     let by_id = ProfileById::get(&t.db, &1).await.expect("read");
     let by_name = ProfileByName::get(&t.db, "ada").await.expect("read");
     assert_eq!(by_id.map(|r| r.bio.len()), Some(12 * 1024));
