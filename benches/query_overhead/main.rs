@@ -33,8 +33,9 @@
 //!   with `execute_unpaged`, `[applied]` read as `(bool,)`; every key new, so each applies;
 //! - entity, two tables: `like.save(&db)` / a logged `Batch` of the two prepared inserts.
 //!
-//! The raw side's rows are `#[derive(DeserializeRow)]` structs with the driver's default
-//! attributes (columns matched by name). Its statements are not marked idempotent (that only
+//! The raw side's code is `raw.rs` (shared with the charybdis peer); its rows are
+//! `#[derive(DeserializeRow)]` structs with the driver's default attributes (columns matched
+//! by name). Its statements are not marked idempotent (that only
 //! changes retries). Each side has its own session to the same node: cassmodel's from
 //! `ConnectOptions::connect` (with its policies that record attempts, issue 36), the raw
 //! side's from the driver's `SessionBuilder` with its default policies; both on the same

@@ -471,12 +471,13 @@ impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
         let specs = ctx.columns();
-        let n = self.row.table().columns.len().min(specs.len());
+        let schema = self.row.table();
+        let n = schema.columns.len().min(specs.len());
         // With a limit, the size is counted as the cells are written: no pass over the values
         // before the request (about 250 instructions per insert of five columns, counted
         // with `benches/callgrind_ops.sh`).
         let mut size = self.options_size();
-        let schema = self.row.table();
+        let as_written = schema.fields_as_written();
         for i in 0..n {
             let Some(limit) = self.limit else {
                 write_column(self.row, i, &specs[i], self.unset_nulls, writer)?;
@@ -485,9 +486,7 @@ impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
             // Most columns: the field's own value, written with its size counted by one call
             // through its `dyn`; the others (and a value that may not fit) take the general
             // path.
-            if schema.fields_as_written()
-                && let Some(v) = self.row.field(i)
-            {
+            if as_written && let Some(v) = self.row.field(i) {
                 let room = limit.saturating_sub(size);
                 match v.write_cell_within(specs[i].typ(), writer, self.unset_nulls, room) {
                     Ok(Some(bytes)) => {
