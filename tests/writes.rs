@@ -374,14 +374,15 @@ async fn likes_written_and_deleted_in_both_tables_or_neither() {
     t.drop_all().await;
 }
 
-/// An entity whose two tables take rows of very different sizes: the whole profile by id,
-/// and only the id by name.
+/// An entity whose two tables take rows of very different sizes: `bio` is only in the first
+/// table, `note` only in the second.
 #[derive(cassmodel::CassEntity, Debug, Clone, PartialEq)]
 #[cass(tables(ProfileById, ProfileByName))]
 struct Profile {
     id: i32,
     name: String,
     bio: String,
+    note: String,
 }
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
@@ -399,44 +400,55 @@ struct ProfileByName {
     #[partition_key]
     name: String,
     id: i32,
+    note: String,
 }
 
 /// A save checks each table's row against its share of the request limit as it writes it;
-/// rows of uneven sizes that fit together are saved all the same, and rows that do not are
-/// refused with their whole size, writing neither table.
+/// rows of uneven sizes that fit together are saved all the same (the large one first or
+/// second in the batch), and rows that do not are refused with their whole size, writing
+/// neither table.
 #[tokio::test]
 async fn an_entity_of_uneven_rows_is_saved_when_they_fit_together() {
     let t = support::test_db("w_uneven").await;
     t.db.create_table::<ProfileById>().await.expect("create");
     t.db.create_table::<ProfileByName>().await.expect("create");
-    // 20 KiB: a share of 10 KiB per row; the first row takes 12 KiB, the second a few bytes.
+    // 20 KiB: a share of 10 KiB per row; one row takes 12 KiB, the other a few bytes.
     let limited = t.db.with_max_request_size(20 * 1024);
-    let p = Profile {
-        id: 1,
-        name: "ada".into(),
-        bio: "b".repeat(12 * 1024),
+    let profile = |id: i32, name: &str, bio: usize, note: usize| Profile {
+        id,
+        name: name.into(),
+        bio: "b".repeat(bio),
+        note: "n".repeat(note),
     };
-    p.save(&limited)
-        .await
-        .expect("12 KiB and a few bytes fit in 20 KiB");
-    let by_id = ProfileById::get(&t.db, &1).await.expect("read");
-    let by_name = ProfileByName::get(&t.db, "ada").await.expect("read");
-    assert_eq!(by_id.map(|r| r.bio.len()), Some(12 * 1024));
-    assert_eq!(by_name.map(|r| r.id), Some(1));
-
-    let q = Profile {
-        id: 2,
-        name: "bob".into(),
-        bio: "b".repeat(24 * 1024),
-    };
-    match q.save(&limited).await {
-        Err(Error::RequestTooLarge { bytes, limit, .. }) => {
-            assert!(bytes > 24 * 1024 && limit == 20 * 1024, "{bytes} / {limit}");
-        }
-        other => panic!("expected Error::RequestTooLarge, got {other:?}"),
+    for p in [
+        profile(1, "ada", 12 * 1024, 1),
+        profile(2, "bob", 1, 12 * 1024),
+    ] {
+        p.save(&limited)
+            .await
+            .unwrap_or_else(|e| panic!("12 KiB and a few bytes fit in 20 KiB: {e}"));
+        let by_id = ProfileById::get(&t.db, &p.id).await.expect("read");
+        let by_name = ProfileByName::get(&t.db, &p.name).await.expect("read");
+        assert_eq!(by_id.map(|r| r.bio), Some(p.bio.clone()));
+        assert_eq!(by_name.map(|r| r.note), Some(p.note.clone()));
     }
-    assert_eq!(ProfileById::get(&t.db, &2).await.expect("read"), None);
-    assert_eq!(ProfileByName::get(&t.db, "bob").await.expect("read"), None);
+
+    for p in [
+        profile(3, "cy", 24 * 1024, 1),
+        profile(4, "di", 1, 24 * 1024),
+    ] {
+        match p.save(&limited).await {
+            Err(Error::RequestTooLarge { bytes, limit, .. }) => {
+                assert!(bytes > 24 * 1024 && limit == 20 * 1024, "{bytes} / {limit}");
+            }
+            other => panic!("expected Error::RequestTooLarge, got {other:?}"),
+        }
+        assert_eq!(ProfileById::get(&t.db, &p.id).await.expect("read"), None);
+        assert_eq!(
+            ProfileByName::get(&t.db, &p.name).await.expect("read"),
+            None
+        );
+    }
     t.drop_all().await;
 }
 

@@ -13,6 +13,7 @@ use std::any::TypeId;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use scylla::serialize::SerializationError;
 use scylla::serialize::batch::{BatchValues, BatchValuesIterator};
@@ -24,7 +25,7 @@ use scylla::statement::prepared::PreparedStatement;
 use super::batch::{Batch, batch_span};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TooLarge};
 use crate::mapping::erased::ErasedValue;
 use crate::mapping::table::RowFields;
 use crate::mapping::view::Writable;
@@ -138,17 +139,21 @@ pub fn save_entity<'d, E: Sync + 'static>(
             entity,
             tables,
             share: db.max_request_size() / tables.len().max(1),
+            refused: AtomicBool::new(false),
         };
         // Pinned in place and awaited through the pin: awaited by value, the driver's batch
         // future (its whole generic state) was copied twice per save, 637 instructions of
         // `memcpy` (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md).
-        let request = std::pin::pin!(db.session().batch(&batch, values));
+        let request = std::pin::pin!(db.session().batch(&batch, &values));
         let res = match request.await {
             Ok(res) => res,
-            Err(e) => match Error::execute(db.session(), "BATCH", e) {
-                Error::RequestTooLarge { .. } => return general().await.map(drop),
-                e => return Err(e),
-            },
+            // Told by the rows themselves, not by the driver's error: a row after the first
+            // is written when the request is, and that error does not carry the refusal as
+            // its source.
+            Err(_) if values.refused.load(Ordering::Relaxed) => {
+                return general().await.map(drop);
+            }
+            Err(e) => return Err(Error::execute(db.session(), "BATCH", e)),
         };
         let first = match batch.statements.first() {
             Some(scylla::statement::batch::BatchStatement::PreparedStatement(ps)) => Some(ps),
@@ -215,11 +220,12 @@ impl<E> RowFields for EntityRow<'_, E> {
 }
 
 /// The values of an entity's batch: each table's row, `None` fields unset, each refused
-/// beyond `share` bytes.
+/// beyond `share` bytes (and `refused` set when one is).
 struct EntityValues<'e, E: 'static> {
     entity: &'e E,
     tables: &'static [EntityTable<E>],
     share: usize,
+    refused: AtomicBool,
 }
 
 impl<E> BatchValues for EntityValues<'_, E> {
@@ -233,6 +239,7 @@ impl<E> BatchValues for EntityValues<'_, E> {
             entity: self.entity,
             tables: self.tables.iter(),
             share: self.share,
+            refused: &self.refused,
         }
     }
 }
@@ -242,6 +249,7 @@ struct EntityRows<'e, E: 'static> {
     entity: &'e E,
     tables: std::slice::Iter<'static, EntityTable<E>>,
     share: usize,
+    refused: &'e AtomicBool,
 }
 
 impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
@@ -252,7 +260,13 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
     ) -> Option<Result<(), SerializationError>> {
         let table = self.tables.next()?;
         let row = EntityRow::new(self.entity, table);
-        Some(InsertValues::unset_nulls_within(&row, self.share).serialize(ctx, writer))
+        let written = InsertValues::unset_nulls_within(&row, self.share).serialize(ctx, writer);
+        if let Err(e) = &written
+            && e.downcast_ref::<TooLarge>().is_some()
+        {
+            self.refused.store(true, Ordering::Relaxed);
+        }
+        Some(written)
     }
 
     fn is_empty_next(&mut self) -> Option<bool> {
