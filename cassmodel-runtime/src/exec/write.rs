@@ -132,7 +132,7 @@ pub(crate) fn write_values<V: SerializeRow + SizeBound>(
 
 /// Whether `values` surely fit in one request: their size bound is known and at most
 /// [`Db::max_request_size`]. Otherwise only serializing them tells.
-pub(crate) fn fits_request(db: &Db, values: &impl SizeBound) -> bool {
+fn fits_request(db: &Db, values: &impl SizeBound) -> bool {
     values
         .size_bound()
         .is_some_and(|bound| bound <= db.max_request_size())

@@ -62,16 +62,15 @@ pub struct Event {
     pub tags: List<Text>,
 }
 
-/// Writes made so far per phase: the next write's new key.
-static WRITTEN: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+/// Writes made so far per side (charybdis, raw) and phase: the next write's new key.
+static WRITTEN: [[AtomicUsize; 9]; 2] = [const { [const { AtomicUsize::new(0) }; 9] }; 2];
 
-/// The key pools of the peer's writes (the bench's sides use others).
-const POOL_INSERT: u64 = 0x200_0000;
-const POOL_CONDITIONAL: u64 = 0x200_0001;
-
-/// Writes made so far by the raw code per phase, and the pools of their keys.
-static RAW_WRITTEN: [AtomicUsize; 9] = [const { AtomicUsize::new(0) }; 9];
-const RAW_POOLS: u64 = 0x300_0000;
+/// The key pool and the number of the next write of `phase` on side `raw` (the bench's own
+/// sides use other pools, so every conditional insert applies).
+fn next_write(raw: bool, phase: Phase) -> (u64, usize) {
+    let n = WRITTEN[usize::from(raw)][phase as usize].fetch_add(1, Ordering::Relaxed);
+    (0x200_0000 | u64::from(raw) << 8 | phase as u64, n)
+}
 
 fn new_event(pool: u64, i: usize) -> Event {
     let (user_id, event_id, body, score, tags) = new_row(pool, i);
@@ -98,8 +97,7 @@ async fn raw_op(
     seed: u64,
     i: usize,
 ) -> usize {
-    let n = RAW_WRITTEN[phase as usize].fetch_add(1, Ordering::Relaxed);
-    let pool = RAW_POOLS | phase as u64;
+    let (pool, n) = next_write(true, phase);
     let rows = statements
         .op(session.get_session(), phase, seed, i, pool, n, &[])
         .await;
@@ -111,24 +109,24 @@ async fn raw_op(
 }
 
 /// One operation: the rows read (1 for a write).
-async fn op(session: &CachingSession, phase: &str, seed: u64, i: usize) -> usize {
+async fn op(session: &CachingSession, phase: Phase, seed: u64, i: usize) -> usize {
     match phase {
-        "Insert" => {
-            let n = WRITTEN[0].fetch_add(1, Ordering::Relaxed);
-            let row = new_event(POOL_INSERT, n);
+        Phase::Insert => {
+            let (pool, n) = next_write(false, phase);
+            let row = new_event(pool, n);
             row.insert().execute(session).await.expect("insert");
             1
         }
-        "Conditional" => {
-            let n = WRITTEN[1].fetch_add(1, Ordering::Relaxed);
-            let row = new_event(POOL_CONDITIONAL, n);
+        Phase::Conditional => {
+            let (pool, n) = next_write(false, phase);
+            let row = new_event(pool, n);
             row.insert_if_not_exists()
                 .execute(session)
                 .await
                 .expect("insert if not exists");
             1
         }
-        "Point" => {
+        Phase::Point => {
             let (u, e) = point_key(seed, i);
             let row = Event::find_by_primary_key_value((u, Timeuuid::from(e)))
                 .execute(session)
@@ -137,21 +135,21 @@ async fn op(session: &CachingSession, phase: &str, seed: u64, i: usize) -> usize
             black_box(row);
             1
         }
-        "Latest" => {
+        Phase::Latest => {
             let (u,) = (user(pick(seed, i, USERS)),);
             let rows = find_event!("user_id = ? LIMIT 20", (u,)).execute(session);
             black_box(all(rows.await, "find_event!").await).len()
         }
-        "Partition" => {
+        Phase::Partition => {
             let u = user(pick(seed, i, USERS));
             let rows = Event::find_by_partition_key_value((u,)).execute(session);
             black_box(all(rows.await, "find_by_partition_key_value").await).len()
         }
-        "Indexed" => {
+        Phase::Indexed => {
             let rows = Event::find_by_score(score_of(seed, i)).execute(session);
             usize::from(!black_box(all(rows.await, "find_by_score").await).is_empty())
         }
-        other => panic!("no phase {other}"),
+        other => panic!("charybdis has no form of {other:?}"),
     }
 }
 
@@ -198,7 +196,7 @@ async fn main() {
             let expected = phase.expected();
             let m = match side {
                 "charybdis" => {
-                    let op = |i| op(&session, phase_name, seed, i);
+                    let op = |i| op(&session, phase, seed, i);
                     drive::measure(GLOBAL, conc, rate, slice, expected, op).await
                 }
                 "raw" => {
