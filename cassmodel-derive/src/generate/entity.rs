@@ -33,6 +33,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
             pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
 
             #[doc = #save_doc]
+            #[inline(always)] // the future built in place: the runtime's `session::trace::in_span`
             pub fn save<'d>(
                 &'d self,
                 db: &'d #krate::Db,

@@ -418,6 +418,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
         let out = fut(quote!(::std::vec::Vec<Self>));
         quote! {
             #[doc = #doc]
+            #[inline(always)] // the future built in place: the runtime's `session::trace::in_span`
             pub fn partition<'d>(db: &'d #krate::Db, #(#part_params),*) -> #out {
                 #p::query::partition::<Self, #np>(db, [#(#part_values),*])
             }
@@ -425,6 +426,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
     });
     quote! {
         #[doc = #get_doc]
+        #[inline(always)] // the future built in place: the runtime's `session::trace::in_span`
         pub fn get<'d>(db: &'d #krate::Db, #(#get_params),*) -> #get_out {
             #p::query::get_by_key::<Self, #n>(db, [#(#get_values),*])
         }

@@ -94,6 +94,7 @@ fn add_insert<'b, E: 'static, T: FromEntity<E>>(entity: &E, batch: Batch<'b>) ->
 /// on `db` (which prepares its batch), it allocates nothing beyond what the driver does.
 #[doc(hidden)]
 #[allow(clippy::manual_async_fn)]
+#[inline(always)] // built in place: see `session::trace::in_span`
 pub fn save_entity<'d, E: Sync + 'static>(
     db: &'d Db,
     entity: &'d E,

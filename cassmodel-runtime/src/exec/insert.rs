@@ -45,6 +45,7 @@ impl Db {
     /// insert of a table on this `Db` (which prepares its statement), an insert allocates
     /// nothing beyond what the driver does.
     // A method of `Db` (not of a trait), so that a compile error about it names `Db::insert`.
+    #[inline(always)] // built in place: see `session::trace::in_span`
     pub fn insert<'d, T: Insertable + Writable>(
         &'d self,
         row: &'d T,
@@ -217,6 +218,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     // block awaiting the driver's request, not the request future wrapped in combinators
     // (`Either`, `Map`): each wrapper moved the 4 KB request future once more when built,
     // measured at +0.2 µs of `memmove` per insert (BENCHMARKS.md, issue 11).
+    #[inline(always)] // built in place: see `session::trace::in_span`
     pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<()>> + Send + 'd
     where
         'r: 'd,
@@ -264,6 +266,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
     /// existing row when it did not.
     // Not boxed, and with the kept statement when the insert has no options, as a plain
     // insert (see there): a conditional insert that applies is one request and no more.
+    #[inline(always)] // built in place: see `session::trace::in_span`
     pub fn execute<'d>(self, db: &'d Db) -> impl Future<Output = Result<Outcome<T>>> + Send + 'd
     where
         'r: 'd,

@@ -220,6 +220,7 @@ impl Db {
 /// Unboxed: this is the hot path of point reads. Not an `async fn`: the declared `+ Send`
 /// lets a user's crate take the future as `Send` without looking into it.
 #[allow(clippy::manual_async_fn)]
+#[inline(always)] // built in place: see `session::trace::in_span`
 pub fn get_by_key<'d, T: Table, const N: usize>(
     db: &'d Db,
     key: [Bound<'d>; N],
@@ -244,6 +245,7 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
 
 /// The body of a generated `T::partition(db, key...)`: every row of the partition `key`.
 #[allow(clippy::manual_async_fn)]
+#[inline(always)] // built in place: see `session::trace::in_span`
 pub fn partition<'d, T: Table, const N: usize>(
     db: &'d Db,
     key: [Bound<'d>; N],
@@ -266,37 +268,50 @@ const DRIVER_PAGE_SIZE: i32 = 5000;
 /// Runs a SELECT and collects every row: paged, or in one unpaged request when Cassandra
 /// cannot page it, its `LIMIT` fits in one page (the latest-N read: no pager to set up), or it
 /// is a vector search.
-pub(crate) async fn select_all<T: Table, R: Projection<T>>(
+#[inline(always)] // built in place: see `session::trace::in_span`
+#[allow(clippy::manual_async_fn)] // not an `async fn`: see the body
+pub(crate) fn select_all<T: Table, R: Projection<T>>(
     db: &Db,
     q: QueryState<'_>,
-) -> Result<Vec<R>> {
-    let page = q.options.page_size.unwrap_or(DRIVER_PAGE_SIZE);
-    let fits_one_page = q.values.limit.is_some_and(|n| n <= page);
-    // A vector search is one request: "Top-K queries must have a limit specified and the
-    // limit must be less than the query page size".
-    let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
-    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    if paged {
-        return rows_paged(db, &st, &q.values).await;
+) -> impl Future<Output = Result<Vec<R>>> {
+    // An `async` block, not an `async fn`: an `async fn` keeps its arguments in its state and
+    // moves them into locals as it starts, so the query's state (0.4 KB) would be there twice.
+    // The values are lent to the driver, whose request future would otherwise hold them twice
+    // too.
+    async move {
+        let page = q.options.page_size.unwrap_or(DRIVER_PAGE_SIZE);
+        let fits_one_page = q.values.limit.is_some_and(|n| n <= page);
+        // A vector search is one request: "Top-K queries must have a limit specified and the
+        // limit must be less than the query page size".
+        let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
+        let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+        if paged {
+            return rows_paged(db, &st, &q.values).await;
+        }
+        rows_of(unpaged!(db, st.get(), &q.values)?)
     }
-    rows_of(unpaged!(db, st.get(), q.values)?)
 }
 
 /// Runs a SELECT for its first row (adding `LIMIT 1` unless the query has a limit or names
 /// the whole primary key).
-pub(crate) async fn select_first<T: Table, R: Projection<T>>(
+#[inline(always)] // built in place: see `session::trace::in_span`
+#[allow(clippy::manual_async_fn)] // not an `async fn`: see the body
+pub(crate) fn select_first<T: Table, R: Projection<T>>(
     db: &Db,
     mut q: QueryState<'_>,
-) -> Result<Option<R>> {
-    // A read by the whole primary key returns at most one row: no LIMIT needed.
-    let key_len = T::schema().primary_key().len();
-    let by_full_key = q.spec.restrictions.len() == key_len
-        && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
-    if !q.spec.limit && !by_full_key {
-        q.limit(1);
+) -> impl Future<Output = Result<Option<R>>> {
+    // An `async` block with the values lent, as `select_all`.
+    async move {
+        // A read by the whole primary key returns at most one row: no LIMIT needed.
+        let key_len = T::schema().primary_key().len();
+        let by_full_key = q.spec.restrictions.len() == key_len
+            && q.spec.restrictions.iter().all(|&(_, op)| op == Op::Eq);
+        if !q.spec.limit && !by_full_key {
+            q.limit(1);
+        }
+        let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+        first_of(unpaged!(db, st.get(), &q.values)?)
     }
-    let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    first_of(unpaged!(db, st.get(), q.values)?)
 }
 
 /// `SELECT COUNT(*)` with the restrictions of `q`: how many rows they select, counted by the

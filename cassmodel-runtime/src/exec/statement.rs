@@ -88,11 +88,12 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
     .await
 }
 
-/// The future `make` makes, a statement of `kind` on `T`'s table, run inside its span (both
-/// made when it first runs: [`in_span`]). `in_span`'s own future, not one awaiting it: a
-/// future that awaits another holds it, and moved it (with the driver's request future
-/// inside, about 4 KB) into itself when first polled: two copies per get (counted with
-/// `benches/callgrind_ops.sh`, BENCHMARKS.md, issue 29).
+/// The future `make` makes, a statement of `kind` on `T`'s table, run inside its span
+/// ([`in_span`]). `in_span`'s own future, not one awaiting it: a future that awaits another
+/// holds it, and moved it (with the driver's request future inside, about 4 KB) into itself
+/// when first polled: two copies per get (counted with `benches/callgrind_ops.sh`,
+/// BENCHMARKS.md, issue 29).
+#[inline(always)] // built in place: see `session::trace::in_span`
 pub(crate) fn traced<T: Table, F, X>(
     db: &Db,
     kind: &'static str,
@@ -119,13 +120,16 @@ fn span_of<T: Table>(
 /// A statement from the [`Db`]'s cache, or a copy of it carrying per-query options.
 pub(crate) struct Stmt {
     cached: Arc<PreparedStatement>,
-    custom: Option<PreparedStatement>,
+    /// Boxed: a `Stmt` lives in the future of every query while its request runs, and a copy
+    /// is the rarer case (an option set on the query); inline, its 136 bytes would be in every
+    /// one of those futures, moved with them.
+    custom: Option<Box<PreparedStatement>>,
 }
 
 impl Stmt {
     /// `cached` with `options` applied (copied only when an option is set).
     pub(crate) fn with(cached: Arc<PreparedStatement>, options: &QueryOptions) -> Self {
-        let custom = options.apply(&cached);
+        let custom = options.apply(&cached).map(Box::new);
         Stmt { cached, custom }
     }
 
@@ -140,7 +144,7 @@ impl Stmt {
     }
 
     pub(crate) fn get(&self) -> &PreparedStatement {
-        self.custom.as_ref().unwrap_or(&self.cached)
+        self.custom.as_deref().unwrap_or(&self.cached)
     }
 
     pub(crate) fn cql(&self) -> &str {

@@ -306,6 +306,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
     /// Runs the query and collects every row. Unboxed, like `fetch_first`: these are the reads
     /// of a few rows, where allocating and copying the future is a measurable part of the cost.
     #[allow(clippy::manual_async_fn)]
+    #[inline(always)] // built in place: see `session::trace::in_span`
     pub fn fetch_all<'d>(self, db: &'d Db) -> impl Future<Output = Result<Vec<R>>> + Send + 'd
     where
         'a: 'd,
@@ -317,6 +318,7 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
 
     /// Runs the query for its first row.
     #[allow(clippy::manual_async_fn)]
+    #[inline(always)] // built in place: see `session::trace::in_span`
     pub fn fetch_first<'d>(self, db: &'d Db) -> impl Future<Output = Result<Option<R>>> + Send + 'd
     where
         'a: 'd,
@@ -418,7 +420,7 @@ pub fn refused_read<V>() -> std::future::Ready<Result<V>> {
 /// The future `run` makes of a query's state, a statement of `kind` on `T`'s table, inside
 /// its span at the query's consistency. A function, not a method of [`Query`]: the future
 /// does not depend on the builder's type-level state.
-#[inline]
+#[inline(always)] // built in place: see `session::trace::in_span`
 fn run<'a, 'd, T, F, X, M>(
     state: QueryState<'a>,
     db: &'d Db,

@@ -10,7 +10,8 @@
 //! one check of the level filter, no field written, nothing recorded.
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
 
 use scylla::client::session::Session;
 use scylla::statement::Consistency;
@@ -87,31 +88,59 @@ impl Returned for u64 {
 }
 
 /// Runs the future `body` makes inside the span `span` makes (entered at each poll), and
-/// records its rows or its error in the span when it ends. Both are made when this future
-/// first runs, inside it.
+/// records its rows or its error in the span when it ends. Both are made now, by the caller.
 ///
-/// A statement's future holds the driver's request future (about 4 KB). Built by the caller
-/// and handed to a wrapper by value, it was copied into the wrapper and again into the
-/// caller's future: two `memcpy`s of 4 KB per call, which the raw driver's calls do not make
-/// (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md). Made here, it is built where it
-/// runs, pinned in this future.
-pub(crate) async fn in_span<F, T>(
-    span: impl FnOnce() -> Span,
-    body: impl FnOnce() -> F,
-) -> Result<T>
+/// A statement's future holds the driver's request future (about 4 KB), and a caller moves
+/// the future this returns at least once (into its own when it awaits it), a `memcpy` of its
+/// whole size. So this adds only the span to `body`'s future: a struct that polls `body` where
+/// it lies, not an `async fn`, whose state would keep its arguments (the closure and what it
+/// captures: a query's bound values and options) beside the future it pinned, 0.4 KB more for
+/// a read (`-Zprint-type-sizes`, BENCHMARKS.md).
+///
+/// Inlined, as every function between a user's call and a statement's future
+/// (`#[inline(always)]`, marked "built in place"): a future returned by a function that is not
+/// inlined comes back through memory and is copied whole into the caller's own future, twice
+/// (into `IntoFuture::into_future` and out of it), a `memcpy` of its 4 KB that the raw
+/// driver's inlined `async fn`s do not make. Inlined, only the fields set so far are written,
+/// where the future will run (`objdump -d` of the bench's `poll_operation`: two 4,480-byte
+/// copies per latest-20 read before, none after).
+#[inline(always)]
+pub(crate) fn in_span<F, T>(span: impl FnOnce() -> Span, body: impl FnOnce() -> F) -> InSpan<F>
 where
     F: Future<Output = Result<T>>,
     T: Returned,
 {
-    let span = span();
-    let mut body = pin!(body());
-    let out = std::future::poll_fn(|cx| {
-        let _in = span.enter();
-        body.as_mut().poll(cx)
-    })
-    .await;
-    record(&span, &out);
-    out
+    InSpan {
+        span: span(),
+        body: body(),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`in_span`].
+    pub(crate) struct InSpan<F> {
+        span: Span,
+        #[pin]
+        body: F,
+    }
+}
+
+impl<F, T> Future for InSpan<F>
+where
+    F: Future<Output = Result<T>>,
+    T: Returned,
+{
+    type Output = Result<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let this = self.project();
+        let out = {
+            let _in = this.span.enter();
+            ready!(this.body.poll(cx))
+        };
+        record(this.span, &out);
+        Poll::Ready(out)
+    }
 }
 
 /// Records the rows or the error of a statement's outcome in its span (if enabled).

@@ -169,11 +169,13 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
         impl<'a, S: #readable, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
             /// Runs the query and collects every row (paging through them; one request when a
             /// limit fits in a page).
+            #[inline(always)] // the future built in place: the runtime's `session::trace::in_span`
             pub fn fetch_all<'d>(self, #db) -> #all where 'a: 'd {
                 self.0.fetch_all(db)
             }
 
             /// Runs the query for its first row (`LIMIT 1` unless a limit is set).
+            #[inline(always)] // the future built in place: the runtime's `session::trace::in_span`
             pub fn fetch_first<'d>(self, #db) -> #first where 'a: 'd {
                 self.0.fetch_first(db)
             }
