@@ -11,7 +11,6 @@ use scylla::response::query_result::QueryResult;
 use scylla::response::{PagingState, PagingStateResponse};
 use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
-use smallvec::SmallVec;
 
 use super::result::{Page, QueryFuture, RowStream};
 use super::statement::{Stmt, cached, key_prefix_statement, traced, unpaged};
@@ -67,20 +66,20 @@ where
     Ok(out)
 }
 
-/// A first page of at most this many rows, of a row type of at most [`STAGED_ROW_BYTES`],
-/// is read into a buffer on the stack, and its vector allocated once its rows are read.
-const STAGED_ROWS: usize = 32;
-/// See [`STAGED_ROWS`]: at most 4 KB of stack.
-const STAGED_ROW_BYTES: usize = 128;
+/// The largest first allocation of a page's vector: glibc's allocator serves a request under
+/// 1 KiB from its small bins, and one of 1 KiB or more first merges every small chunk freed
+/// since (`malloc_consolidate`).
+const SMALL_ALLOCATION: usize = 1023;
 
 /// The rows of one result (a page), after those already in `out`; static-only rows skipped.
 ///
-/// The vector of a small first page (latest 20) is allocated after its rows, not before.
-/// With glibc's allocator, an allocation of 1 KB or more first merges the small chunks that
-/// the last read's rows freed (`malloc_consolidate`), so every row read after it took the
-/// allocator's slow path: about twice the slow calls of the raw driver's growing vector, and
-/// 9.5% more instructions than its latest-20 read, one at a time (4.4% fewer staged;
-/// BENCHMARKS.md, issue 29). Allocated after the rows, the vector costs one copy of them.
+/// The first page's vector starts below [`SMALL_ALLOCATION`] and takes the rest of the page
+/// at once when it is full. Allocated whole before the rows (latest 20: 1.7 KB), it merged the
+/// small chunks that the last read's rows freed, so every row read after it took the
+/// allocator's slow path: 7% more instructions than the raw driver's latest-20 read, whose
+/// vector grows from 4 rows. Staged on the stack and copied into a vector allocated after
+/// them, the rows cost a copy and 4 KB of stack that miss the cache with 64 reads in flight
+/// (BENCHMARKS.md, issue 29).
 fn append_rows<R>(res: QueryResult, out: &mut Vec<R>) -> Result<()>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
@@ -88,14 +87,19 @@ where
     let res = res.into_rows_result()?;
     let rows = res.rows::<Rows<R>>()?;
     let n = rows.rows_remaining();
-    if out.is_empty() && n <= STAGED_ROWS && size_of::<R>() <= STAGED_ROW_BYTES {
-        let mut staged = SmallVec::<[R; STAGED_ROWS]>::new();
-        each_row(rows, |r| staged.push(r))?;
-        *out = staged.into_vec();
-        return Ok(());
-    }
-    out.reserve(n);
-    each_row(rows, |r| out.push(r))
+    let start = out.len();
+    let first = if start == 0 {
+        n.min(SMALL_ALLOCATION / size_of::<R>().max(1)).max(1)
+    } else {
+        n
+    };
+    out.reserve(first);
+    each_row(rows, |r| {
+        if out.len() == out.capacity() {
+            out.reserve(n.saturating_sub(out.len() - start).max(1));
+        }
+        out.push(r);
+    })
 }
 
 /// Hands each row of `rows` to `push`, static-only rows skipped.
