@@ -109,19 +109,35 @@ async fn plain_rows(db: &Db, ks: &str, site: &str) -> Vec<(String, i32, i64, f64
 /// Waits until the view holds `n` rows for every site (a view built from existing rows is
 /// built in the background): at most 60 s, polled every 200 ms.
 async fn await_view(db: &Db, ks: &str, n: usize) {
+    let (counts, waited) = read_until(
+        || async {
+            let mut counts = Vec::new();
+            for site in SITES {
+                counts.push(plain_rows(db, ks, site).await.len());
+            }
+            counts
+        },
+        |counts| counts.iter().all(|&c| c == n),
+    )
+    .await;
+    assert!(
+        counts.iter().all(|&c| c == n),
+        "the view holds {counts:?} rows per site after {waited:?}, expected {n} each"
+    );
+}
+
+/// What `read` returns once `done` holds of it, or after 60 s (a view is built in the
+/// background), with how long it waited.
+async fn read_until<T, F: Future<Output = T>>(
+    mut read: impl FnMut() -> F,
+    done: impl Fn(&T) -> bool,
+) -> (T, Duration) {
     let start = Instant::now();
     loop {
-        let mut counts = Vec::new();
-        for site in SITES {
-            counts.push(plain_rows(db, ks, site).await.len());
+        let value = read().await;
+        if done(&value) || start.elapsed() > Duration::from_secs(60) {
+            return (value, start.elapsed());
         }
-        if counts.iter().all(|&c| c == n) {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the view holds {counts:?} rows per site after 60 s, expected {n} each"
-        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -317,26 +333,21 @@ async fn a_view_that_differs_is_refused_or_built_again_and_an_undeclared_one_is_
         None,
         Some("n2-0"),
     ];
-    let start = Instant::now();
-    loop {
-        let rows = v2::BySite::select()
-            .site("east")
-            .sensor(&2)
-            .fetch_all(db)
-            .await
-            .expect("read v2");
-        let notes: Vec<Option<&str>> = rows.iter().map(|r| r.note.as_deref()).collect();
-        if notes == expected || start.elapsed() > Duration::from_secs(60) {
-            assert_eq!(
-                notes,
-                expected,
-                "the rebuilt view's notes after {:?}",
-                start.elapsed()
-            );
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let (notes, waited) = read_until(
+        || async {
+            let rows = v2::BySite::select()
+                .site("east")
+                .sensor(&2)
+                .fetch_all(db)
+                .await
+                .expect("read v2");
+            rows.into_iter().map(|r| r.note).collect::<Vec<_>>()
+        },
+        |notes| notes.iter().map(Option::as_deref).eq(expected),
+    )
+    .await;
+    let notes: Vec<Option<&str>> = notes.iter().map(Option::as_deref).collect();
+    assert_eq!(notes, expected, "the rebuilt view's notes after {waited:?}");
 
     // Models without the view: listed, left alone; dropped only when allowed.
     let base_only = migrator(db, Models::new().table::<Reading>());

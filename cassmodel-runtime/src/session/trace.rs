@@ -88,7 +88,11 @@ impl Returned for u64 {
 }
 
 /// Runs the future `body` makes inside the span `span` makes (entered at each poll), and
-/// records its rows or its error in the span when it ends. Both are made now, by the caller.
+/// records its rows or its error in the span when it ends. Both are made now, here: taken as
+/// closures, not values, because a future passed by value is built first and then moved into
+/// the struct, a whole copy even inlined (`objdump` of the bench's `poll_operation`: copies of
+/// whole futures, 0xfb0 to 0x1180 bytes, with values; none with closures). Made here, it is
+/// built in place.
 ///
 /// A statement's future holds the driver's request future (about 4 KB), and a caller moves
 /// the future this returns at least once (into its own when it awaits it), a `memcpy` of its
