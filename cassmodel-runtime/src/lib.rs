@@ -104,6 +104,7 @@ pub mod __private {
 
     /// A table's row codec, its registration, and projections.
     pub mod table {
+        pub use crate::mapping::cells::Cells;
         pub use crate::mapping::erased::ErasedValue;
         pub use crate::mapping::projection::{
             Computed, PerRow, assert_count, assert_ttl, assert_write_time, field_kind,

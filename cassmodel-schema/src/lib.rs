@@ -31,3 +31,8 @@ pub use index::{
 };
 pub use mask::{MASK_FUNCTIONS, Mask, MaskArg, MaskFunction};
 pub use types::{CqlType, KeyViolation, NativeType, ParseError};
+
+/// The most fields of one tuple of a row's cells, as the derive hands them to the runtime
+/// (`Table::__cells`): the runtime writes tuples of up to this many, and the derive nests a
+/// longer row's fields in tuples of at most this many.
+pub const CELLS_ARITY: usize = 12;

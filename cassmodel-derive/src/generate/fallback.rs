@@ -40,6 +40,7 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
                 ) -> __p::std::Option<&dyn __p::table::ErasedValue> {
                     ::core::unreachable!()
                 }
+                fn __cells(&self) -> impl __p::table::Cells + '_ {}
             }
             impl __cm::Insertable for #ident {}
             impl __cm::Writable for #ident {}

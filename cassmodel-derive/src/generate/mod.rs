@@ -246,6 +246,19 @@ pub fn value_match(krate: &syn::Path, fields: &[Field<'_>]) -> TokenStream {
     }
 }
 
+/// `(a, b, ..)`: a row's cells as the runtime writes them (`Table::__cells`), nested in tuples
+/// of at most [`CELLS_ARITY`](cassmodel_schema::CELLS_ARITY) (the longest the runtime writes).
+pub fn cells_tuple(cells: Vec<TokenStream>) -> TokenStream {
+    if cells.len() <= cassmodel_schema::CELLS_ARITY {
+        return quote!((#(#cells,)*));
+    }
+    let groups = cells
+        .chunks(cassmodel_schema::CELLS_ARITY)
+        .map(|c| cells_tuple(c.to_vec()))
+        .collect();
+    cells_tuple(groups)
+}
+
 /// `BucketRule::Period(Period::Month)` or `BucketRule::Width(n)`.
 pub fn bucket_rule(krate: &syn::Path, rule: crate::attr::BucketRule) -> TokenStream {
     match rule {

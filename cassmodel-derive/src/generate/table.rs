@@ -114,6 +114,15 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     ];
     let columns = t.fields.iter().map(|f| column_def(krate, f));
     let values = value_match(krate, &t.fields);
+    let cells = super::cells_tuple(
+        t.fields
+            .iter()
+            .map(|f| {
+                let id = f.ident;
+                quote!(&self.#id)
+            })
+            .collect(),
+    );
     let growth = a.expect.as_ref().and_then(|e| growth(krate, p, e));
     let bucket = t.bucket.as_ref().and_then(|b| {
         let rule = bucket_rule(krate, b.rule?);
@@ -174,6 +183,11 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
 
             fn __value(&self, index: ::core::primitive::usize) -> #p::std::Option<&dyn #p::table::ErasedValue> {
                 #values
+            }
+
+            #[inline]
+            fn __cells(&self) -> impl #p::table::Cells + '_ {
+                #cells
             }
         }
     }
@@ -492,6 +506,7 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
         let m = super::mapping(&krate, f);
         quote!(#i => __p::std::Option::Some(#m::__erased(#v)),)
     });
+    let tuple = super::cells_tuple(vars.iter().map(|v| quote!(#v)).collect());
     let message = format!(
         "`{name}` declares #[cass(entity = {entity_name})], but `{entity_name}` does not list it: \
          add `{name}` to the #[cass(tables(...))] of `{entity_name}` so that its save() and \
@@ -516,6 +531,11 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
                     #(#cells)*
                     _ => __p::std::Option::None,
                 }
+            }
+            #[inline]
+            fn __cells(entity: &#entity) -> impl __p::table::Cells + '_ {
+                let (#(#vars,)*) = #fields(entity);
+                #tuple
             }
         }
         const _: () = ::core::assert!(

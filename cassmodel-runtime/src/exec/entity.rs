@@ -26,6 +26,7 @@ use super::batch::{Batch, batch_span};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
 use crate::error::{Error, Result, TooLarge};
+use crate::mapping::cells::{CellStop, Cells, Walk, write_cells};
 use crate::mapping::erased::ErasedValue;
 use crate::mapping::table::RowFields;
 use crate::mapping::view::Writable;
@@ -50,6 +51,11 @@ pub trait FromEntity<E: 'static>: Insertable + Writable {
     #[doc(hidden)]
     fn __cell(entity: &E, index: usize) -> Option<&dyn ErasedValue>;
 
+    /// The entity's fields this table's columns are written from, in column order, as a
+    /// tuple of references (as [`Table::__cells`](crate::Table::__cells)).
+    #[doc(hidden)]
+    fn __cells(entity: &E) -> impl Cells + '_;
+
     /// This table as the generated `save` lists it. (A constant of this trait, not a
     /// function bounded by it: a table the entity lists but that is not built from it is
     /// then one error, the trait's own.)
@@ -65,6 +71,7 @@ type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatemen
 pub struct EntityTable<E: 'static> {
     schema: fn() -> &'static TableSchema,
     cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
+    cells: fn(&E, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>,
     prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
     add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
 }
@@ -75,10 +82,18 @@ impl<E: 'static> EntityTable<E> {
         EntityTable {
             schema: T::schema,
             cell: T::__cell,
+            cells: write_entity_cells::<E, T>,
             prepare: prepare_insert::<T>,
             add: add_insert::<E, T>,
         }
     }
+}
+
+fn write_entity_cells<E: 'static, T: FromEntity<E>>(
+    entity: &E,
+    walk: &mut Walk<'_, '_, '_>,
+) -> Result<(), CellStop> {
+    write_cells(&<T as FromEntity<E>>::__cells(entity), walk)
 }
 
 fn prepare_insert<T: Insertable>(db: &Db) -> PrepareFuture<'_> {
@@ -217,6 +232,10 @@ impl<E> RowFields for EntityRow<'_, E> {
 
     fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
         (self.table.cell)(self.entity, index)
+    }
+
+    fn write_cells(&self, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+        (self.table.cells)(self.entity, walk)
     }
 }
 

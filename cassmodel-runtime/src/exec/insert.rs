@@ -19,6 +19,7 @@ use super::statement::{Stmt, cached, traced, unpaged};
 use super::write::{applied, copy_cell, not_applied, write_values};
 use crate::error::{Error, Result, TooLarge};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
+use crate::mapping::cells::{CellStop, Walk};
 use crate::mapping::erased::SizeBound;
 use crate::mapping::table::{Columns, RowFields, Table, column_error, write_column};
 use crate::mapping::view::Writable;
@@ -480,27 +481,48 @@ impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
         // before the request (about 250 instructions per insert of five columns, counted
         // with `benches/callgrind_ops.sh`).
         let mut size = self.options_size();
-        let as_written = schema.fields_as_written();
-        for i in 0..n {
-            let Some(limit) = self.limit else {
-                write_column(self.row, i, &specs[i], self.unset_nulls, writer)?;
-                continue;
-            };
-            // Most columns: the field's own value, written with its size counted by one call
-            // through its `dyn`; the others (and a value that may not fit) take the general
-            // path.
-            if as_written && let Some(v) = self.row.field(i) {
-                let room = limit.saturating_sub(size);
-                match v.write_cell_within(specs[i].typ(), writer, self.unset_nulls, room) {
-                    Ok(Some(bytes)) => {
-                        size += bytes;
-                        continue;
+        if schema.fields_as_written() {
+            // The fields' tuple, each cell by its own type's code (`mapping::cells`); a column
+            // it stops at (no size bound, or it may not fit) by the general path, then the
+            // tuple again after it.
+            let limit = self.limit.unwrap_or(usize::MAX);
+            let mut walk = Walk::new(specs, writer, self.unset_nulls, limit.saturating_sub(size));
+            loop {
+                match self.row.write_cells(&mut walk) {
+                    Ok(()) => break,
+                    Err(CellStop::At(i)) if i < n => {
+                        let size = limit.saturating_sub(walk.room);
+                        let size = match self.limit {
+                            Some(limit) => {
+                                self.write_counted(specs, i, walk.writer, size, limit)?
+                            }
+                            None => {
+                                write_column(
+                                    self.row,
+                                    i,
+                                    &specs[i],
+                                    self.unset_nulls,
+                                    walk.writer,
+                                )?;
+                                size
+                            }
+                        };
+                        walk.room = limit.saturating_sub(size);
+                        walk.from = i + 1;
                     }
-                    Ok(None) => {}
-                    Err(e) => return Err(column_error(schema, i, &specs[i], e)),
+                    Err(CellStop::At(_)) => break,
+                    Err(CellStop::Failed(i, e)) => {
+                        return Err(column_error(schema, i, &specs[i], e));
+                    }
                 }
             }
-            size = self.write_counted(specs, i, writer, size, limit)?;
+        } else {
+            for i in 0..n {
+                match self.limit {
+                    Some(limit) => size = self.write_counted(specs, i, writer, size, limit)?,
+                    None => write_column(self.row, i, &specs[i], self.unset_nulls, writer)?,
+                }
+            }
         }
         let mut rest = specs[n..].iter();
         if let Some(ttl) = &self.ttl

@@ -6,7 +6,7 @@ use cassmodel_schema::Similarity;
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::value::SerializeValue;
-use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
+use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
 use super::reason::explained;
@@ -58,7 +58,8 @@ pub trait ErasedValue: Sync {
 
     /// Writes the value as a row's cell: with `unset_nulls`, a `None` is left unset (no
     /// tombstone). One call through the `dyn` for what [`is_none`](Self::is_none) and
-    /// [`write_to`](Self::write_to) do, on every column of every insert.
+    /// [`write_to`](Self::write_to) do, on each column an insert writes by its general path
+    /// (the others are written by their own type's code: `mapping::cells`).
     #[inline]
     fn write_cell<'b>(
         &self,
@@ -80,28 +81,6 @@ pub trait ErasedValue: Sync {
             return Some(0);
         }
         self.size_bound()
-    }
-
-    /// Writes the value as a row's cell, as [`write_cell`](Self::write_cell), when the cell
-    /// (its 4-byte length and its [`cell_bound`](Self::cell_bound)) surely takes at most
-    /// `room` bytes, and returns how many it takes; `Ok(None)`, writing nothing, when it may
-    /// not fit or has no bound. One call through the `dyn` per column of an insert, which
-    /// counts its values' size as it writes them.
-    #[inline]
-    fn write_cell_within(
-        &self,
-        typ: &ColumnType<'_>,
-        writer: &mut RowWriter,
-        unset_nulls: bool,
-        room: usize,
-    ) -> Result<Option<usize>, SerializationError> {
-        match self.cell_bound(unset_nulls) {
-            Some(bound) if room.checked_sub(4).is_some_and(|r| bound <= r) => {
-                self.write_cell(typ, writer.make_cell_writer(), unset_nulls)?;
-                Ok(Some(4 + bound))
-            }
-            _ => Ok(None),
-        }
     }
 }
 

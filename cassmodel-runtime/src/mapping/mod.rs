@@ -1,7 +1,7 @@
 //! Values layer: how Rust values and rows map to CQL. The type mapping ([`types`]: which
 //! CQL type a Rust type is stored as), values behind `&dyn` ([`erased`]), what typed methods
 //! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
-//! rows of tables ([`table`]), projections ([`projection`]), user-defined types ([`udt`]),
+//! rows of tables ([`table`], their cells as an insert writes them: [`cells`]), projections ([`projection`]), user-defined types ([`udt`]),
 //! vectors ([`vector`]), what a vector index takes ([`vector_index`]) and the rules of
 //! materialized views ([`view`]); for messages, driver
 //! values as CQL literals ([`literal`]), and the driver's types and reasons in CQL's words
@@ -9,6 +9,7 @@
 
 pub(crate) mod bind;
 pub(crate) mod bucket;
+pub(crate) mod cells;
 pub(crate) mod erased;
 pub(crate) mod literal;
 pub(crate) mod projection;

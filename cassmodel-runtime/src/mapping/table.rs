@@ -10,6 +10,7 @@ use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::RowWriter;
 
+use super::cells::{CellStop, Cells, Walk, write_cells};
 use super::erased::{ErasedValue, check_vector};
 use super::reason::{describe_type, deserialize_reason, explained, type_check_reason};
 use super::vector_index::VectorUse;
@@ -34,6 +35,12 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     #[doc(hidden)]
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
 
+    /// The fields, in column order, as a tuple of references (nested beyond
+    /// [`ARITY`](super::cells::ARITY)): what an insert writes when each column is its field
+    /// as it is ([`TableSchema`]'s `fields_as_written`).
+    #[doc(hidden)]
+    fn __cells(&self) -> impl Cells + '_;
+
     /// `(field, kind)` of each field: what a projection's computed field may select of it
     /// (`mapping::projection::field_kind`), checked at compile time.
     #[doc(hidden)]
@@ -52,6 +59,9 @@ pub(crate) trait RowFields {
     fn table(&self) -> &'static TableSchema;
     /// The field of column `index`, as [`Table::__value`].
     fn field(&self, index: usize) -> Option<&dyn ErasedValue>;
+    /// Writes the cells of the columns from `walk.from` on, as [`Cells::__write`]: only
+    /// for a table whose fields are its columns as written.
+    fn write_cells(&self, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop>;
 }
 
 impl<T: Table> RowFields for T {
@@ -63,6 +73,11 @@ impl<T: Table> RowFields for T {
     #[inline]
     fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
         self.__value(index)
+    }
+
+    #[inline]
+    fn write_cells(&self, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+        write_cells(&self.__cells(), walk)
     }
 }
 

@@ -1143,38 +1143,6 @@ mod tests {
         (buf.len().saturating_sub(4), bound)
     }
 
-    /// An insert writes a cell only when its length and bound fit the room left in the
-    /// request, and then counts exactly what it wrote; otherwise it writes nothing (no cell
-    /// begun), and its general path refuses the values or writes the cell apart.
-    #[test]
-    fn a_cell_is_written_within_its_room_or_not_at_all() {
-        use scylla::frame::response::result::NativeType as N;
-        use scylla::serialize::writers::RowWriter;
-        let text = ColumnType::Native(N::Text);
-        let mut buf = Vec::new();
-        let mut writer = RowWriter::new(&mut buf);
-        let word: &dyn ErasedValue = &"héllo".to_owned(); // 6 bytes
-        for room in [0, 3, 9] {
-            let none = word.write_cell_within(&text, &mut writer, true, room);
-            assert!(matches!(none, Ok(None)), "room {room}: {none:?}");
-        }
-        assert_eq!(writer.value_count(), 0);
-        let written = word.write_cell_within(&text, &mut writer, true, 10);
-        assert!(matches!(written, Ok(Some(10))), "{written:?}");
-        // A `None` left unset: its length only (-2).
-        let unset: &dyn ErasedValue = &None::<String>;
-        let written = unset.write_cell_within(&text, &mut writer, true, 4);
-        assert!(matches!(written, Ok(Some(4))), "{written:?}");
-        // No bound without writing it (a varint): nothing written, whatever the room.
-        let varint = ColumnType::Native(N::Varint);
-        let big: &dyn ErasedValue = &CqlVarint::from_signed_bytes_be(vec![1, 2, 3]);
-        let none = big.write_cell_within(&varint, &mut writer, true, usize::MAX);
-        assert!(matches!(none, Ok(None)), "{none:?}");
-        assert_eq!(writer.value_count(), 2);
-        assert_eq!(buf.len(), 14);
-        assert_eq!(&buf[10..], &(-2i32).to_be_bytes());
-    }
-
     /// A write skips serializing its values first when their size bounds fit the request
     /// limit, so a bound below the real size would let an oversize write reach the server.
     #[test]

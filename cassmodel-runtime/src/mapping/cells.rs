@@ -1,0 +1,275 @@
+//! A row's cells as an insert writes them, with static dispatch: the generated
+//! `Table::__cells` hands out its fields as a tuple of references, in column order, and
+//! [`Cells`] writes that tuple, each value by its own type's code (no `dyn` call and no
+//! column-index match per cell, as the driver writes a tuple of values), counting each cell's
+//! size against the room left in the request.
+//!
+//! Tables of more than [`ARITY`] columns nest their tuples (a tuple of tuples of at most
+//! `ARITY` each). A value without a size bound (a user-defined type, a varint), and one that
+//! may not fit in the room left, stop the walk before anything of it is written: the insert
+//! writes that column by its general path, then resumes the walk after it.
+
+use scylla::frame::response::result::ColumnSpec;
+use scylla::serialize::SerializationError;
+use scylla::serialize::writers::RowWriter;
+
+use super::types::CqlMapping;
+
+/// The most cells of one tuple of [`Cells`]: the derive nests longer rows.
+use cassmodel_schema::CELLS_ARITY as ARITY;
+
+/// Where [`Cells::__write`] stopped.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum CellStop {
+    /// Column `.0` was not written (nothing of it): its value has no size bound, or it may
+    /// not fit in the room left, or the statement has no marker for it.
+    At(usize),
+    /// Writing column `.0` failed.
+    Failed(usize, SerializationError),
+}
+
+/// Cells of a row, written in column order: a field (`&V`), or a tuple of them (nested for
+/// rows of more than [`ARITY`] columns). Implemented by the runtime only; the derive's
+/// `__cells` returns one.
+#[doc(hidden)]
+pub trait Cells {
+    /// How many columns these cells are.
+    const COUNT: usize;
+
+    /// Writes the cells of columns `first..first + COUNT` that are at `walk.from` or after
+    /// (see [`Walk`]).
+    #[doc(hidden)]
+    fn __write(&self, first: usize, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop>;
+}
+
+/// One walk over a row's cells: each column from `from` on is written for its marker
+/// (`specs[i]` is column `i`'s) only when its length and size bound fit in `room`, which it
+/// then takes. With `unset_nulls`, a `None` is left unset.
+#[doc(hidden)]
+pub struct Walk<'s, 'w, 'b> {
+    specs: &'s [ColumnSpec<'s>],
+    pub(crate) from: usize,
+    unset_nulls: bool,
+    /// The bytes left in the request.
+    pub(crate) room: usize,
+    pub(crate) writer: &'w mut RowWriter<'b>,
+}
+
+impl<'s, 'w, 'b> Walk<'s, 'w, 'b> {
+    pub(crate) fn new(
+        specs: &'s [ColumnSpec<'s>],
+        writer: &'w mut RowWriter<'b>,
+        unset_nulls: bool,
+        room: usize,
+    ) -> Self {
+        Walk {
+            specs,
+            from: 0,
+            unset_nulls,
+            room,
+            writer,
+        }
+    }
+}
+
+impl<V: CqlMapping> Cells for &V {
+    const COUNT: usize = 1;
+
+    #[inline(always)]
+    fn __write(&self, i: usize, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+        if i < walk.from {
+            return Ok(());
+        }
+        let v: &V = self;
+        let Some(spec) = walk.specs.get(i) else {
+            return Err(CellStop::At(i));
+        };
+        let unset = walk.unset_nulls && v.__is_none();
+        let bound = if unset { Some(0) } else { v.__size_bound() };
+        let Some(cell) = bound
+            .and_then(|b| b.checked_add(4))
+            .filter(|&cell| cell <= walk.room)
+        else {
+            return Err(CellStop::At(i));
+        };
+        let writer = walk.writer.make_cell_writer();
+        let written = if unset {
+            Ok(writer.set_unset())
+        } else {
+            v.__write(spec.typ(), writer)
+        };
+        if let Err(e) = written {
+            return Err(CellStop::Failed(i, e));
+        }
+        walk.room -= cell;
+        Ok(())
+    }
+}
+
+impl Cells for () {
+    const COUNT: usize = 0;
+
+    #[inline(always)]
+    fn __write(&self, _: usize, _: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+        Ok(())
+    }
+}
+
+macro_rules! tuple_cells {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Cells),+> Cells for ($($name,)+) {
+            const COUNT: usize = 0 $(+ $name::COUNT)+;
+
+            #[inline(always)]
+            fn __write(&self, first: usize, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+                let mut first = first;
+                $(
+                    self.$index.__write(first, walk)?;
+                    first += $name::COUNT;
+                )+
+                let _ = first;
+                Ok(())
+            }
+        }
+    };
+}
+
+tuple_cells!(A 0);
+tuple_cells!(A 0, B 1);
+tuple_cells!(A 0, B 1, C 2);
+tuple_cells!(A 0, B 1, C 2, D 3);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+type Longest<'a> = (
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+    &'a i32,
+);
+// The derive nests a row's fields in tuples of at most `ARITY`: each is `Cells`.
+const _: () = assert!(<Longest<'static> as Cells>::COUNT == ARITY);
+
+/// Writes `cells` (columns `0..`) from column `walk.from`: `Ok` when every column after it
+/// is written.
+#[inline(always)]
+pub(crate) fn write_cells<C: Cells>(
+    cells: &C,
+    walk: &mut Walk<'_, '_, '_>,
+) -> Result<(), CellStop> {
+    cells.__write(0, walk)
+}
+
+#[cfg(test)]
+mod tests {
+    use scylla::frame::response::result::{ColumnType, NativeType as N, TableSpec};
+    use scylla::value::CqlVarint;
+
+    use super::*;
+
+    fn specs(types: &[N]) -> Vec<ColumnSpec<'static>> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                ColumnSpec::owned(
+                    format!("c{i}"),
+                    ColumnType::Native(t.clone()),
+                    TableSpec::owned("ks".into(), "t".into()),
+                )
+            })
+            .collect()
+    }
+
+    /// The runtime writes tuples as long as the derive makes them (it nests longer rows).
+    #[test]
+    fn the_longest_tuple_the_derive_makes_is_cells() {
+        let v = 1i32;
+        let row: Longest<'_> = (&v, &v, &v, &v, &v, &v, &v, &v, &v, &v, &v, &v);
+        let nested = (row, (&v,));
+        let specs = specs(&[const { N::Int }; ARITY + 1]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
+        assert!(write_cells(&nested, &mut walk).is_ok());
+        assert_eq!(writer.value_count(), ARITY + 1);
+        assert_eq!(buf.len(), (ARITY + 1) * 8);
+    }
+
+    /// A cell is written only when its length and bound fit the room left, which it then
+    /// takes; otherwise the walk stops at it with nothing of it written, and resumes after it.
+    #[test]
+    fn a_cell_is_written_within_its_room_or_not_at_all() {
+        let word = "héllo".to_owned(); // 6 bytes
+        let none = None::<String>;
+        let big = CqlVarint::from_signed_bytes_be(vec![1, 2, 3]);
+        let row = (&word, &none, &big, &word);
+        let specs = specs(&[N::Text, N::Text, N::Varint, N::Text]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        for room in [0, 3, 9] {
+            let mut walk = Walk::new(&specs, &mut writer, true, room);
+            let stop = write_cells(&row, &mut walk);
+            assert!(
+                matches!(stop, Err(CellStop::At(0))),
+                "room {room}: {stop:?}"
+            );
+            assert_eq!(walk.room, room);
+        }
+        assert_eq!(writer.value_count(), 0);
+        // The word (4 + 6) and the `None` left unset (its length only): then the varint,
+        // whose size is not known without writing it, stops the walk.
+        let mut walk = Walk::new(&specs, &mut writer, true, 100);
+        let stop = write_cells(&row, &mut walk);
+        assert!(matches!(stop, Err(CellStop::At(2))), "{stop:?}");
+        assert_eq!(walk.room, 100 - 10 - 4);
+        walk.from = 3;
+        assert!(write_cells(&row, &mut walk).is_ok());
+        assert_eq!(walk.room, 100 - 10 - 4 - 10);
+        assert_eq!(writer.value_count(), 3);
+        assert_eq!(&buf[10..14], &(-2i32).to_be_bytes());
+        assert_eq!(buf.len(), 24);
+    }
+
+    /// A value its marker's type refuses stops the walk with the column's index.
+    #[test]
+    fn a_refused_value_names_its_column() {
+        let word = "x".to_owned();
+        let n = 7i32;
+        let specs = specs(&[N::Text, N::Text]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
+        let stop = write_cells(&(&word, &n), &mut walk);
+        assert!(matches!(stop, Err(CellStop::Failed(1, _))), "{stop:?}");
+    }
+
+    /// A statement with fewer markers than the row has columns stops at the first column
+    /// without one.
+    #[test]
+    fn a_column_without_a_marker_stops_the_walk() {
+        let n = 7i32;
+        let specs = specs(&[N::Int]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
+        let stop = write_cells(&(&n, &n), &mut walk);
+        assert!(matches!(stop, Err(CellStop::At(1))), "{stop:?}");
+        assert_eq!(writer.value_count(), 1);
+    }
+}
