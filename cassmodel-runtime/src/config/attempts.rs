@@ -18,9 +18,12 @@
 //!   (tagged with the tokio task), which [`take`] empties when that error is wrapped
 //!   ([`Error::execute`](crate::Error)).
 //!
-//! A request that succeeds costs two thread-local writes (`pick` and `on_request_success`)
-//! and nothing else; only failed attempts are kept (BENCHMARKS.md, issue 36: no cost the
-//! machine resolves, no allocation).
+//! A request that succeeds costs a load of a thread-local flag (`pick`: whether the slot
+//! holds anything to clear) and of a global count (`on_request_success`: whether any request
+//! of the process has a retry session, which only then needs to know of the success), and
+//! nothing else; only failed attempts are kept (BENCHMARKS.md, issue 36: no cost the machine
+//! resolves, no allocation; issue 29: the two writes it made before, 108 instructions per
+//! request, counted with `benches/callgrind_ops.sh`).
 //!
 //! Not covered: the pages after the first of a `fetch_stream` (the driver's pager fetches
 //! them in a task of its own, whose attempts cannot reach the stream's error), and a `Db` made
@@ -29,8 +32,9 @@
 //! (`HistoryListener`) would give the same facts, but it is set per statement and would need
 //! a listener per request to tell requests apart; its `RequestId`s never reach the caller.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use scylla::cluster::{ClusterState, NodeRef};
@@ -131,12 +135,22 @@ impl Slot {
 }
 
 thread_local! {
-    // Initialized in place (`const`): no first-use check on each of the three accesses of
-    // every request.
+    // Initialized in place (`const`): no first-use check on each access.
     static SLOT: RefCell<Slot> = const { RefCell::new(Slot::EMPTY) };
+    /// Whether `SLOT` may hold something: set by each write to it, cleared when `pick` empties
+    /// it. A `Cell<bool>` has no destructor, so reading it is one load (the slot's accesses
+    /// check the thread's state first, for its destructor).
+    static WRITTEN: Cell<bool> = const { Cell::new(false) };
 }
 
+/// How many retry sessions ([`Recording`]) are alive in the process: a request that has
+/// one had a failed attempt. A success is noted in the slot only while one is (the session
+/// of a request that failed and then succeeded reads it when it is dropped); otherwise no
+/// one would read it.
+static RECORDING: AtomicUsize = AtomicUsize::new(0);
+
 fn with_slot<R>(f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
+    let _ = WRITTEN.try_with(|w| w.set(true));
     SLOT.try_with(|s| f(&mut s.borrow_mut())).ok()
 }
 
@@ -161,6 +175,7 @@ impl RetryPolicy for RecordingRetry {
     fn new_session(&self) -> Box<dyn RetrySession> {
         // The default session held by value, not boxed again inside this box. The driver
         // asks for a session only when an attempt has failed.
+        RECORDING.fetch_add(1, Ordering::Relaxed);
         Box::new(Recording {
             decide: DefaultRetrySession::new(),
             attempts: Vec::new(),
@@ -226,6 +241,7 @@ impl RetrySession for Recording {
 
 impl Drop for Recording {
     fn drop(&mut self) {
+        RECORDING.fetch_sub(1, Ordering::Relaxed);
         let task = tokio::task::try_id();
         let attempts = std::mem::take(&mut self.attempts);
         with_slot(|s| {
@@ -247,7 +263,10 @@ impl LoadBalancingPolicy for RecordingPolicy {
         cluster: &'a ClusterState,
     ) -> Option<(NodeRef<'a>, Option<Shard>)> {
         // A request starts: what this thread kept of earlier requests is stale.
-        with_slot(|s| *s = Slot::EMPTY);
+        if WRITTEN.try_with(Cell::get).unwrap_or(false) {
+            with_slot(|s| *s = Slot::EMPTY);
+            let _ = WRITTEN.try_with(|w| w.set(false));
+        }
         self.0.pick(request, cluster)
     }
 
@@ -260,7 +279,11 @@ impl LoadBalancingPolicy for RecordingPolicy {
     }
 
     fn on_request_success(&self, request: &RoutingInfo, latency: Duration, node: NodeRef<'_>) {
-        with_slot(|s| s.succeeded = tokio::task::try_id());
+        // A request with a retry session made it in an earlier poll of this task: the count
+        // it raised is seen here (a task's polls are ordered, on whichever thread).
+        if RECORDING.load(Ordering::Relaxed) > 0 {
+            with_slot(|s| s.succeeded = tokio::task::try_id());
+        }
         self.0.on_request_success(request, latency, node);
     }
 
