@@ -118,8 +118,8 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         t.fields
             .iter()
             .map(|f| {
-                let id = f.ident;
-                quote!(&self.#id)
+                let (id, m) = (f.ident, super::mapping(krate, f));
+                quote!(#m::__cell(&self.#id))
             })
             .collect(),
     );
@@ -506,7 +506,16 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
         let m = super::mapping(&krate, f);
         quote!(#i => __p::std::Option::Some(#m::__erased(#v)),)
     });
-    let tuple = super::cells_tuple(vars.iter().map(|v| quote!(#v)).collect());
+    let tuple = super::cells_tuple(
+        t.fields
+            .iter()
+            .zip(&vars)
+            .map(|(f, v)| {
+                let m = super::mapping(&krate, f);
+                quote!(#m::__cell(#v))
+            })
+            .collect(),
+    );
     let message = format!(
         "`{name}` declares #[cass(entity = {entity_name})], but `{entity_name}` does not list it: \
          add `{name}` to the #[cass(tables(...))] of `{entity_name}` so that its save() and \

@@ -1,5 +1,6 @@
 //! A row's cells as an insert writes them, with static dispatch: the generated
-//! `Table::__cells` hands out its fields as a tuple of references, in column order, and
+//! `Table::__cells` hands out its fields as a tuple of their [`Cell`]s
+//! (`CqlMapping::__cell`), in column order, and
 //! [`Cells`] writes that tuple, each value by its own type's code (no `dyn` call and no
 //! column-index match per cell, as the driver writes a tuple of values), counting each cell's
 //! size against the room left in the request.
@@ -9,11 +10,9 @@
 //! may not fit in the room left, stop the walk before anything of it is written: the insert
 //! writes that column by its general path, then resumes the walk after it.
 
-use scylla::frame::response::result::ColumnSpec;
+use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
-use scylla::serialize::writers::RowWriter;
-
-use super::types::CqlMapping;
+use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
 
 /// The most cells of one tuple of [`Cells`]: the derive nests longer rows.
 use cassmodel_schema::CELLS_ARITY as ARITY;
@@ -29,7 +28,7 @@ pub enum CellStop {
     Failed(usize, SerializationError),
 }
 
-/// Cells of a row, written in column order: a field (`&V`), or a tuple of them (nested for
+/// Cells of a row, written in column order: a field ([`Cell`]), or a tuple of them (nested for
 /// rows of more than [`ARITY`] columns). Implemented by the runtime only; the derive's
 /// `__cells` returns one.
 #[doc(hidden)]
@@ -73,36 +72,76 @@ impl<'s, 'w, 'b> Walk<'s, 'w, 'b> {
     }
 }
 
-impl<V: CqlMapping> Cells for &V {
+/// One field's cell: what `CqlMapping::__cell` makes of a field.
+#[doc(hidden)]
+pub struct Cell<'a, V> {
+    value: &'a V,
+    /// How a `V` is written (`CqlMapping::__cell` of `V`, through [`Walk::write`]): a
+    /// constant, so inlined where the tuple is written.
+    write: CellWriteFn<V>,
+}
+
+/// How [`Cell`] writes its value as column `usize`.
+pub(crate) type CellWriteFn<V> = fn(&V, usize, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>;
+
+impl<'a, V> Cell<'a, V> {
+    /// The cell of `value`, written by `write`. Made by `CqlMapping::__cell`, which generated
+    /// code calls through the field's type's mapping, spanned on that type: a type without a
+    /// CQL mapping is then one error there (the one every use of the field's mapping gives),
+    /// not a second one about the whole tuple ([`Cell`] is [`Cells`] whatever `V` is).
+    #[inline(always)]
+    pub(crate) fn new(value: &'a V, write: CellWriteFn<V>) -> Self {
+        Cell { value, write }
+    }
+}
+
+impl<V> Cells for Cell<'_, V> {
     const COUNT: usize = 1;
 
     #[inline(always)]
     fn __write(&self, i: usize, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
-        if i < walk.from {
+        (self.write)(self.value, i, walk)
+    }
+}
+
+impl Walk<'_, '_, '_> {
+    /// Writes column `i`'s cell: `None` (`is_none`) left unset when nulls are, or the value
+    /// of size bound `bound` (`None`: not known without writing it) by `write`.
+    #[inline(always)]
+    pub(crate) fn write(
+        &mut self,
+        i: usize,
+        is_none: bool,
+        bound: impl FnOnce() -> Option<usize>,
+        write: impl for<'b> FnOnce(
+            &ColumnType<'_>,
+            CellWriter<'b>,
+        ) -> Result<WrittenCellProof<'b>, SerializationError>,
+    ) -> Result<(), CellStop> {
+        if i < self.from {
             return Ok(());
         }
-        let v: &V = self;
-        let Some(spec) = walk.specs.get(i) else {
+        let Some(spec) = self.specs.get(i) else {
             return Err(CellStop::At(i));
         };
-        let unset = walk.unset_nulls && v.__is_none();
-        let bound = if unset { Some(0) } else { v.__size_bound() };
+        let unset = self.unset_nulls && is_none;
+        let bound = if unset { Some(0) } else { bound() };
         let Some(cell) = bound
             .and_then(|b| b.checked_add(4))
-            .filter(|&cell| cell <= walk.room)
+            .filter(|&cell| cell <= self.room)
         else {
             return Err(CellStop::At(i));
         };
-        let writer = walk.writer.make_cell_writer();
+        let writer = self.writer.make_cell_writer();
         let written = if unset {
             Ok(writer.set_unset())
         } else {
-            v.__write(spec.typ(), writer)
+            write(spec.typ(), writer)
         };
         if let Err(e) = written {
             return Err(CellStop::Failed(i, e));
         }
-        walk.room -= cell;
+        self.room -= cell;
         Ok(())
     }
 }
@@ -149,18 +188,18 @@ tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 type Longest<'a> = (
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
-    &'a i32,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
+    Cell<'a, i32>,
 );
 // The derive nests a row's fields in tuples of at most `ARITY`: each is `Cells`.
 const _: () = assert!(<Longest<'static> as Cells>::COUNT == ARITY);
@@ -181,6 +220,11 @@ mod tests {
     use scylla::value::CqlVarint;
 
     use super::*;
+    use crate::mapping::types::CqlMapping;
+
+    fn cell<V: CqlMapping>(v: &V) -> Cell<'_, V> {
+        v.__cell()
+    }
 
     fn specs(types: &[N]) -> Vec<ColumnSpec<'static>> {
         types
@@ -200,8 +244,9 @@ mod tests {
     #[test]
     fn the_longest_tuple_the_derive_makes_is_cells() {
         let v = 1i32;
-        let row: Longest<'_> = (&v, &v, &v, &v, &v, &v, &v, &v, &v, &v, &v, &v);
-        let nested = (row, (&v,));
+        let c = || cell(&v);
+        let row: Longest<'_> = (c(), c(), c(), c(), c(), c(), c(), c(), c(), c(), c(), c());
+        let nested = (row, (c(),));
         let specs = specs(&[const { N::Int }; ARITY + 1]);
         let mut buf = Vec::new();
         let mut writer = RowWriter::new(&mut buf);
@@ -218,7 +263,7 @@ mod tests {
         let word = "héllo".to_owned(); // 6 bytes
         let none = None::<String>;
         let big = CqlVarint::from_signed_bytes_be(vec![1, 2, 3]);
-        let row = (&word, &none, &big, &word);
+        let row = (cell(&word), cell(&none), cell(&big), cell(&word));
         let specs = specs(&[N::Text, N::Text, N::Varint, N::Text]);
         let mut buf = Vec::new();
         let mut writer = RowWriter::new(&mut buf);
@@ -255,7 +300,7 @@ mod tests {
         let mut buf = Vec::new();
         let mut writer = RowWriter::new(&mut buf);
         let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
-        let stop = write_cells(&(&word, &n), &mut walk);
+        let stop = write_cells(&(cell(&word), cell(&n)), &mut walk);
         assert!(matches!(stop, Err(CellStop::Failed(1, _))), "{stop:?}");
     }
 
@@ -268,7 +313,7 @@ mod tests {
         let mut buf = Vec::new();
         let mut writer = RowWriter::new(&mut buf);
         let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
-        let stop = write_cells(&(&n, &n), &mut walk);
+        let stop = write_cells(&(cell(&n), cell(&n)), &mut walk);
         assert!(matches!(stop, Err(CellStop::At(1))), "{stop:?}");
         assert_eq!(writer.value_count(), 1);
     }

@@ -25,6 +25,7 @@ use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 use chrono::NaiveDate;
 
 use super::bucket::BucketValue;
+use super::cells::{Cell, CellStop, Walk};
 use super::erased::{Bound, ErasedValue};
 use crate::error::value_refused;
 use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
@@ -165,6 +166,16 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         self
     }
 
+    /// The value as a row's cell, as an insert writes it (`Table::__cells`).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __cell(&self) -> Cell<'_, Self>
+    where
+        Self: Sized,
+    {
+        Cell::new(self, write_cell::<Self>)
+    }
+
     #[doc(hidden)]
     fn __type_check(typ: &ColumnType<'_>) -> Result<(), TypeCheckError> {
         <Self as DeserializeValue<'_, '_>>::type_check(typ)
@@ -272,6 +283,17 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
     {
         <Vec<Self> as DeserializeValue<'f, 'm>>::deserialize(typ, v)
     }
+}
+
+/// Writes `v` as column `i`'s cell of `walk` (the [`Cell`] of a `V`).
+#[inline(always)]
+fn write_cell<V: CqlMapping>(v: &V, i: usize, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+    walk.write(
+        i,
+        v.__is_none(),
+        || v.__size_bound(),
+        |typ, w| v.__write(typ, w),
+    )
 }
 
 impl<T: CqlMapping + Sync> ErasedValue for T {
