@@ -143,9 +143,21 @@ pub fn save_entity<'d, E: Sync + 'static>(
         if dual {
             return general().await.map(drop);
         }
-        let batch = match db.statements().entity_batch(TypeId::of::<E>()) {
+        // Borrowed from its slot (no lock, no reference count); an entity whose first
+        // table's slot another entity took finds its batch by its type.
+        let shared: Arc<DriverBatch>;
+        let batch = match db
+            .statements()
+            .entity_batch(TypeId::of::<E>(), first_ordinal(tables))
+        {
             Some(batch) => batch,
-            None => Box::pin(keep_batch(db, tables)).await?,
+            None => {
+                shared = match db.statements().shared_entity_batch(TypeId::of::<E>()) {
+                    Some(batch) => batch,
+                    None => Box::pin(keep_batch(db, tables)).await?,
+                };
+                &*shared
+            }
         };
         // Each row refused, as it is written, beyond its share of the request limit: then
         // the rows together fit, with no pass over them before the request. Rows of uneven
@@ -160,7 +172,7 @@ pub fn save_entity<'d, E: Sync + 'static>(
         // Pinned in place and awaited through the pin: awaited by value, the driver's batch
         // future (its whole generic state) was copied twice per save, 637 instructions of
         // `memcpy` (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md).
-        let request = std::pin::pin!(db.session().batch(&batch, &values));
+        let request = std::pin::pin!(db.session().batch(batch, &values));
         let res = match request.await {
             Ok(res) => res,
             // Told by the rows themselves, not by the driver's error: a row after the first
@@ -194,7 +206,18 @@ async fn keep_batch<E: 'static>(
     }
     // Plain inserts: sending them again changes nothing.
     batch.set_is_idempotent(true);
-    Ok(db.statements().keep_entity_batch(TypeId::of::<E>(), batch))
+    let first = first_ordinal(tables);
+    Ok(db
+        .statements()
+        .keep_entity_batch(TypeId::of::<E>(), first, batch))
+}
+
+/// The ordinal of the first of `tables` ([`TableSchema::ordinal`]): where the entity's batch
+/// is kept.
+fn first_ordinal<E>(tables: &[EntityTable<E>]) -> usize {
+    tables
+        .first()
+        .map_or(usize::MAX, |t| (t.schema)().ordinal())
 }
 
 /// The body of a generated entity's `delete`: runs `batch`, which has no lightweight

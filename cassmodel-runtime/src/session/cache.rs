@@ -65,7 +65,15 @@ pub(crate) struct StatementCache {
     /// The logged batch of each entity's `save` (the INSERT of each of its tables), once
     /// prepared: found by the entity's type, sent as it is with the entity's values.
     entity_batches: Kept<TypeId, Batch>,
+    /// The same batches, each also at the ordinal of its entity's first table (with the
+    /// entity's type): read as [`per_table`](Self::per_table) is, without a lock, a hash or
+    /// a reference count (each a write to memory all tasks share). Two entities with the
+    /// same first table: the second is found in `entity_batches`.
+    entity_slots: Box<[OnceLock<EntitySlot>]>,
 }
+
+/// An entity's type and its kept batch ([`StatementCache::entity_batch`]).
+type EntitySlot = (TypeId, Arc<Batch>);
 
 /// Values kept once made, each behind an `Arc`, found by key under a read lock.
 struct Kept<K, V>(RwLock<HashMap<K, Arc<V>, rustc_hash::FxBuildHasher>>);
@@ -146,11 +154,17 @@ impl StatementCache {
             .map(|entry| (entry.0)().ordinal() + 1)
             .max()
             .unwrap_or(0);
+        Self::with_slots(tables)
+    }
+
+    /// An empty cache with slots for the tables numbered `0..tables`.
+    fn with_slots(tables: usize) -> Self {
         StatementCache {
             statements: Kept::new(),
             per_table: (0..tables * PER_TABLE).map(|_| OnceLock::new()).collect(),
             mirrors: Kept::new(),
             entity_batches: Kept::new(),
+            entity_slots: (0..tables).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -195,15 +209,36 @@ impl StatementCache {
         self.mirrors.keep(table, mirror)
     }
 
-    /// The batch of entity `entity`'s `save`, if it has been kept.
-    pub(crate) fn entity_batch(&self, entity: TypeId) -> Option<Arc<Batch>> {
+    /// The kept batch of entity `entity`, whose first table has the ordinal `first`
+    /// ([`TableSchema::ordinal`](crate::TableSchema)), if it is kept at that ordinal
+    /// ([`keep_entity_batch`](Self::keep_entity_batch)).
+    pub(crate) fn entity_batch(&self, entity: TypeId, first: usize) -> Option<&Batch> {
+        match self.entity_slots.get(first).and_then(OnceLock::get) {
+            Some((kept, batch)) if *kept == entity => Some(batch),
+            _ => None,
+        }
+    }
+
+    /// The kept batch of entity `entity`, found by its type: the one whose first table's
+    /// slot another entity took.
+    pub(crate) fn shared_entity_batch(&self, entity: TypeId) -> Option<Arc<Batch>> {
         self.entity_batches.get(&entity)
     }
 
-    /// Keeps `batch` for [`entity_batch`](Self::entity_batch) (one kept first by another
-    /// task wins: both are the same).
-    pub(crate) fn keep_entity_batch(&self, entity: TypeId, batch: Batch) -> Arc<Batch> {
-        self.entity_batches.keep(entity, batch)
+    /// Keeps `batch` for [`entity_batch`](Self::entity_batch) and
+    /// [`shared_entity_batch`](Self::shared_entity_batch) (one kept first by another task
+    /// wins: both are the same), and returns what is kept.
+    pub(crate) fn keep_entity_batch(
+        &self,
+        entity: TypeId,
+        first: usize,
+        batch: Batch,
+    ) -> Arc<Batch> {
+        let kept = self.entity_batches.keep(entity, batch);
+        if let Some(slot) = self.entity_slots.get(first) {
+            slot.get_or_init(|| (entity, Arc::clone(&kept)));
+        }
+        kept
     }
 
     /// Statement `which` of table `T` (an INSERT of every column, then TTL and write time
@@ -230,7 +265,40 @@ impl StatementCache {
 
 #[cfg(test)]
 mod tests {
-    use super::{PER_TABLE, PerTable, slot};
+    use std::any::TypeId;
+
+    use scylla::statement::batch::{Batch, BatchType};
+
+    use super::{PER_TABLE, PerTable, StatementCache, slot};
+
+    /// An entity's batch is found in its first table's slot, and by its type when another
+    /// entity with the same first table took that slot first.
+    #[test]
+    fn entity_batches_are_found_in_their_slot_or_by_type() {
+        struct A;
+        struct B;
+        let (a, b) = (TypeId::of::<A>(), TypeId::of::<B>());
+        let cache = StatementCache::with_slots(3);
+        assert!(cache.entity_batch(a, 1).is_none());
+        assert!(cache.shared_entity_batch(a).is_none());
+        let kept_a = cache.keep_entity_batch(a, 1, Batch::new(BatchType::Logged));
+        let kept_b = cache.keep_entity_batch(b, 1, Batch::new(BatchType::Unlogged));
+        let in_slot = cache.entity_batch(a, 1).map(|batch| batch.get_type());
+        assert!(matches!(in_slot, Some(BatchType::Logged)), "{in_slot:?}");
+        // B's first table is A's: its batch is not in the slot, but found by its type.
+        assert!(cache.entity_batch(b, 1).is_none());
+        let shared = cache.shared_entity_batch(b).map(|batch| batch.get_type());
+        assert!(matches!(shared, Some(BatchType::Unlogged)), "{shared:?}");
+        assert!(matches!(kept_a.get_type(), BatchType::Logged));
+        assert!(matches!(kept_b.get_type(), BatchType::Unlogged));
+        // An ordinal past the slots (a table registered after the cache was made).
+        let kept_c = cache.keep_entity_batch(b, 7, Batch::new(BatchType::Counter));
+        assert!(
+            matches!(kept_c.get_type(), BatchType::Unlogged),
+            "B's first batch stays"
+        );
+        assert!(cache.entity_batch(b, 7).is_none());
+    }
 
     /// Every statement kept per table has a slot of its own, inside its table's `PER_TABLE`.
     #[test]
