@@ -52,7 +52,7 @@ pub trait FromEntity<E: 'static>: Insertable + Writable {
     fn __cell(entity: &E, index: usize) -> Option<&dyn ErasedValue>;
 
     /// The entity's fields this table's columns are written from, in column order, as a
-    /// tuple of references (as [`Table::__cells`](crate::Table::__cells)).
+    /// tuple of their cells (as [`Table::__cells`](crate::Table::__cells)).
     #[doc(hidden)]
     fn __cells(entity: &E) -> impl Cells + '_;
 
@@ -89,6 +89,7 @@ impl<E: 'static> EntityTable<E> {
     }
 }
 
+/// Writes the cells of table `T`'s row of `entity` (its `EntityTable`'s `cells`).
 fn write_entity_cells<E: 'static, T: FromEntity<E>>(
     entity: &E,
     walk: &mut Walk<'_, '_, '_>,

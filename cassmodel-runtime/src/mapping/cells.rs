@@ -1,9 +1,8 @@
 //! A row's cells as an insert writes them, with static dispatch: the generated
 //! `Table::__cells` hands out its fields as a tuple of their [`Cell`]s
-//! (`CqlMapping::__cell`), in column order, and
-//! [`Cells`] writes that tuple, each value by its own type's code (no `dyn` call and no
-//! column-index match per cell, as the driver writes a tuple of values), counting each cell's
-//! size against the room left in the request.
+//! (`CqlMapping::__cell`), in column order, and [`Cells`] writes that tuple, each value by
+//! its own type's code (no `dyn` call and no column-index match per cell, as the driver
+//! writes a tuple of values), counting each cell's size against the room left in the request.
 //!
 //! Tables of more than [`ARITY`] columns nest their tuples (a tuple of tuples of at most
 //! `ARITY` each). A value without a size bound (a user-defined type, a varint), and one that

@@ -35,7 +35,7 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     #[doc(hidden)]
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
 
-    /// The fields, in column order, as a tuple of references (nested beyond
+    /// The fields, in column order, as a tuple of their cells (nested beyond
     /// [`ARITY`](super::cells::ARITY)): what an insert writes when each column is its field
     /// as it is ([`TableSchema`]'s `fields_as_written`).
     #[doc(hidden)]
