@@ -1358,3 +1358,113 @@ mod tests {
         );
     }
 }
+
+// The tests of `mapping::cells` (here: they write values through `CqlMapping`, which
+// `cells.rs` does not import).
+#[cfg(test)]
+mod cell_tests {
+    use scylla::frame::response::result::{ColumnType, NativeType as N, TableSpec};
+    use scylla::value::CqlVarint;
+
+    use scylla::frame::response::result::ColumnSpec;
+    use scylla::serialize::writers::RowWriter;
+
+    use super::CqlMapping;
+    use crate::mapping::cells::{ARITY, Cell, CellStop, Walk, write_cells};
+
+    fn cell<V: CqlMapping>(v: &V) -> Cell<'_, V> {
+        v.__cell()
+    }
+
+    fn specs(types: &[N]) -> Vec<ColumnSpec<'static>> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                ColumnSpec::owned(
+                    format!("c{i}"),
+                    ColumnType::Native(t.clone()),
+                    TableSpec::owned("ks".into(), "t".into()),
+                )
+            })
+            .collect()
+    }
+
+    /// The runtime writes tuples as long as the derive makes them (it nests longer rows).
+    #[test]
+    fn the_longest_tuple_the_derive_makes_is_cells() {
+        let v = 1i32;
+        let c = || cell(&v);
+        let row = (c(), c(), c(), c(), c(), c(), c(), c(), c(), c(), c(), c());
+        let nested = (row, (c(),));
+        let specs = specs(&[const { N::Int }; ARITY + 1]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
+        assert!(write_cells(&nested, &mut walk).is_ok());
+        assert_eq!(writer.value_count(), ARITY + 1);
+        assert_eq!(buf.len(), (ARITY + 1) * 8);
+    }
+
+    /// A cell is written only when its length and bound fit the room left, which it then
+    /// takes; otherwise the walk stops at it with nothing of it written, and resumes after it.
+    #[test]
+    fn a_cell_is_written_within_its_room_or_not_at_all() {
+        let word = "héllo".to_owned(); // 6 bytes
+        let none = None::<String>;
+        let big = CqlVarint::from_signed_bytes_be(vec![1, 2, 3]);
+        let row = (cell(&word), cell(&none), cell(&big), cell(&word));
+        let specs = specs(&[N::Text, N::Text, N::Varint, N::Text]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        for room in [0, 3, 9] {
+            let mut walk = Walk::new(&specs, &mut writer, true, room);
+            let stop = write_cells(&row, &mut walk);
+            assert!(
+                matches!(stop, Err(CellStop::At(0))),
+                "room {room}: {stop:?}"
+            );
+            assert_eq!(walk.room, room);
+        }
+        assert_eq!(writer.value_count(), 0);
+        // The word (4 + 6) and the `None` left unset (its length only): then the varint,
+        // whose size is not known without writing it, stops the walk.
+        let mut walk = Walk::new(&specs, &mut writer, true, 100);
+        let stop = write_cells(&row, &mut walk);
+        assert!(matches!(stop, Err(CellStop::At(2))), "{stop:?}");
+        assert_eq!(walk.room, 100 - 10 - 4);
+        walk.from = 3;
+        assert!(write_cells(&row, &mut walk).is_ok());
+        assert_eq!(walk.room, 100 - 10 - 4 - 10);
+        assert_eq!(writer.value_count(), 3);
+        assert_eq!(&buf[10..14], &(-2i32).to_be_bytes());
+        assert_eq!(buf.len(), 24);
+    }
+
+    /// A value its marker's type refuses stops the walk with the column's index.
+    #[test]
+    fn a_refused_value_names_its_column() {
+        let word = "x".to_owned();
+        let n = 7i32;
+        let specs = specs(&[N::Text, N::Text]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
+        let stop = write_cells(&(cell(&word), cell(&n)), &mut walk);
+        assert!(matches!(stop, Err(CellStop::Failed(1, _))), "{stop:?}");
+    }
+
+    /// A statement with fewer markers than the row has columns stops at the first column
+    /// without one.
+    #[test]
+    fn a_column_without_a_marker_stops_the_walk() {
+        let n = 7i32;
+        let specs = specs(&[N::Int]);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let mut walk = Walk::new(&specs, &mut writer, true, usize::MAX);
+        let stop = write_cells(&(cell(&n), cell(&n)), &mut walk);
+        assert!(matches!(stop, Err(CellStop::At(1))), "{stop:?}");
+        assert_eq!(writer.value_count(), 1);
+    }
+}
