@@ -13,7 +13,9 @@ use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
 
 use super::result::{Page, QueryFuture, RowStream};
-use super::statement::{Stmt, cached, key_prefix_statement, traced, unpaged};
+use super::statement::{
+    Stmt, cached, key_prefix_read, key_prefix_statement, read_statement, traced, unpaged,
+};
 use crate::error::{Error, Result};
 use crate::mapping::erased::Bound;
 use crate::mapping::projection::Projection;
@@ -135,7 +137,7 @@ where
 /// on every read, however few its rows.
 pub(crate) async fn collect_pages<R>(
     db: &Db,
-    st: &Stmt,
+    st: &PreparedStatement,
     values: &(impl SerializeRow + Sync),
     out: &mut Vec<R>,
 ) -> Result<()>
@@ -146,10 +148,10 @@ where
     loop {
         let (res, next) = db
             .session()
-            .execute_single_page(st.get(), values, from)
+            .execute_single_page(st, values, from)
             .await
-            .map_err(|e| Error::execute(db.session(), st.cql(), e))?;
-        db.warnings().check(&res, st.cql(), Some(st.get()));
+            .map_err(|e| Error::execute(db.session(), st.get_statement(), e))?;
+        db.warnings().check(&res, st.get_statement(), Some(st));
         append_rows(res, out)?;
         match next {
             PagingStateResponse::HasMorePages { state } => from = state,
@@ -159,7 +161,11 @@ where
 }
 
 /// Every row of a SELECT, page after page, without static-only rows.
-async fn rows_paged<R>(db: &Db, st: &Stmt, values: &(impl SerializeRow + Sync)) -> Result<Vec<R>>
+async fn rows_paged<R>(
+    db: &Db,
+    st: &PreparedStatement,
+    values: &(impl SerializeRow + Sync),
+) -> Result<Vec<R>>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
@@ -197,8 +203,8 @@ pub(crate) async fn all_by_key_prefix<T: Table>(
     values: impl SerializeRow + Sync,
     options: &QueryOptions,
 ) -> Result<Vec<T>> {
-    let st = key_prefix_statement::<T>(db, n, options).await?;
-    rows_paged(db, &st, &values).await
+    let st = key_prefix_read::<T>(db, n, options).await?;
+    rows_paged(db, st.get(), &values).await
 }
 
 impl Db {
@@ -288,9 +294,9 @@ pub(crate) fn select_all<T: Table, R: Projection<T>>(
         // A vector search is one request: "Top-K queries must have a limit specified and the
         // limit must be less than the query page size".
         let paged = !unpageable::<T>(&q.spec) && !fits_one_page && q.spec.ann.is_none();
-        let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+        let st = read_statement::<T, R>(db, q.spec, &q.options).await?;
         if paged {
-            return rows_paged(db, &st, &q.values).await;
+            return rows_paged(db, st.get(), &q.values).await;
         }
         rows_of(unpaged!(db, st.get(), &q.values)?)
     }
@@ -313,7 +319,7 @@ pub(crate) fn select_first<T: Table, R: Projection<T>>(
         if !q.spec.limit && !by_full_key {
             q.limit(1);
         }
-        let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
+        let st = read_statement::<T, R>(db, q.spec, &q.options).await?;
         first_of(unpaged!(db, st.get(), &q.values)?)
     }
 }

@@ -41,6 +41,10 @@ pub(crate) async fn cached(
     cql: impl FnOnce(&CacheKey) -> Result<String>,
 ) -> Result<Arc<PreparedStatement>> {
     if let Some(ps) = db.statements().get(&key) {
+        // A read's statement found here (its second use, or an options' copy's) is kept in
+        // its table's slot too, where the next reads without options borrow it
+        // ([`read_statement`]).
+        db.statements().keep_query(table.ordinal(), &key, &ps);
         return Ok(ps);
     }
     let text = cql(&key)?;
@@ -65,12 +69,27 @@ pub(crate) async fn prepare<T: Table, R: Projection<T>>(
     spec: Spec,
     what: Statement,
 ) -> Result<Arc<PreparedStatement>> {
-    let idempotent = spec.is_idempotent();
-    let key = CacheKey::Query {
+    prepare_query::<T, R>(db, query_key::<T, R>(spec, what)).await
+}
+
+/// The cache key of `spec`, a statement of `what` on `T` reading rows as `R`.
+fn query_key<T: Table, R: Projection<T>>(spec: Spec, what: Statement) -> CacheKey {
+    CacheKey::Query {
         table: TypeId::of::<T>(),
         row: TypeId::of::<R>(),
         what,
         spec,
+    }
+}
+
+/// [`prepare`] of the query whose key is `key` ([`query_key`]).
+async fn prepare_query<T: Table, R: Projection<T>>(
+    db: &Db,
+    key: CacheKey,
+) -> Result<Arc<PreparedStatement>> {
+    let (idempotent, what) = match &key {
+        CacheKey::Query { spec, what, .. } => (spec.is_idempotent(), *what),
+        _ => return Err(Error::Invalid("statement cache key mismatch".into())),
     };
     cached(db, T::schema(), R::computed(), key, idempotent, |key| {
         let CacheKey::Query { spec, .. } = key else {
@@ -152,6 +171,54 @@ impl Stmt {
     }
 }
 
+/// A read's statement: borrowed from its table's slot in the [`Db`]'s cache (a read without
+/// options, once its statement is kept there: no lock, no reference count), or a [`Stmt`].
+pub(crate) enum ReadStatement<'d> {
+    /// Kept in its table's slot ([`StatementCache::kept_query`](crate::session::cache::StatementCache::kept_query)).
+    Kept(&'d PreparedStatement),
+    /// From the cache's map, or prepared now, with the query's options: boxed, as the rarer
+    /// case, so that a read's future stays small.
+    Made(Box<Stmt>),
+}
+
+impl ReadStatement<'_> {
+    pub(crate) fn get(&self) -> &PreparedStatement {
+        match self {
+            ReadStatement::Kept(ps) => ps,
+            ReadStatement::Made(st) => st.get(),
+        }
+    }
+}
+
+/// Read statement `key` of `T` borrowed from its table's slot, when the read has no options
+/// and the statement is kept there.
+fn kept_read<'d, T: Table>(
+    db: &'d Db,
+    key: &CacheKey,
+    options: &QueryOptions,
+) -> Option<ReadStatement<'d>> {
+    if !options.is_default() {
+        return None;
+    }
+    let ps = db.statements().kept_query(T::schema().ordinal(), key)?;
+    Some(ReadStatement::Kept(ps))
+}
+
+/// The statement of the SELECT `spec` of `T` reading rows as `R`, with `options`:
+/// [`ReadStatement::Kept`] when it has no options and its statement is in its table's slot.
+pub(crate) async fn read_statement<'d, T: Table, R: Projection<T>>(
+    db: &'d Db,
+    spec: Spec,
+    options: &QueryOptions,
+) -> Result<ReadStatement<'d>> {
+    let key = query_key::<T, R>(spec, Statement::Select);
+    if let Some(kept) = kept_read::<T>(db, &key, options) {
+        return Ok(kept);
+    }
+    let ps = prepare_query::<T, R>(db, key).await?;
+    Ok(ReadStatement::Made(Box::new(Stmt::with(ps, options))))
+}
+
 /// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
 /// (the partition key, then clustering columns): the shape of `get` and `partition`. Its
 /// cache key is fixed per table and `n`, so no [`Spec`] is built or hashed per call. With the
@@ -188,6 +255,24 @@ pub(crate) async fn key_prefix_statement<T: Table>(
         db.statements().keep::<T>(PerTable::Get, &ps);
     }
     Ok(Stmt::with(ps, options))
+}
+
+/// [`key_prefix_statement`] without options, borrowed from its table's slot once kept there
+/// ([`ReadStatement`]).
+pub(crate) async fn key_prefix_read<'d, T: Table>(
+    db: &'d Db,
+    n: usize,
+    options: &QueryOptions,
+) -> Result<ReadStatement<'d>> {
+    let key = CacheKey::KeyPrefix {
+        table: TypeId::of::<T>(),
+        n,
+    };
+    if let Some(kept) = kept_read::<T>(db, &key, options) {
+        return Ok(kept);
+    }
+    let st = key_prefix_statement::<T>(db, n, options).await?;
+    Ok(ReadStatement::Made(Box::new(st)))
 }
 
 /// Runs the prepared statement `ps` (a `&PreparedStatement`) with `values` in one unpaged

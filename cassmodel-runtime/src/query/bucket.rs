@@ -415,7 +415,7 @@ impl<'a> Plan<'a> {
                     let missing = n.saturating_sub(out.len());
                     self.values.limit = Some(i32::try_from(missing).unwrap_or(i32::MAX));
                 }
-                collect_pages(db, &self.st, &self.values, &mut out).await?;
+                collect_pages(db, self.st.get(), &self.values, &mut out).await?;
                 if full(&out) {
                     break;
                 }
@@ -426,7 +426,7 @@ impl<'a> Plan<'a> {
                 .map(|b| async move {
                     let values = this.values_for(b);
                     let mut rows = Vec::new();
-                    collect_pages(db, &this.st, &values, &mut rows).await?;
+                    collect_pages(db, this.st.get(), &values, &mut rows).await?;
                     Ok::<_, Error>(rows)
                 })
                 .buffered(self.concurrency);

@@ -70,6 +70,65 @@ pub(crate) struct StatementCache {
     /// a reference count (each a write to memory all tasks share). Two entities with the
     /// same first table: the second is found in `entity_batches`.
     entity_slots: Box<[OnceLock<EntitySlot>]>,
+    /// Reads' statements (a query's shape, or rows by a key prefix), each also in one of
+    /// [`QUERY_SLOTS`] slots of its table, chosen by its key's hash: read as
+    /// [`per_table`](Self::per_table) is, without a lock or a reference count. A slot holds
+    /// the first statement that lands in it; the others are found in `statements`.
+    query_slots: KeySlots<CacheKey, PreparedStatement>,
+}
+
+/// How many read statements are kept per table in slots ([`StatementCache::kept_query`]).
+const QUERY_SLOTS: usize = 8;
+
+/// Values in `per` slots for each group (a table, by its ordinal), one chosen by the hash of
+/// its key: read without a lock or a reference count, borrowed for as long as the slots.
+/// A slot holds the first value kept in it.
+struct KeySlots<K, V> {
+    slots: Box<[Slot<K, V>]>,
+    per: usize,
+}
+
+impl<K: Eq + std::hash::Hash + Clone, V> KeySlots<K, V> {
+    fn new(groups: usize, per: usize) -> Self {
+        KeySlots {
+            slots: (0..groups * per).map(|_| OnceLock::new()).collect(),
+            per,
+        }
+    }
+
+    /// The slot of `key` in group `group`: none past the groups.
+    fn slot(&self, group: usize, key: &K) -> Option<&Slot<K, V>> {
+        let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, key);
+        // The hash's high bits: FxHash mixes its input into them.
+        let shape = usize::try_from(hash >> 48).unwrap_or(0) % self.per.max(1);
+        self.slots
+            .get(group.checked_mul(self.per)?.checked_add(shape)?)
+    }
+
+    /// The value kept for `key` in group `group`, if it is in its slot.
+    fn get(&self, group: usize, key: &K) -> Option<&V> {
+        let (kept, value) = self.slot(group, key)?.get()?;
+        (kept == key).then_some(&**value)
+    }
+
+    /// Keeps `value` for `key` in group `group` if its slot is empty (the key is cloned
+    /// only then).
+    fn keep(&self, group: usize, key: &K, value: &Arc<V>) {
+        if let Some(slot) = self.slot(group, key)
+            && slot.get().is_none()
+        {
+            slot.get_or_init(|| (key.clone(), Arc::clone(value)));
+        }
+    }
+}
+
+/// One slot of [`KeySlots`]: a key and its value, once kept.
+type Slot<K, V> = OnceLock<(K, Arc<V>)>;
+
+/// Whether `key` is a read's statement, kept in its table's slots
+/// ([`StatementCache::kept_query`]).
+fn is_read(key: &CacheKey) -> bool {
+    matches!(key, CacheKey::Query { .. } | CacheKey::KeyPrefix { .. })
 }
 
 /// An entity's type and its kept batch ([`StatementCache::entity_batch`]).
@@ -165,6 +224,7 @@ impl StatementCache {
             mirrors: Kept::new(),
             entity_batches: Kept::new(),
             entity_slots: (0..tables).map(|_| OnceLock::new()).collect(),
+            query_slots: KeySlots::new(tables, QUERY_SLOTS),
         }
     }
 
@@ -207,6 +267,21 @@ impl StatementCache {
     /// Keeps `mirror` for [`mirror`](Self::mirror) (one kept first by another task wins).
     pub(crate) fn keep_mirror(&self, table: TypeId, mirror: MirrorTable) -> Arc<MirrorTable> {
         self.mirrors.keep(table, mirror)
+    }
+
+    /// Read statement `key` (a query's shape, or rows by a key prefix) of table number
+    /// `ordinal` ([`TableSchema::ordinal`](crate::TableSchema)), if it is kept in its slot
+    /// ([`keep_query`](Self::keep_query)).
+    pub(crate) fn kept_query(&self, ordinal: usize, key: &CacheKey) -> Option<&PreparedStatement> {
+        self.query_slots.get(ordinal, key)
+    }
+
+    /// Keeps `ps`, statement `key` of table number `ordinal`, in its slot if it is a read's
+    /// and the slot is empty.
+    pub(crate) fn keep_query(&self, ordinal: usize, key: &CacheKey, ps: &Arc<PreparedStatement>) {
+        if is_read(key) {
+            self.query_slots.keep(ordinal, key, ps);
+        }
     }
 
     /// The kept batch of entity `entity`, whose first table has the ordinal `first`
@@ -270,6 +345,50 @@ mod tests {
     use scylla::statement::batch::{Batch, BatchType};
 
     use super::{PER_TABLE, PerTable, StatementCache, slot};
+
+    /// A value is found in its group's slot once kept there, by its whole key; of many keys,
+    /// one per slot is kept.
+    #[test]
+    fn key_slots_find_a_value_by_its_whole_key() {
+        use super::KeySlots;
+        let slots = KeySlots::<u64, String>::new(2, 8);
+        let one = std::sync::Arc::new("one".to_owned());
+        assert!(slots.get(1, &1).is_none());
+        slots.keep(1, &1, &one);
+        assert_eq!(slots.get(1, &1).map(String::as_str), Some("one"));
+        assert!(slots.get(0, &1).is_none(), "another group's slots");
+        let keys: Vec<u64> = (2..200).collect();
+        for key in &keys {
+            slots.keep(1, key, &std::sync::Arc::new(key.to_string()));
+        }
+        let found: Vec<_> = keys
+            .iter()
+            .filter_map(|k| Some((k, slots.get(1, k)?)))
+            .collect();
+        assert!((1..=7).contains(&found.len()), "{} kept", found.len());
+        assert!(found.iter().all(|(k, v)| **v == k.to_string()));
+        // Past the groups (a table registered after the cache was made): nothing kept.
+        slots.keep(usize::MAX, &1, &one);
+        assert!(slots.get(usize::MAX, &1).is_none());
+        slots.keep(2, &1, &one);
+        assert!(slots.get(2, &1).is_none());
+    }
+
+    /// Only reads' statements take the query slots.
+    #[test]
+    fn only_reads_take_the_query_slots() {
+        use super::{CacheKey, is_read};
+        struct T;
+        let table = TypeId::of::<T>();
+        assert!(is_read(&CacheKey::KeyPrefix { table, n: 1 }));
+        assert!(!is_read(&CacheKey::Insert {
+            table,
+            ttl: false,
+            timestamp: false,
+            if_not_exists: false,
+        }));
+        assert!(!is_read(&CacheKey::Scan { table, row: table }));
+    }
 
     /// An entity's batch is found in its first table's slot, and by its type when another
     /// entity with the same first table took that slot first.
