@@ -176,9 +176,10 @@ impl Stmt {
 pub(crate) enum ReadStatement<'d> {
     /// Kept in its table's slot ([`StatementCache::kept_query`](crate::session::cache::StatementCache::kept_query)).
     Kept(&'d PreparedStatement),
-    /// From the cache's map, or prepared now, with the query's options: boxed, as the rarer
-    /// case, so that a read's future stays small.
-    Made(Box<Stmt>),
+    /// From the cache's map, or prepared now, with the query's options (a `Stmt` is 16
+    /// bytes: unboxed, as before the slots, so that a read whose slot another shape took
+    /// allocates nothing more).
+    Made(Stmt),
 }
 
 impl ReadStatement<'_> {
@@ -216,7 +217,7 @@ pub(crate) async fn read_statement<'d, T: Table, R: Projection<T>>(
         return Ok(kept);
     }
     let ps = prepare_query::<T, R>(db, key).await?;
-    Ok(ReadStatement::Made(Box::new(Stmt::with(ps, options))))
+    Ok(ReadStatement::Made(Stmt::with(ps, options)))
 }
 
 /// The statement that reads whole rows of `T` by `=` on its first `n` primary-key columns
@@ -272,7 +273,7 @@ pub(crate) async fn key_prefix_read<'d, T: Table>(
         return Ok(kept);
     }
     let st = key_prefix_statement::<T>(db, n, options).await?;
-    Ok(ReadStatement::Made(Box::new(st)))
+    Ok(ReadStatement::Made(st))
 }
 
 /// Runs the prepared statement `ps` (a `&PreparedStatement`) with `values` in one unpaged

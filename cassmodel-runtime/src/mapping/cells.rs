@@ -4,17 +4,14 @@
 //! its own type's code (no `dyn` call and no column-index match per cell, as the driver
 //! writes a tuple of values), counting each cell's size against the room left in the request.
 //!
-//! Tables of more than [`ARITY`] columns nest their tuples (a tuple of tuples of at most
-//! `ARITY` each). A value without a size bound (a user-defined type, a varint), and one that
+//! Tables of more than [`CELLS_ARITY`](cassmodel_schema::CELLS_ARITY) columns nest their
+//! tuples (a tuple of tuples of at most that many each). A value without a size bound (a user-defined type, a varint), and one that
 //! may not fit in the room left, stop the walk before anything of it is written: the insert
 //! writes that column by its general path, then resumes the walk after it.
 
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::writers::{CellWriter, RowWriter, WrittenCellProof};
-
-/// The most cells of one tuple of [`Cells`]: the derive nests longer rows.
-pub(crate) use cassmodel_schema::CELLS_ARITY as ARITY;
 
 /// Where [`Cells::__write`] stopped.
 #[doc(hidden)]
@@ -27,9 +24,9 @@ pub enum CellStop {
     Failed(usize, SerializationError),
 }
 
-/// Cells of a row, written in column order: a field ([`Cell`]), or a tuple of them (nested for
-/// rows of more than [`ARITY`] columns). Implemented by the runtime only; the derive's
-/// `__cells` returns one.
+/// Cells of a row, written in column order: a field ([`Cell`]), or a tuple of them (nested
+/// for rows of more than [`CELLS_ARITY`](cassmodel_schema::CELLS_ARITY) columns).
+/// Implemented by the runtime only; the derive's `__cells` returns one.
 #[doc(hidden)]
 pub trait Cells {
     /// How many columns these cells are.
@@ -185,23 +182,6 @@ tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_cells!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-
-type Longest<'a> = (
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-    Cell<'a, i32>,
-);
-// The derive nests a row's fields in tuples of at most `ARITY`: each is `Cells`.
-const _: () = assert!(<Longest<'static> as Cells>::COUNT == ARITY);
 
 /// Writes `cells` (columns `0..`) from column `walk.from`: `Ok` when every column after it
 /// is written.

@@ -36,7 +36,7 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     fn __value(&self, index: usize) -> Option<&dyn ErasedValue>;
 
     /// The fields, in column order, as a tuple of their cells (nested beyond
-    /// [`ARITY`](super::cells::ARITY)): what an insert writes when each column is its field
+    /// [`CELLS_ARITY`](cassmodel_schema::CELLS_ARITY)): what an insert writes when each column is its field
     /// as it is ([`TableSchema`]'s `fields_as_written`).
     #[doc(hidden)]
     fn __cells(&self) -> impl Cells + '_;

@@ -1363,17 +1363,22 @@ mod tests {
 // `cells.rs` does not import).
 #[cfg(test)]
 mod cell_tests {
-    use scylla::frame::response::result::{ColumnType, NativeType as N, TableSpec};
+    use scylla::frame::response::result::{ColumnSpec, ColumnType, NativeType as N, TableSpec};
+    use scylla::serialize::writers::RowWriter;
     use scylla::value::CqlVarint;
 
-    use scylla::frame::response::result::ColumnSpec;
-    use scylla::serialize::writers::RowWriter;
-
     use super::CqlMapping;
-    use crate::mapping::cells::{ARITY, Cell, CellStop, Walk, write_cells};
+    use cassmodel_schema::CELLS_ARITY as ARITY;
+
+    use crate::mapping::cells::{Cell, CellStop, Cells, Walk, write_cells};
 
     fn cell<V: CqlMapping>(v: &V) -> Cell<'_, V> {
         v.__cell()
+    }
+
+    /// How many columns `cells` are.
+    fn count<C: Cells>(_: &C) -> usize {
+        C::COUNT
     }
 
     fn specs(types: &[N]) -> Vec<ColumnSpec<'static>> {
@@ -1396,6 +1401,7 @@ mod cell_tests {
         let v = 1i32;
         let c = || cell(&v);
         let row = (c(), c(), c(), c(), c(), c(), c(), c(), c(), c(), c(), c());
+        assert_eq!(count(&row), ARITY);
         let nested = (row, (c(),));
         let specs = specs(&[const { N::Int }; ARITY + 1]);
         let mut buf = Vec::new();
