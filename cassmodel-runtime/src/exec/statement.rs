@@ -177,7 +177,7 @@ pub(crate) enum ReadStatement<'d> {
     /// Kept in its table's slot ([`StatementCache::kept_query`](crate::session::cache::StatementCache::kept_query)).
     Kept(&'d PreparedStatement),
     /// From the cache's map, or prepared now, with the query's options (a `Stmt` is 16
-    /// bytes: unboxed, as before the slots, so that a read whose slot another shape took
+    /// bytes: unboxed, as before the slots, so that a table's read past its slots
     /// allocates nothing more).
     Made(Stmt),
 }

@@ -71,18 +71,20 @@ pub(crate) struct StatementCache {
     /// same first table: the second is found in `entity_batches`.
     entity_slots: Box<[OnceLock<EntitySlot>]>,
     /// Reads' statements (a query's shape, or rows by a key prefix), each also in one of
-    /// [`QUERY_SLOTS`] slots of its table, chosen by its key's hash: read as
-    /// [`per_table`](Self::per_table) is, without a lock or a reference count. A slot holds
-    /// the first statement that lands in it; the others are found in `statements`.
+    /// [`QUERY_SLOTS`] slots of its table, looked for from the one its key's hash chooses:
+    /// read as [`per_table`](Self::per_table) is, without a lock or a reference count. A
+    /// table's first [`QUERY_SLOTS`] read shapes take a slot; others are found in
+    /// `statements`.
     query_slots: KeySlots<CacheKey, PreparedStatement>,
 }
 
 /// How many read statements are kept per table in slots ([`StatementCache::kept_query`]).
 const QUERY_SLOTS: usize = 8;
 
-/// Values in `per` slots for each group (a table, by its ordinal), one chosen by the hash of
-/// its key: read without a lock or a reference count, borrowed for as long as the slots.
-/// A slot holds the first value kept in it.
+/// Values in `per` slots for each group (a table, by its ordinal), looked for from the one
+/// the hash of its key chooses: read without a lock or a reference count, borrowed for as
+/// long as the slots. A slot holds the first value kept in it; a group holds its first
+/// `per` keys.
 struct KeySlots<K, V> {
     slots: Box<[Slot<K, V>]>,
     per: usize,
@@ -96,28 +98,40 @@ impl<K: Eq + std::hash::Hash + Clone, V> KeySlots<K, V> {
         }
     }
 
-    /// The slot of `key` in group `group`: none past the groups.
-    fn slot(&self, group: usize, key: &K) -> Option<&Slot<K, V>> {
+    /// The slots of group `group` in the order `key` looks through them: from the one its
+    /// hash chooses, round the group (linear probing); none past the groups.
+    fn probe(&self, group: usize, key: &K) -> impl Iterator<Item = &Slot<K, V>> {
         let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, key);
         // The hash's high bits: FxHash mixes its input into them.
-        let shape = usize::try_from(hash >> 48).unwrap_or(0) % self.per.max(1);
-        self.slots
-            .get(group.checked_mul(self.per)?.checked_add(shape)?)
+        let first = usize::try_from(hash >> 48).unwrap_or(0) % self.per.max(1);
+        let group = group
+            .checked_mul(self.per)
+            .and_then(|start| self.slots.get(start..start.checked_add(self.per)?))
+            .unwrap_or_default();
+        let (before, from) = group.split_at(first.min(group.len()));
+        from.iter().chain(before)
     }
 
-    /// The value kept for `key` in group `group`, if it is in its slot.
+    /// The value kept for `key` in group `group`, if it is in one of its slots. Slots are
+    /// filled in probe order and never emptied, so an empty slot ends the search.
     fn get(&self, group: usize, key: &K) -> Option<&V> {
-        let (kept, value) = self.slot(group, key)?.get()?;
-        (kept == key).then_some(&**value)
+        for slot in self.probe(group, key) {
+            let (kept, value) = slot.get()?;
+            if kept == key {
+                return Some(value);
+            }
+        }
+        None
     }
 
-    /// Keeps `value` for `key` in group `group` if its slot is empty (the key is cloned
-    /// only then).
+    /// Keeps `value` for `key` in the first empty slot of its probe in group `group`, unless
+    /// it is kept already or the group is full (the key is cloned only when kept).
     fn keep(&self, group: usize, key: &K, value: &Arc<V>) {
-        if let Some(slot) = self.slot(group, key)
-            && slot.get().is_none()
-        {
-            slot.get_or_init(|| (key.clone(), Arc::clone(value)));
+        for slot in self.probe(group, key) {
+            let (kept, _) = slot.get_or_init(|| (key.clone(), Arc::clone(value)));
+            if kept == key {
+                return;
+            }
         }
     }
 }
@@ -346,8 +360,8 @@ mod tests {
 
     use super::{PER_TABLE, PerTable, StatementCache, slot};
 
-    /// A value is found in its group's slot once kept there, by its whole key; of many keys,
-    /// one per slot is kept.
+    /// A value is found in its group's slots once kept there, by its whole key; of many
+    /// keys, as many as the group has slots are kept, whatever slot their hashes choose.
     #[test]
     fn key_slots_find_a_value_by_its_whole_key() {
         use super::KeySlots;
@@ -365,7 +379,10 @@ mod tests {
             .iter()
             .filter_map(|k| Some((k, slots.get(1, k)?)))
             .collect();
-        assert!((1..=7).contains(&found.len()), "{} kept", found.len());
+        assert_eq!(found.len(), 7, "the 7 slots left after the first key");
+        // Keeping a key again does not take a second slot.
+        slots.keep(1, &1, &one);
+        assert_eq!(slots.get(1, &1).map(String::as_str), Some("one"));
         assert!(found.iter().all(|(k, v)| **v == k.to_string()));
         // Past the groups (a table registered after the cache was made): nothing kept.
         slots.keep(usize::MAX, &1, &one);
