@@ -205,7 +205,7 @@ fn vector_dimension(ty: &Type) -> Option<u32> {
 }
 
 /// Tokens that build `t` at run time through the runtime's re-export of the type model.
-pub fn cql_type_tokens(t: &CqlType, private: &TokenStream) -> TokenStream {
+pub fn cql_type_tokens(t: &CqlType, private: &syn::Ident) -> TokenStream {
     let boxed = |t: &CqlType| {
         let inner = cql_type_tokens(t, private);
         quote!(#private::std::Box::new(#inner))

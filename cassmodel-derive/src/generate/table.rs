@@ -239,7 +239,7 @@ fn bucket_assertion(cx: &Cx<'_>) -> Option<TokenStream> {
 }
 
 /// `.with_growth(..)` from `expect(...)` (nothing after an error in it).
-fn growth(krate: &syn::Path, p: &TokenStream, e: &crate::attr::ExpectAttr) -> Option<TokenStream> {
+fn growth(krate: &syn::Path, p: &syn::Ident, e: &crate::attr::ExpectAttr) -> Option<TokenStream> {
     let rows = e.rows?;
     let period = |p: cassmodel_schema::Period| {
         let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
@@ -395,7 +395,7 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
             .collect()
     };
     let bounds = |fs: &[&Field<'_>]| -> Vec<TokenStream> {
-        fs.iter().map(|f| cx.bound(f.ty, f.ident)).collect()
+        fs.iter().map(|f| cx.bound_as(f.ty, f.ident)).collect()
     };
     let names = |fs: &[&Field<'_>]| {
         fs.iter()

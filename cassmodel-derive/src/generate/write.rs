@@ -294,7 +294,7 @@ fn setters_of(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
             });
         }
     } else {
-        let bound = cx.bound(f.ty, &value);
+        let bound = cx.bound(&value);
         setters.push(Setter {
             name: format_ident!("set_{}", name),
             doc: format!("`SET {col} = ?`"),
@@ -314,7 +314,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
     let (p, krate) = (&cx.p, cx.krate);
     let (col, name, idx) = (&f.column, f.ident, f.position);
     let (value, key) = (format_ident!("value"), format_ident!("key"));
-    let whole = cx.bound(f.value_ty, &value);
+    let whole = cx.bound(&value);
     let whole_param = cx.param(&value, f.value_ty);
     let op = |verb: &str, op: &str, doc: String| Setter {
         name: format_ident!("{}_{}", verb, name),
@@ -327,7 +327,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
     };
     match c {
         Collection::List(elem) => {
-            let (elem_param, elem_bound) = (cx.param(&value, elem), cx.bound(elem, &value));
+            let (elem_param, elem_bound) = (cx.param(&value, elem), cx.bound(&value));
             vec![
                 op(
                     "append",
@@ -365,8 +365,8 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
             ),
         ],
         Collection::Map(k, v) => {
-            let (key_param, key_bound) = (cx.param(&key, k), cx.bound(k, &key));
-            let (value_param, value_bound) = (cx.param(&value, v), cx.bound(v, &value));
+            let (key_param, key_bound) = (cx.param(&key, k), cx.bound(&key));
+            let (value_param, value_bound) = (cx.param(&value, v), cx.bound(&value));
             vec![
                 Setter {
                     name: format_ident!("put_{}", name),
@@ -449,7 +449,7 @@ fn condition(cx: &Cx<'_>, f: &Field<'_>) -> TokenStream {
     let (col, idx) = (&f.column, f.position);
     let if_col = format_ident!("if_{}", f.ident);
     let value = format_ident!("value");
-    let (param, bound) = (cx.param(&value, f.ty), cx.bound(f.ty, &value));
+    let (param, bound) = (cx.param(&value, f.ty), cx.bound(&value));
     let no_lwt =
         cx.t.counter_column()
             .is_some()

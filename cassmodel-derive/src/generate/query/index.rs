@@ -34,7 +34,7 @@ pub(super) fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenSt
     let (q, p, st) = (cx.q, &cx.p, &cx.st);
     let (col, name, idx) = (&f.column, f.ident, f.position);
     let value = format_ident!("value");
-    let arg = |ty: &syn::Type, a: &syn::Ident| (cx.param(a, ty), cx.bound(ty, a));
+    let arg = |ty: &syn::Type, a: &syn::Ident| (cx.param(a, ty), cx.bound(a));
     let restrict = |op: &str, bound: TokenStream| {
         let op = format_ident!("{op}");
         quote!(restrict(#idx, #p::query::Op::#op, #bound))

@@ -51,7 +51,7 @@ pub(super) fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStr
     let in_name = format_ident!("{}_in", name);
     let (param, bound) = (
         cx.param(&format_ident!("value"), ty),
-        cx.bound(ty, &format_ident!("value")),
+        cx.bound(&format_ident!("value")),
     );
     let (doc_eq, doc_in) = (
         format!("`{col} = ?`"),

@@ -36,7 +36,7 @@ pub(super) fn ranges(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStream,
     };
     let (param, bound) = (
         cx.param(&format_ident!("value"), ty),
-        cx.bound(ty, &format_ident!("value")),
+        cx.bound(&format_ident!("value")),
     );
     let methods = range_ops(f).into_iter().map(|(method, op, cql, upper)| {
         let (doc, op) = (format!("`{col} {cql} ?`"), format_ident!("{op}"));
