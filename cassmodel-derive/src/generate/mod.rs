@@ -34,7 +34,8 @@ use crate::types;
 
 /// `body` in the `const _: () = { ... };` block every derive expands into. The block names
 /// `::cassmodel` (or the `crate = "..."` path) and its hidden `__private` module `__cm` and `__p`,
-/// and `::core::primitive::bool` `__bool` (in every key state's flags): still absolute paths,
+/// `::core::primitive::bool` `__bool` (in every key state's flags), and `BindAs` and `Sized` as
+/// `__BindAs` and `__Sized` (in every value parameter, see [`Cx::param`]): still absolute paths,
 /// like serde's `extern crate serde as _serde`, but half the text to expand and type-check. It allows, once: aliases that go unused, marker traits named after
 /// columns (`__Eq_user_id`), and public methods bound by them though nothing outside can name
 /// them, and methods named after a field that ends in `_` (`self_` gives `self__gt`).
@@ -51,6 +52,8 @@ pub fn wrap(krate: &syn::Path, body: TokenStream) -> TokenStream {
             use #krate as __cm;
             use #krate::__private as __p;
             use ::core::primitive::bool as __bool;
+            use #krate::BindAs as __BindAs;
+            use ::core::marker::Sized as __Sized;
             #body
         };
     }
@@ -133,10 +136,10 @@ impl<'t> Cx<'t> {
         quote!(#krate::BindAs::<#ty>::__bound(#arg))
     }
 
-    /// `value: &'a (impl BindAs<Ty> + ?Sized)`: a method parameter for a value of `ty`.
+    /// `value: &'a (impl BindAs<Ty> + ?Sized)`: a method parameter for a value of `ty`,
+    /// through the block's aliases (see [`wrap`]): the most frequent tokens a table expands to.
     pub fn param(&self, arg: &Ident, ty: &syn::Type) -> TokenStream {
-        let krate = self.krate;
-        quote!(#arg: &'a (impl #krate::BindAs<#ty> + ?__p::std::Sized))
+        quote!(#arg: &'a (impl __BindAs<#ty> + ?__Sized))
     }
 }
 
