@@ -5,9 +5,10 @@
 //! writes a tuple of values), counting each cell's size against the room left in the request.
 //!
 //! Tables of more than [`CELLS_ARITY`](cassmodel_schema::CELLS_ARITY) columns nest their
-//! tuples (a tuple of tuples of at most that many each). A value without a size bound (a user-defined type, a varint), and one that
-//! may not fit in the room left, stop the walk before anything of it is written: the insert
-//! writes that column by its general path, then resumes the walk after it.
+//! tuples (a tuple of tuples of at most that many each). A value without a size bound (a
+//! user-defined type, a varint), and one that may not fit in the room left, stop the walk
+//! before anything of it is written: the insert writes that column by its general path, then
+//! resumes the walk after it.
 
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;

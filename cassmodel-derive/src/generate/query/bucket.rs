@@ -37,6 +37,7 @@ pub(super) fn bucket_source(
         .map(|(method, ..)| method)
         .chain([format_ident!("{}_in", name)]);
     let bucket_methods = [format_ident!("{}", bucket), format_ident!("set_{}", bucket)];
+    let bound = cx.bound_as(ty, &format_ident!("value"));
     let eq_method = rule.map(|rule| {
         quote_spanned! {name.span()=>
             #[doc = #doc_eq]
@@ -48,7 +49,7 @@ pub(super) fn bucket_source(
                     #bucket_idx,
                     #p::bucket::bucket_of(value, #rule),
                     #idx,
-                    #krate::BindAs::<#ty>::__bound(value),
+                    #bound,
                 ))
             }
         }
