@@ -27,6 +27,7 @@ use crate::session::cache::{CacheKey, PerTable};
 use crate::session::db::Db;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
+use crate::statement::values::in_one_piece;
 
 /// A table whose rows can be inserted: every table but a counter table. Implemented by
 /// `#[derive(CassTable)]`.
@@ -474,6 +475,21 @@ impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
         ctx: &RowSerializationContext<'_>,
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
+        in_one_piece(writer, |writer| self.write(ctx, writer))
+    }
+
+    fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl<T: RowFields + ?Sized> InsertValues<'_, T> {
+    /// The row's cells, in the statement's column order, then its TTL and timestamp.
+    fn write(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
         let specs = ctx.columns();
         let schema = self.row.table();
         let n = schema.columns.len().min(specs.len());
@@ -536,9 +552,5 @@ impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
             SerializeValue::serialize(ts, spec.typ(), writer.make_cell_writer())?;
         }
         Ok(())
-    }
-
-    fn is_empty(&self) -> bool {
-        false
     }
 }

@@ -1,13 +1,71 @@
 //! A statement's bound values in bind order, as the driver writes them: [`QueryValues`] (a
-//! query's) and [`BoundRow`] (a list of values, e.g. a key).
+//! query's) and [`BoundRow`] (a list of values, e.g. a key), and [`in_one_piece`], which hands
+//! a row's cells to the driver in one piece.
+
+use std::cell::Cell;
 
 use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::RowWriter;
+use scylla_cql_core::serialize::row::SerializedValues;
 
 use crate::error::count_mismatch;
 use crate::mapping::erased::{Bound, SizeBound, cells_bound};
+
+thread_local! {
+    /// The buffer [`in_one_piece`] writes a row's cells into, kept between requests.
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest buffer [`in_one_piece`] keeps for the next request: a larger row's leaves with
+/// it, so that one large write does not hold its size for the thread's life.
+const SCRATCH_KEPT: usize = 64 * 1024;
+
+/// Writes a row's cells (`write`, into a [`RowWriter`] of its own) to `writer` in one piece.
+///
+/// The driver writes a request's values into a new, empty vector (`SerializedValues`), which
+/// grows as the cells are written: for an insert of five columns, six growths, each a
+/// `realloc` that may copy what is written so far (`benches/callgrind_ops.sh`: 332
+/// instructions a growth, BENCHMARKS.md). Here the cells are written into a buffer this
+/// thread keeps (no allocation once it has grown to a row's size) and handed to the driver's
+/// vector at once: one allocation of the exact size, and one for the `SerializedValues` the
+/// driver's `append_serialize_row` takes, built from the buffer.
+///
+/// A nested call (a value whose own code writes a row) takes a new buffer.
+#[inline]
+pub(crate) fn in_one_piece<R>(
+    writer: &mut RowWriter<'_>,
+    write: impl FnOnce(&mut RowWriter<'_>) -> Result<R, SerializationError>,
+) -> Result<R, SerializationError> {
+    let mut buf = SCRATCH.try_with(Cell::take).unwrap_or_default();
+    buf.clear();
+    // The count of cells, a [short] before them as in a request frame, set when it is known.
+    buf.extend_from_slice(&[0, 0]);
+    let mut own = RowWriter::new(&mut buf);
+    let written = write(&mut own).and_then(|out| {
+        let count = u16::try_from(own.value_count()).map_err(|_| too_many_cells())?;
+        Ok((out, count))
+    });
+    let out = written.and_then(|(out, count)| {
+        buf[..2].copy_from_slice(&count.to_be_bytes());
+        let cells = SerializedValues::new_from_frame(&mut buf.as_slice())
+            .map_err(SerializationError::new)?;
+        writer.append_serialize_row(&cells);
+        Ok(out)
+    });
+    if buf.capacity() <= SCRATCH_KEPT {
+        let _ = SCRATCH.try_with(|kept| kept.set(buf));
+    }
+    out
+}
+
+/// More cells than a request can carry (a `[short]` counts them).
+fn too_many_cells() -> SerializationError {
+    SerializationError::new(std::io::Error::other(
+        "more than 65,535 bound values in one statement",
+    ))
+}
 
 /// Values in bind order, as a row: the typed key arguments of `get` and `partition` (an
 /// array, no allocation), or the WHERE values re-bound for the SERIAL read after an LWT.
@@ -23,10 +81,12 @@ impl<'a, B: AsRef<[Bound<'a>]>> SerializeRow for BoundRow<B> {
         if values.len() != ctx.columns().len() {
             return Err(count_mismatch(ctx));
         }
-        for (v, spec) in values.iter().zip(ctx.columns()) {
-            v.write_for(spec, writer.make_cell_writer())?;
-        }
-        Ok(())
+        in_one_piece(writer, |writer| {
+            for (v, spec) in values.iter().zip(ctx.columns()) {
+                v.write_for(spec, writer.make_cell_writer())?;
+            }
+            Ok(())
+        })
     }
 
     fn is_empty(&self) -> bool {
@@ -153,21 +213,23 @@ impl SerializeRow for QueryValues<'_> {
         ctx: &RowSerializationContext<'_>,
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
-        let mut specs = ctx.columns().iter();
-        let mut next_spec = || specs.next().ok_or_else(|| count_mismatch(ctx));
-        if let Some(ttl) = &self.ttl {
-            SerializeValue::serialize(ttl, next_spec()?.typ(), writer.make_cell_writer())?;
-        }
-        if let Some(ts) = &self.timestamp {
-            SerializeValue::serialize(ts, next_spec()?.typ(), writer.make_cell_writer())?;
-        }
-        for v in self.bound() {
-            v.write_for(next_spec()?, writer.make_cell_writer())?;
-        }
-        for n in self.per_partition_limit.iter().chain(&self.limit) {
-            SerializeValue::serialize(n, next_spec()?.typ(), writer.make_cell_writer())?;
-        }
-        Ok(())
+        in_one_piece(writer, |writer| {
+            let mut specs = ctx.columns().iter();
+            let mut next_spec = || specs.next().ok_or_else(|| count_mismatch(ctx));
+            if let Some(ttl) = &self.ttl {
+                SerializeValue::serialize(ttl, next_spec()?.typ(), writer.make_cell_writer())?;
+            }
+            if let Some(ts) = &self.timestamp {
+                SerializeValue::serialize(ts, next_spec()?.typ(), writer.make_cell_writer())?;
+            }
+            for v in self.bound() {
+                v.write_for(next_spec()?, writer.make_cell_writer())?;
+            }
+            for n in self.per_partition_limit.iter().chain(&self.limit) {
+                SerializeValue::serialize(n, next_spec()?.typ(), writer.make_cell_writer())?;
+            }
+            Ok(())
+        })
     }
 
     fn is_empty(&self) -> bool {
@@ -185,7 +247,101 @@ impl SerializeRow for QueryValues<'_> {
 
 #[cfg(test)]
 mod tests {
+    use scylla::frame::response::result::{ColumnType, NativeType};
+    use scylla::serialize::writers::WrittenCellProof;
+
     use super::*;
+
+    /// Writes `cells` into `writer`: a text, a null, an unset and an int for each of them.
+    fn cells(writer: &mut RowWriter<'_>, texts: &[&str]) -> Result<(), SerializationError> {
+        for (i, text) in texts.iter().enumerate() {
+            text.serialize(
+                &ColumnType::Native(NativeType::Text),
+                writer.make_cell_writer(),
+            )?;
+            let _: WrittenCellProof<'_> = writer.make_cell_writer().set_null();
+            let _: WrittenCellProof<'_> = writer.make_cell_writer().set_unset();
+            let n = i32::try_from(i).map_err(SerializationError::new)?;
+            n.serialize(
+                &ColumnType::Native(NativeType::Int),
+                writer.make_cell_writer(),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn kept_capacity() -> usize {
+        SCRATCH.with(|kept| {
+            let buf = kept.take();
+            let capacity = buf.capacity();
+            kept.set(buf);
+            capacity
+        })
+    }
+
+    /// In one piece, the driver's writer gets the same bytes and the same count of cells as
+    /// when they are written to it one by one, after cells written before, twice in a row
+    /// (the kept buffer is cleared) and with a nested call inside.
+    #[test]
+    fn one_piece_writes_the_same_cells() {
+        let texts = ["a", "", "a text of some length", "é"];
+        let mut direct = Vec::new();
+        let mut by_one = RowWriter::new(&mut direct);
+        cells(&mut by_one, &["before"]).unwrap();
+        for _ in 0..2 {
+            cells(&mut by_one, &texts).unwrap();
+        }
+        cells(&mut by_one, &texts[..1]).unwrap();
+        cells(&mut by_one, &texts[1..]).unwrap();
+        let count = by_one.value_count();
+        assert_eq!(count, 4 * (1 + 2 * texts.len() + texts.len()));
+
+        let mut pieces = Vec::new();
+        let mut in_pieces = RowWriter::new(&mut pieces);
+        cells(&mut in_pieces, &["before"]).unwrap();
+        for _ in 0..2 {
+            in_one_piece(&mut in_pieces, |w| cells(w, &texts)).unwrap();
+        }
+        in_one_piece(&mut in_pieces, |w| {
+            cells(w, &texts[..1])?;
+            in_one_piece(w, |inner| cells(inner, &texts[1..]))
+        })
+        .unwrap();
+        assert_eq!(in_pieces.value_count(), count);
+        assert_eq!(pieces, direct);
+        assert!(kept_capacity() > 0);
+    }
+
+    /// A failed write hands the driver nothing, and the next write is whole.
+    #[test]
+    fn one_piece_failed_writes_nothing() {
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        let failed = in_one_piece(&mut writer, |w| {
+            cells(w, &["written, then dropped"])?;
+            "x".serialize(&ColumnType::Native(NativeType::Int), w.make_cell_writer())?;
+            Ok(())
+        });
+        assert!(failed.is_err());
+        assert_eq!(writer.value_count(), 0);
+        in_one_piece(&mut writer, |w| cells(w, &["b"])).unwrap();
+        assert_eq!(writer.value_count(), 4);
+        let mut direct = Vec::new();
+        cells(&mut RowWriter::new(&mut direct), &["b"]).unwrap();
+        assert_eq!(buf, direct);
+    }
+
+    /// A row larger than [`SCRATCH_KEPT`] is written whole, and its buffer is not kept.
+    #[test]
+    fn one_piece_keeps_no_large_buffer() {
+        let large = "x".repeat(SCRATCH_KEPT + 1);
+        let mut buf = Vec::new();
+        let mut writer = RowWriter::new(&mut buf);
+        in_one_piece(&mut writer, |w| cells(w, &[&large])).unwrap();
+        assert_eq!(writer.value_count(), 4);
+        assert!(buf.len() > SCRATCH_KEPT);
+        assert!(kept_capacity() <= SCRATCH_KEPT);
+    }
 
     /// The vectors are bound last asked for first, the search's own where it is asked for,
     /// past the two kept inline too; a reborrow keeps the order.
