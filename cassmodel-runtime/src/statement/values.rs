@@ -25,12 +25,13 @@ const SCRATCH_KEPT: usize = 64 * 1024;
 /// Writes a row's cells (`write`, into a [`RowWriter`] of its own) to `writer` in one piece.
 ///
 /// The driver writes a request's values into a new, empty vector (`SerializedValues`), which
-/// grows as the cells are written: for an insert of five columns, six growths, each a
-/// `realloc` that may copy what is written so far (`benches/callgrind_ops.sh`: 332
-/// instructions a growth, BENCHMARKS.md). Here the cells are written into a buffer this
-/// thread keeps (no allocation once it has grown to a row's size) and handed to the driver's
-/// vector at once: one allocation of the exact size, and one for the `SerializedValues` the
-/// driver's `append_serialize_row` takes, built from the buffer.
+/// grows as the cells are written: for the benchmark's insert of five columns, 5.7 growths a
+/// row, each an allocation or a `realloc` that may copy what is written so far (about 330
+/// instructions each, counted with `benches/callgrind_ops.sh`, BENCHMARKS.md). Here the
+/// cells are written into a buffer this thread keeps (no allocation once it has grown to a
+/// row's size) and handed to the driver's vector at once: one allocation of the exact size,
+/// and one for the `SerializedValues` that the driver's `append_serialize_row` takes, built
+/// from the buffer.
 ///
 /// A nested call (a value whose own code writes a row) takes a new buffer.
 #[inline]
