@@ -15,7 +15,9 @@
 #   - `process`: every instruction of the process while counted (also the driver's connection
 #     tasks, which send and receive the frames, and tokio's scheduler), user space only.
 # Needs the node of `cargo xtask node start` and the bench built
-# (`cargo bench --bench query_overhead --no-run`). Under valgrind the client, not the node,
+# (`cargo bench --bench query_overhead --no-run`). `CALLGRIND_OPTS` adds options to valgrind's
+# (`CALLGRIND_OPTS=--cache-sim=yes`: simulated cache misses too; read them from the callgrind
+# files with `callgrind_annotate`). Under valgrind the client, not the node,
 # sets the pace, so the counts say what each side executes, not how the two interleave.
 set -euo pipefail
 variant=${1:?usage: benches/callgrind_ops.sh VARIANT [ROUNDS]}
@@ -31,7 +33,7 @@ out=$(mktemp -d)
 for side in raw cassmodel; do
     QUERY_OVERHEAD_SIDE=$side QUERY_OVERHEAD_PEER=0 QUERY_OVERHEAD_PACE=0 \
         QUERY_OVERHEAD_ONLY="$variant" QUERY_OVERHEAD_ROUNDS=$rounds QUERY_OVERHEAD_SLICE_MS=1000 \
-        valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/cg.$side" \
+        valgrind --tool=callgrind ${CALLGRIND_OPTS:-} --instr-atstart=no --callgrind-out-file="$out/cg.$side" \
         "$bin" --bench >"$out/$side.log" 2>&1 &
     pid=$!
     for _ in $(seq 600); do
