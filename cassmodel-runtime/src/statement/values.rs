@@ -34,6 +34,12 @@ const SCRATCH_KEPT: usize = 64 * 1024;
 /// from the buffer.
 ///
 /// A nested call (a value whose own code writes a row) takes a new buffer.
+///
+/// The cost is two copies of the cells (into the `SerializedValues`, then into the driver's
+/// vector), where the driver's own growth copied them about once: nothing beside a row of a
+/// few hundred bytes, but a large row (a blob of megabytes) is held up to three times while
+/// it is handed over (the buffer, the `SerializedValues` and the driver's vector; the driver
+/// alone held it once or twice), and its buffer is then freed, not kept.
 #[inline]
 pub(crate) fn in_one_piece<R>(
     writer: &mut RowWriter<'_>,
