@@ -8,7 +8,9 @@ use scylla::serialize::SerializationError;
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::RowWriter;
-use scylla_cql_core::serialize::row::SerializedValues;
+use scylla_cql_core::serialize::row::{
+    BuiltinSerializationErrorKind, SerializedValues, mk_ser_err,
+};
 
 use crate::error::count_mismatch;
 use crate::mapping::erased::{Bound, SizeBound, cells_bound};
@@ -50,11 +52,13 @@ pub(crate) fn in_one_piece<R>(
     // The count of cells, a [short] before them as in a request frame, set when it is known.
     buf.extend_from_slice(&[0, 0]);
     let mut own = RowWriter::new(&mut buf);
-    let written = write(&mut own).and_then(|out| {
-        let count = u16::try_from(own.value_count()).map_err(|_| too_many_cells())?;
-        Ok((out, count))
-    });
-    let out = written.and_then(|(out, count)| {
+    let written = write(&mut own);
+    let count = own.value_count();
+    let out = written.and_then(|out| {
+        // The driver's own error for a row of more cells than a `[short]` counts.
+        let count = u16::try_from(count).map_err(|_| {
+            mk_ser_err::<SerializedValues>(BuiltinSerializationErrorKind::TooManyValues)
+        })?;
         buf[..2].copy_from_slice(&count.to_be_bytes());
         let cells = SerializedValues::new_from_frame(&mut buf.as_slice())
             .map_err(SerializationError::new)?;
@@ -65,13 +69,6 @@ pub(crate) fn in_one_piece<R>(
         let _ = SCRATCH.try_with(|kept| kept.set(buf));
     }
     out
-}
-
-/// More cells than a request can carry (a `[short]` counts them).
-fn too_many_cells() -> SerializationError {
-    SerializationError::new(std::io::Error::other(
-        "more than 65,535 bound values in one statement",
-    ))
 }
 
 /// Values in bind order, as a row: the typed key arguments of `get` and `partition` (an
