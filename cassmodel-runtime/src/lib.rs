@@ -184,6 +184,7 @@ pub mod __private {
     pub mod testing {
         pub use crate::error::rust_name;
         pub use crate::mapping::literal::cql_literal;
+        pub use crate::session::db::prepared_statements;
         pub use crate::statement::cql::{delete, insert, select, token_range_scan, update};
         pub use crate::statement::spec::{Spec, Statement};
     }

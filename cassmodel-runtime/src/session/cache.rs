@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use scylla::client::session::Session;
+use scylla::frame::response::result::{CollectionType, ColumnType};
 use scylla::statement::batch::Batch;
 use scylla::statement::prepared::PreparedStatement;
 
@@ -145,6 +146,44 @@ fn is_read(key: &CacheKey) -> bool {
     matches!(key, CacheKey::Query { .. } | CacheKey::KeyPrefix { .. })
 }
 
+/// Whether the results of statement `key`, prepared as `ps`, may be read with the column
+/// descriptions `ps` was prepared with, the server asked to leave them out of each result
+/// (the driver's `set_use_cached_result_metadata`): a SELECT (rows, a count, a scan) names
+/// its columns, so its result has the columns and types it was prepared with for as long as
+/// the server keeps it prepared (a column dropped and added again keeps its type; a statement
+/// the server forgets is prepared again by the driver). Not a user-defined type, in a column
+/// or inside one: `ALTER TYPE` adds and renames its fields under a statement that stays
+/// prepared. Not a write: a conditional write's result has columns only when it did not apply.
+fn reads_with_prepared_columns(key: &CacheKey, ps: &PreparedStatement) -> bool {
+    let select = match key {
+        CacheKey::Query { what, .. } => matches!(what, Statement::Select | Statement::Count),
+        CacheKey::KeyPrefix { .. } | CacheKey::Scan { .. } => true,
+        CacheKey::Insert { .. } | CacheKey::Mirror { .. } => false,
+    };
+    select
+        && !ps
+            .get_current_result_set_col_specs()
+            .get()
+            .iter()
+            .any(|c| holds_udt(c.typ()))
+}
+
+/// Whether `t` is a user-defined type or holds one (in a collection, a tuple or a vector); a
+/// type this driver adds later counts as one.
+fn holds_udt(t: &ColumnType<'_>) -> bool {
+    match t {
+        ColumnType::Native(_) => false,
+        ColumnType::Collection { typ, .. } => match typ {
+            CollectionType::List(t) | CollectionType::Set(t) => holds_udt(t),
+            CollectionType::Map(k, v) => holds_udt(k) || holds_udt(v),
+            _ => true,
+        },
+        ColumnType::Vector { typ, .. } => holds_udt(typ),
+        ColumnType::Tuple(ts) => ts.iter().any(holds_udt),
+        _ => true,
+    }
+}
+
 /// An entity's type and its kept batch ([`StatementCache::entity_batch`]).
 type EntitySlot = (TypeId, Arc<Batch>);
 
@@ -265,6 +304,12 @@ impl StatementCache {
                     source: Box::new(source),
                 })?;
         prepared.set_is_idempotent(idempotent);
+        // Each result of a read then leaves out its column descriptions, which the server
+        // would write and the driver decode per result (point read: 13% fewer instructions
+        // in the client, BENCHMARKS.md, issue 29).
+        if reads_with_prepared_columns(&key, &prepared) {
+            prepared.set_use_cached_result_metadata(true);
+        }
         Ok(self.statements.keep(key, prepared))
     }
 
@@ -358,7 +403,68 @@ mod tests {
 
     use scylla::statement::batch::{Batch, BatchType};
 
-    use super::{PER_TABLE, PerTable, StatementCache, slot};
+    use super::{PER_TABLE, PerTable, StatementCache, holds_udt, slot};
+
+    /// A user-defined type, or a type that holds one anywhere inside it, is told; the
+    /// driver's other types are not.
+    #[test]
+    fn holds_udt_finds_a_udt_at_any_depth() {
+        use std::sync::Arc;
+
+        use scylla::frame::response::result::{
+            CollectionType, ColumnType, NativeType, UserDefinedType,
+        };
+
+        let text = || Box::new(ColumnType::Native(NativeType::Text));
+        let udt = || ColumnType::UserDefinedType {
+            frozen: true,
+            definition: Arc::new(UserDefinedType {
+                name: "address".into(),
+                keyspace: "ks".into(),
+                field_types: vec![("street".into(), ColumnType::Native(NativeType::Text))],
+            }),
+        };
+        let list = |t: ColumnType<'static>| ColumnType::Collection {
+            frozen: false,
+            typ: CollectionType::List(Box::new(t)),
+        };
+        let plain = [
+            ColumnType::Native(NativeType::Int),
+            list(ColumnType::Native(NativeType::Text)),
+            ColumnType::Collection {
+                frozen: false,
+                typ: CollectionType::Map(text(), text()),
+            },
+            ColumnType::Vector {
+                typ: Box::new(ColumnType::Native(NativeType::Float)),
+                dimensions: 3,
+            },
+            ColumnType::Tuple(vec![ColumnType::Native(NativeType::Uuid), *text()]),
+        ];
+        for t in &plain {
+            assert!(!holds_udt(t), "{t:?}");
+        }
+        let with_udt = [
+            udt(),
+            list(udt()),
+            ColumnType::Collection {
+                frozen: false,
+                typ: CollectionType::Set(Box::new(udt())),
+            },
+            ColumnType::Collection {
+                frozen: false,
+                typ: CollectionType::Map(text(), Box::new(list(udt()))),
+            },
+            ColumnType::Tuple(vec![*text(), udt()]),
+            ColumnType::Vector {
+                typ: Box::new(udt()),
+                dimensions: 2,
+            },
+        ];
+        for t in &with_udt {
+            assert!(holds_udt(t), "{t:?}");
+        }
+    }
 
     /// A value is found in its group's slots once kept there, by its whole key; of many
     /// keys, as many as the group has slots are kept, whatever slot their hashes choose.

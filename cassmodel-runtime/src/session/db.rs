@@ -343,3 +343,22 @@ impl Db {
         self.await_indexes(ks, &indexes, INDEX_WAIT).await
     }
 }
+
+/// Each statement `db` has prepared: its CQL, and whether its results are read with the
+/// column descriptions it was prepared with (the server asked to leave them out), sorted by
+/// the CQL. For the project's tests (`__private::testing`).
+pub fn prepared_statements(db: &Db) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = db
+        .statements()
+        .prepared()
+        .iter()
+        .map(|ps| {
+            (
+                ps.get_statement().to_owned(),
+                ps.get_use_cached_result_metadata(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
