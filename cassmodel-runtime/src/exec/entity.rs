@@ -284,6 +284,7 @@ impl<E> BatchValues for EntityValues<'_, E> {
             tables: self.tables.iter(),
             share: self.share,
             refused: &self.refused,
+            first: true,
         }
     }
 }
@@ -294,6 +295,11 @@ struct EntityRows<'e, E: 'static> {
     tables: std::slice::Iter<'static, EntityTable<E>>,
     share: usize,
     refused: &'e AtomicBool,
+    /// Whether the next row is the batch's first. The driver writes the first row's values
+    /// into a vector of their own (to find the partition's replicas), which grows as they are
+    /// written: that row is handed over in one piece. The others are written into the
+    /// request's own buffer, which holds the statements before them.
+    first: bool,
 }
 
 impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
@@ -304,7 +310,12 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
     ) -> Option<Result<(), SerializationError>> {
         let table = self.tables.next()?;
         let row = EntityRow::new(self.entity, table);
-        let written = InsertValues::unset_nulls_within(&row, self.share).serialize(ctx, writer);
+        let values = InsertValues::unset_nulls_within(&row, self.share);
+        let written = if std::mem::replace(&mut self.first, false) {
+            values.serialize(ctx, writer)
+        } else {
+            values.serialize_in_place(ctx, writer)
+        };
         if let Err(e) = &written
             && e.downcast_ref::<TooLarge>().is_some()
         {
@@ -314,10 +325,12 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
     }
 
     fn is_empty_next(&mut self) -> Option<bool> {
+        self.first = false;
         self.tables.next().map(|_| false)
     }
 
     fn skip_next(&mut self) -> Option<()> {
+        self.first = false;
         self.tables.next().map(drop)
     }
 }

@@ -484,6 +484,18 @@ impl<T: RowFields + ?Sized> SerializeRow for InsertValues<'_, T> {
 }
 
 impl<T: RowFields + ?Sized> InsertValues<'_, T> {
+    /// The row's cells written straight into `writer`, not in one piece as
+    /// [`SerializeRow::serialize`] hands them over: for a writer whose buffer already holds a
+    /// request (a batch's statements after its first), which grows once for the row either
+    /// way, so that a piece would only add its own allocation and copies.
+    pub(crate) fn serialize_in_place(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        self.write(ctx, writer)
+    }
+
     /// The row's cells, in the statement's column order, then its TTL and timestamp.
     fn write(
         &self,
