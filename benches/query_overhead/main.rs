@@ -74,7 +74,9 @@
 //! Environment: `QUERY_OVERHEAD_ROUNDS` (default 36), `QUERY_OVERHEAD_SLICE_MS` (default 300),
 //! `QUERY_OVERHEAD_POLICIES=1` (both sides run the raw code, one on cassmodel's session and
 //! one on the driver's default session: the cost of the attempt-recording policies alone),
-//! `QUERY_OVERHEAD_CONCURRENCY` (default 64), `QUERY_OVERHEAD_ONLY` (the variants whose name
+//! `QUERY_OVERHEAD_CONCURRENCY` (default 64), `QUERY_OVERHEAD_RAW_CACHED_METADATA=1` (the raw
+//! side's reads use the driver's `set_use_cached_result_metadata`, as cassmodel's do: off by
+//! default, as the driver's docs leave it), `QUERY_OVERHEAD_ONLY` (the variants whose name
 //! contains this text, or one of several separated by `|`; `^text`: whose name starts with
 //! it), `QUERY_OVERHEAD_CALIBRATE=1` (an A/A run: both sides run the raw code), `QUERY_OVERHEAD_PACE` (default 0.6; 0: no paced
 //! variants), `QUERY_OVERHEAD_SIDE=raw|cassmodel` (both sides run that side's code, for a

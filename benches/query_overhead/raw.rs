@@ -141,8 +141,24 @@ impl Raw {
         }
         let mut ps = ps.into_iter();
         let mut next = || ps.next().expect("ten statements");
-        let (insert, point, latest, partition, bucket) = (next(), next(), next(), next(), next());
-        let (indexed, ann, conditional) = (next(), next(), next());
+        let (insert, mut point, mut latest, mut partition, mut bucket) =
+            (next(), next(), next(), next(), next());
+        let (mut indexed, mut ann, conditional) = (next(), next(), next());
+        // `QUERY_OVERHEAD_RAW_CACHED_METADATA=1`: the reads as a user who opts in to the
+        // driver's `set_use_cached_result_metadata` writes them (off by default, as in the
+        // driver's docs): results without their column descriptions, as cassmodel's reads are.
+        if std::env::var("QUERY_OVERHEAD_RAW_CACHED_METADATA").is_ok_and(|v| v == "1") {
+            for st in [
+                &mut point,
+                &mut latest,
+                &mut partition,
+                &mut bucket,
+                &mut indexed,
+                &mut ann,
+            ] {
+                st.set_use_cached_result_metadata(true);
+            }
+        }
         let mut entity = Batch::new(BatchType::Logged);
         entity.append_statement(next());
         entity.append_statement(next());
