@@ -43,6 +43,18 @@ struct Person {
     home: RmAddress,
 }
 
+/// Person 1 and her home.
+fn ada() -> Person {
+    Person {
+        id: 1,
+        name: "Ada".into(),
+        home: RmAddress {
+            street: "1 Loop Road".into(),
+            city: "Lovelace".into(),
+        },
+    }
+}
+
 fn user(n: u8) -> Uuid {
     Uuid::from_bytes([n, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, n])
 }
@@ -167,14 +179,7 @@ async fn reads_of_tables_without_udts_leave_the_descriptions_out() {
     db.create_table::<Event>().await.expect("create events");
     db.create_table::<Person>().await.expect("create people");
     support::insert_all(db, events()).await;
-    let ada = Person {
-        id: 1,
-        name: "Ada".into(),
-        home: RmAddress {
-            street: "1 Loop Road".into(),
-            city: "Lovelace".into(),
-        },
-    };
+    let ada = ada();
     db.insert(&ada).await.expect("insert person");
 
     reads_agree(db, &ks, user(1)).await;
@@ -268,14 +273,7 @@ async fn a_udt_that_gains_a_field_is_read_with_each_results_descriptions() {
     let t = support::test_db("result_metadata_udt").await;
     let (db, ks) = (&t.db, t.keyspace().to_owned());
     db.create_table::<Person>().await.expect("create");
-    let ada = Person {
-        id: 1,
-        name: "Ada".into(),
-        home: RmAddress {
-            street: "1 Loop Road".into(),
-            city: "Lovelace".into(),
-        },
-    };
+    let ada = ada();
     db.insert(&ada).await.expect("insert");
     assert_eq!(Person::get(db, &1).await.expect("get"), Some(ada.clone()));
 
