@@ -122,8 +122,7 @@ fn run_noted(step: &str, cmd: &mut Command, counts: &mut Counts) -> bool {
 }
 
 /// `cargo test <args>` with extra environment variables, echoing its output and counting its
-/// results.
-/// `cargo test <args>` with `envs`, its counts added to `counts`. The steps after the first
+/// results. The steps after the first
 /// name `--workspace` with their `--test`s: cargo then resolves the dependencies' features for
 /// the whole workspace, as the first step did, and runs the test binaries it built; without it
 /// the root package's features alone build other ones (30-40 s a step).
