@@ -409,9 +409,9 @@ pub async fn migration(env: &Env) -> Result<Outcome, String> {
     let admin = connect(env, None).await?;
     let mut steps_before_kill = Vec::new();
     let mut rerun_steps = Vec::new();
-    // On the cluster, where each step waits for the schema to agree on three nodes, half the
-    // kills, spread over five times the span: at 0-700 ms in 100 ms steps the kills there
-    // fell before the first or second step only (8 applies, 105 s).
+    // On the cluster, where each step waits for the schema to agree on three nodes: 4 kills
+    // 500 ms apart (0-1,500 ms). 8 kills 100 ms apart (0-700 ms) all fell there before the
+    // first or second step (8 applies, 105 s).
     let (rounds, every_ms): (u64, u64) = if env.nodes.len() > 1 {
         (4, 500)
     } else {

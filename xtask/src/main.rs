@@ -122,10 +122,10 @@ fn run_noted(step: &str, cmd: &mut Command, counts: &mut Counts) -> bool {
 }
 
 /// `cargo test <args>` with extra environment variables, echoing its output and counting its
-/// results. The steps after the first
-/// name `--workspace` with their `--test`s: cargo then resolves the dependencies' features for
-/// the whole workspace, as the first step did, and runs the test binaries it built; without it
-/// the root package's features alone build other ones (30-40 s a step).
+/// results. The steps after the first name `--workspace` with their `--test`s: cargo then
+/// resolves the dependencies' features for the whole workspace, as the first step did, and
+/// runs the test binaries it built; without it the root package's features alone build other
+/// ones (30-40 s a step).
 fn cargo_test(step: &str, args: &[&str], envs: &[(&str, &str)], counts: &mut Counts) -> bool {
     run_noted(
         step,
@@ -279,24 +279,19 @@ fn test(version: Option<&str>) -> ExitCode {
             }
         };
         let envs: Vec<(&str, &str)> = dump_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        // `--exact`: each `--skip` names one test, not every test whose name holds it.
-        let mut args = vec![
-            "--workspace",
-            "--all-features",
-            "--no-fail-fast",
-            "--",
-            "--exact",
-        ];
-        // The tests the three-node cluster step runs, skipped here when it runs.
-        let skipped = if cluster_configured() {
-            &[][..]
-        } else {
-            &CLUSTER_ONLY_TESTS[..]
-        };
-        for test in std::iter::once(&PULL_SUITE_TEST).chain(skipped) {
-            args.extend(["--skip", test]);
-        }
-        if !cargo_test("cargo test --workspace", &args, &envs, &mut counts) {
+        if !cargo_test(
+            "cargo test --workspace",
+            &[
+                "--workspace",
+                "--all-features",
+                "--no-fail-fast",
+                "--",
+                "--skip",
+                PULL_SUITE_TEST,
+            ],
+            &envs,
+            &mut counts,
+        ) {
             failed.push("tests");
         }
         if let Ok(dir) = &dump
@@ -609,19 +604,6 @@ fn forget_packaged_sources() {
 /// The test of tests/pull_suite.rs, which runs after the suite, on what it left.
 const PULL_SUITE_TEST: &str = "every_keyspace_the_suite_leaves_round_trips";
 
-/// tests/key_change.rs's tests, which `test` runs on the three-node cluster (with a node's
-/// faults of the chaos `copy` and `counters` checks before them) rather than on the single
-/// node as well: 83 s of the suite's single-node step. Names no other test file has; a test
-/// added to key_change.rs and not named here runs in both.
-const CLUSTER_ONLY_TESTS: [&str; 6] = [
-    "analyze_then_bucket_journey",
-    "clustering_order_change",
-    "partition_key_change",
-    "type_change_with_a_failing_row",
-    "a_foreign_target_and_two_backfills_at_once",
-    "counter_table_copied_offline",
-];
-
 /// tests/pull_suite.rs on the keyspaces the suite left in `dump`.
 fn pull_round_trip(dump: &std::path::Path, counts: &mut Counts) -> bool {
     let written = match pull_suite::write(dump) {
@@ -703,8 +685,8 @@ fn install_cli() -> bool {
 /// The three-node cluster on 127.0.0.1-3 (which the single node's address is part of): the
 /// single node is stopped (and started again at the end if it ran before this step), the
 /// cluster checks and the chaos checks run on the cluster (`chaos --cluster`, which starts
-/// it), then tests/migrations.rs, tests/key_change.rs (run here only), tests/views.rs and
-/// tests/fixture.rs (their keyspaces replicated three times) with the cluster's three
+/// it), then tests/migrations.rs, tests/key_change.rs, tests/views.rs and tests/fixture.rs
+/// (their keyspaces replicated three times) with the cluster's three
 /// contact points;
 /// the cluster is stopped, and the same addresses take the cluster in two data centres
 /// (127.0.0.1-2 in dc1, 127.0.0.3 in dc2) for its checks and tests/writes.rs with the local
@@ -728,7 +710,7 @@ fn cluster_suite(started_by_run: bool, counts: &mut Counts) -> Vec<&'static str>
             failed: "cluster",
         },
         // tests/writes.rs runs on the cluster in two data centres below (two of its nodes in
-        // the local one); tests/key_change.rs here only (see `CLUSTER_ONLY_TESTS`).
+        // the local one).
         Step {
             name: "tests/migrations.rs, tests/key_change.rs, tests/views.rs and tests/fixture.rs \
                    on the three-node cluster",
