@@ -352,9 +352,7 @@ fn test(version: Option<&str>) -> ExitCode {
                  nodes, not the cluster in CASSMODEL_CONTACT_POINTS"
             );
         } else {
-            // On the single node, the checks the cluster does not repeat with a node killed
-            // besides: `copy`, `counters`, `migrate` and `load` run on the cluster only here
-            // (`cargo xtask chaos` runs all of them on the single node).
+            // `SINGLE_NODE_CHECKS`: the others run on the cluster only here.
             let single = ["--only".to_owned(), SINGLE_NODE_CHECKS.to_owned()];
             if !run_noted("chaos (pause, kill -9)", &mut chaos(&single), &mut counts) {
                 failed.push("chaos");
@@ -397,10 +395,9 @@ fn test(version: Option<&str>) -> ExitCode {
 }
 
 /// The checks of `chaos` on the single node in `cargo xtask test`: all but `copy`,
-/// `counters`, `migrate` and `load`, which the cluster step runs, the same workers killed at
-/// the same points with a node killed as well (or, for `migrate`, its applies killed on
-/// three nodes whose schema must agree). What stays is what a single node does that a
-/// cluster does not: the whole cluster paused and killed, and the checks of rows and names.
+/// `counters`, `migrate` and `load`, which the cluster step runs with faults of its own
+/// besides (a node killed; `migrate`'s applies killed while three nodes agree on the schema).
+/// `cargo xtask chaos` runs every check on the single node.
 const SINGLE_NODE_CHECKS: &str = "drift,hostile,pause,crash";
 
 /// The Cassandra 4.1 release the suite runs on besides the default one (5.0).
