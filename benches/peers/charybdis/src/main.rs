@@ -120,11 +120,19 @@ async fn op(session: &CachingSession, phase: Phase, seed: u64, i: usize) -> usiz
         Phase::Conditional => {
             let (pool, n) = next_write(false, phase);
             let row = new_event(pool, n);
-            row.insert_if_not_exists()
+            // charybdis returns the driver's result: whether the insert applied is read
+            // from it as the raw side and cassmodel's `applied` read it (the `[applied]`
+            // column), so that the three sides do the same work.
+            let (applied,) = row
+                .insert_if_not_exists()
                 .execute(session)
                 .await
-                .expect("insert if not exists");
-            1
+                .expect("insert if not exists")
+                .into_rows_result()
+                .expect("rows")
+                .first_row::<(bool,)>()
+                .expect("[applied]");
+            usize::from(applied)
         }
         Phase::Point => {
             let (u, e) = point_key(seed, i);
