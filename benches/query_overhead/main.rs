@@ -59,8 +59,8 @@
 //! ratio is the client's own cost). Per (variant, side), each round runs operations for a
 //! fixed wall time and records the process's CPU time (user+sys, all threads) per operation,
 //! the heap allocations per operation (a counting global allocator: every allocation of the
-//! process, the driver's included) and the throughput. The sides alternate within a round and
-//! swap order every round. Reported: medians over rounds, the median of the paired
+//! process, the driver's included) and the throughput. The sides alternate within a round, in an
+//! order balanced for the effect of one run on the next (`WILLIAMS`). Reported: medians over rounds, the median of the paired
 //! per-round ratios cassmodel/raw with its interquartile range and a distribution-free 95%
 //! confidence interval.
 //!
@@ -155,6 +155,45 @@ fn spin(ns: u64) {
         std::hint::spin_loop();
     }
 }
+
+/// The order of the four sides (0 cassmodel, 1 raw, 2 charybdis, 3 the raw code in the peer's
+/// process) per round, round `r` taking row `r % 4`: a Williams square, in which every ordered
+/// pair of sides is adjacent in exactly one row (balanced for the effect of one run on the
+/// next).
+const WILLIAMS: [[usize; 4]; 4] = [[0, 1, 3, 2], [1, 2, 0, 3], [2, 3, 1, 0], [3, 0, 2, 1]];
+
+// Checked when the bench compiles: each row holds every side, each side opens one row, and
+// each of the 12 ordered pairs of sides is adjacent in exactly one row.
+const _: () = {
+    let mut adjacent = [[0u8; 4]; 4];
+    let mut first = [0u8; 4];
+    let mut r = 0;
+    while r < 4 {
+        let row = WILLIAMS[r];
+        first[row[0]] += 1;
+        let mut seen = [false; 4];
+        let mut k = 0;
+        while k < 4 {
+            assert!(!seen[row[k]], "a side twice in a row of WILLIAMS");
+            seen[row[k]] = true;
+            if k > 0 {
+                adjacent[row[k - 1]][row[k]] += 1;
+            }
+            k += 1;
+        }
+        r += 1;
+    }
+    let mut a = 0;
+    while a < 4 {
+        assert!(first[a] == 1, "a side opens no row, or two, of WILLIAMS");
+        let mut b = 0;
+        while b < 4 {
+            assert!(a == b || adjacent[a][b] == 1, "WILLIAMS is not balanced");
+            b += 1;
+        }
+        a += 1;
+    }
+};
 
 struct Bench {
     ops: Ops,
@@ -619,9 +658,14 @@ async fn main() {
     );
 
     for round in 0..rounds {
-        // The sides in turn, each first in every fourth round (the peer's two skipped when
-        // it is absent).
-        let order = [0, 1, 2, 3].map(|k| (k + round) % 4);
+        // The sides in turn, in the rows of a Williams square: each side first in every
+        // fourth round, and each side right after each other side once in four rounds (the
+        // peer's two skipped when it is absent: then cassmodel and raw alternate first). In
+        // the cyclic order used before (`(k + round) % 4`), every side always followed the
+        // same side: cassmodel the raw code in the peer's process, raw cassmodel, so an
+        // effect one run leaves on the next (the other process's cache lines, the node's
+        // work after a phase) fell on the same side in every round.
+        let order = WILLIAMS[round % 4];
         for (k, v) in variants.iter_mut().enumerate() {
             // Every side of a round reads the same random keys.
             let seed = mix((round * 1_000 + k) as u64 + 1_000);
