@@ -59,10 +59,10 @@
 //! ratio is the client's own cost). Per (variant, side), each round runs operations for a
 //! fixed wall time and records the process's CPU time (user+sys, all threads) per operation,
 //! the heap allocations per operation (a counting global allocator: every allocation of the
-//! process, the driver's included) and the throughput. The sides alternate within a round, in an
-//! order balanced for the effect of one run on the next (`WILLIAMS`). Reported: medians over rounds, the median of the paired
-//! per-round ratios cassmodel/raw with its interquartile range and a distribution-free 95%
-//! confidence interval.
+//! process, the driver's included) and the throughput. The sides alternate within a round, in
+//! an order balanced for the effect of one run on the next (`WILLIAMS`). Reported: medians
+//! over rounds, the median of the paired per-round ratios cassmodel/raw with its
+//! interquartile range and a distribution-free 95% confidence interval.
 //!
 //! Many short rounds rather than a few long ones: on a shared 2-core machine the load moves
 //! within seconds, and a 95% interval of the median needs many paired ratios. At 8 rounds of
@@ -658,13 +658,8 @@ async fn main() {
     );
 
     for round in 0..rounds {
-        // The sides in turn, in the rows of a Williams square: each side first in every
-        // fourth round, and each side right after each other side once in four rounds (the
-        // peer's two skipped when it is absent: then cassmodel and raw alternate first). In
-        // the cyclic order used before (`(k + round) % 4`), every side always followed the
-        // same side: cassmodel the raw code in the peer's process, raw cassmodel, so an
-        // effect one run leaves on the next (the other process's cache lines, the node's
-        // work after a phase) fell on the same side in every round.
+        // The peer's two sides are skipped when it is absent: then cassmodel and raw
+        // alternate first.
         let order = WILLIAMS[round % 4];
         for (k, v) in variants.iter_mut().enumerate() {
             // Every side of a round reads the same random keys.
