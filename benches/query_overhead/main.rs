@@ -46,7 +46,11 @@
 //! conditional insert), written as its README shows, in a process of its own
 //! (`benches/peers/charybdis`, a separate workspace built here with `cargo build --release`),
 //! on the same node and keyspace, with the same keys, in the same rounds; its process measures
-//! itself the same way, and runs the raw side's code (`raw.rs`) too, in every round. The ratio
+//! itself the same way, and runs the raw side's code (`raw.rs`) too, in every round, its reads
+//! of `events` into charybdis's model (a `#[derive(DeserializeRow)]` struct of the same
+//! columns, as `RawEvent`): two copies of the same derive differ by up to 15% in CPU at 64 in
+//! flight by where the linker places them (BENCHMARKS.md), so the peer's two sides share one
+//! copy and the ratio measures charybdis's own calls. The ratio
 //! to charybdis compares each mapper's ratio to the raw code in its own process,
 //! (cassmodel/raw here) / (charybdis/raw in the peer), per round: the same raw code costs
 //! less CPU per operation in the peer's process than in this one (the column "raw there /

@@ -9,7 +9,7 @@ use cassmodel::value::Timeuuid;
 use chrono::Duration as Days;
 
 use crate::model::*;
-use crate::raw::Raw;
+use crate::raw::{Raw, RawEvent};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Side {
@@ -50,7 +50,7 @@ impl Ops {
             let s = self.raw_db.session();
             let queries = &self.raw_queries;
             let rows = (self.raw)
-                .op(s, phase, seed, i, pool(side, phase), n, queries)
+                .op::<RawEvent>(s, phase, seed, i, pool(side, phase), n, queries)
                 .await;
             if phase == Phase::Indexed {
                 assert_eq!(rows, self.per_score[&score_of(seed, i)]);

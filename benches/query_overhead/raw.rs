@@ -193,9 +193,13 @@ impl Raw {
 
     /// Operation `i` of `phase` in a run seeded `seed` (its random keys); a write's fresh key
     /// is row `n` of key pool `pool`; an ANN read's vector is one of `queries`. Returns the
-    /// rows read (1 for a write that applied).
+    /// rows read (1 for a write that applied). The reads of `events` read their rows into `E`:
+    /// [`RawEvent`] in the bench's process; the charybdis peer passes its own model, a
+    /// `#[derive(DeserializeRow)]` struct of the same columns, so that its two sides run one
+    /// copy of the rows' deserialisation (two copies of the same derive cost up to 15% apart
+    /// at 64 in flight, by where the linker puts them: BENCHMARKS.md).
     #[allow(clippy::too_many_arguments)]
-    pub async fn op(
+    pub async fn op<E>(
         &self,
         s: &Session,
         phase: Phase,
@@ -204,7 +208,10 @@ impl Raw {
         pool: u64,
         n: usize,
         queries: &[Vec<f32>],
-    ) -> usize {
+    ) -> usize
+    where
+        E: for<'f, 'm> DeserializeRowTrait<'f, 'm> + Send + 'static,
+    {
         match phase {
             Phase::Insert => {
                 let (user_id, event_id, body, score, tags) = new_row(pool, n);
@@ -222,18 +229,18 @@ impl Raw {
                     .expect("execute")
                     .into_rows_result()
                     .expect("rows")
-                    .maybe_first_row::<RawEvent>()
+                    .maybe_first_row::<E>()
                     .expect("row");
                 usize::from(std::hint::black_box(row).is_some())
             }
             Phase::Latest => {
                 let u = user(pick(seed, i, USERS));
-                let rows: Vec<RawEvent> = unpaged(s, &self.latest, (u, LATEST as i32)).await;
+                let rows: Vec<E> = unpaged(s, &self.latest, (u, LATEST as i32)).await;
                 std::hint::black_box(rows).len()
             }
             Phase::Partition => {
                 let u = user(pick(seed, i, USERS));
-                let rows: Vec<RawEvent> = all(s, &self.partition, (u,)).await;
+                let rows: Vec<E> = all(s, &self.partition, (u,)).await;
                 std::hint::black_box(rows).len()
             }
             Phase::Bucketed => {
@@ -241,7 +248,7 @@ impl Raw {
                 std::hint::black_box(self.bucketed(s, u, from).await).len()
             }
             Phase::Indexed => {
-                let rows: Vec<RawEvent> = all(s, &self.indexed, (score_of(seed, i),)).await;
+                let rows: Vec<E> = all(s, &self.indexed, (score_of(seed, i),)).await;
                 std::hint::black_box(rows).len()
             }
             Phase::Ann => {

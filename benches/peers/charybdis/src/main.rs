@@ -10,7 +10,7 @@
 //!
 //! Then one line per run on stdin, `SIDE PHASE CONCURRENCY RATE SLICE_MS SEED` (SIDE
 //! `charybdis`, or `raw`: the bench's raw code, `raw.rs`, run in this process on the same
-//! session; RATE 0: a closed loop), and one line back on stdout, `OPS CPU_NS WALL_NS ALLOCS`,
+//! session, its reads of `events` into [`Event`] as charybdis's; RATE 0: a closed loop), and one line back on stdout, `OPS CPU_NS WALL_NS ALLOCS`,
 //! or `unsupported` for a phase charybdis has no form of (buckets, vector search, an entity of
 //! two tables). The raw runs are this process's baseline: the bench compares each mapper with
 //! the raw driver in its own process, since two processes differ in CPU per operation even
@@ -21,7 +21,9 @@ mod drive;
 #[path = "../../../query_overhead/keys.rs"]
 #[allow(dead_code)]
 mod keys;
+// `RawEvent` is the bench's own row type: this process reads into `Event`.
 #[path = "../../../query_overhead/raw.rs"]
+#[allow(dead_code)]
 mod raw;
 
 use std::alloc::System;
@@ -99,7 +101,7 @@ async fn raw_op(
 ) -> usize {
     let (pool, n) = next_write(true, phase);
     let rows = statements
-        .op(session.get_session(), phase, seed, i, pool, n, &[])
+        .op::<Event>(session.get_session(), phase, seed, i, pool, n, &[])
         .await;
     if phase == Phase::Indexed {
         usize::from(rows > 0)
