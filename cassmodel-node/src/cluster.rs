@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::config::NodeConfig;
 use crate::config::sibling_dir;
 use crate::error::NodeError;
-use crate::node::{Started, ensure_running, is_ready, peers, running_pid, stop};
+use crate::node::{Started, ensure_running, is_ready, peers, running_pid, schema_version, stop};
 
 /// Nodes in the local cluster.
 pub const CLUSTER_SIZE: u8 = 3;
@@ -15,7 +15,8 @@ pub const CLUSTER_SIZE: u8 = 3;
 /// The heap of each cluster node: three of them share the machine with the tests.
 pub const CLUSTER_HEAP: &str = "768M";
 
-/// How long [`start_cluster`] waits for every node to see the others after they answer CQL.
+/// How long [`start_cluster`] waits for every node to see the others, and agree on one
+/// schema, after they answer CQL.
 const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How the local cluster's three nodes are placed in data centres.
@@ -115,12 +116,17 @@ pub async fn start_cluster(nodes: &[NodeConfig]) -> Result<Vec<Started>, NodeErr
     Ok(started)
 }
 
-/// Waits until each node of `nodes` answers CQL and lists every other one in its
-/// `system.peers_v2` (bounded by `timeout`).
+/// Waits until each node of `nodes` answers CQL, lists every other one in its
+/// `system.peers_v2`, and all of them report one `schema_version` (bounded by `timeout`).
+///
+/// Schema agreement is part of it because a node restarted under a changing schema can
+/// take a minute or more to pull the schema it missed (Cassandra pulls on gossip, with
+/// back-off), and DDL sent meanwhile waits for agreement and times out in the driver.
 pub async fn wait_joined(nodes: &[NodeConfig], timeout: Duration) -> Result<(), NodeError> {
     let start = Instant::now();
     loop {
         let mut missing = Vec::new();
+        let mut versions = Vec::with_capacity(nodes.len());
         for cfg in nodes {
             let peers = peers(cfg).await.unwrap_or_default();
             for other in nodes.iter().filter(|o| o.host != cfg.host) {
@@ -128,6 +134,17 @@ pub async fn wait_joined(nodes: &[NodeConfig], timeout: Duration) -> Result<(), 
                     missing.push(format!("{} does not list {}", cfg.host, other.host));
                 }
             }
+            versions.push((cfg.host, schema_version(cfg).await));
+        }
+        if versions.iter().any(|(_, v)| *v != versions[0].1) {
+            let each: Vec<String> = versions
+                .iter()
+                .map(|(host, v)| match v {
+                    Some(v) => format!("{host} {v}"),
+                    None => format!("{host} no answer"),
+                })
+                .collect();
+            missing.push(format!("schema versions differ: {}", each.join(", ")));
         }
         if missing.is_empty() {
             return Ok(());

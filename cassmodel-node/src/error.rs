@@ -170,15 +170,16 @@ pub enum NodeError {
         work_dir: PathBuf,
     },
 
-    /// The cluster's nodes answer CQL but do not all see each other.
+    /// The cluster's nodes answer CQL but do not all see each other or do not agree on one
+    /// schema version.
     #[error(
-        "the cluster's nodes did not all see each other within {secs} s ({missing}); see \
-         `cassmodel-node cluster logs`"
+        "the cluster's nodes did not all see each other and agree on one schema within {secs} s \
+         ({missing}); see `cassmodel-node cluster logs`"
     )]
     NotJoined {
         /// How long was waited, in seconds.
         secs: u64,
-        /// Which node misses which peer.
+        /// Which node misses which peer, and each node's schema version when they differ.
         missing: String,
     },
 

@@ -86,6 +86,6 @@ pub use fixture::{TestKeyspace, unique_name};
 pub use node::{
     Signal, Started, cluster_or_local_node, ensure_running, ensure_running_blocking, is_ready,
     load_average, log_tail, nodetool, peers, pinned_session, release_version, reset, running_pid,
-    signal, stop,
+    schema_version, signal, stop,
 };
 pub use tls::TlsFiles;

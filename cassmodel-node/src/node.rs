@@ -190,6 +190,14 @@ pub async fn peers(cfg: &NodeConfig) -> Option<Vec<std::net::Ipv4Addr>> {
     Some(peers)
 }
 
+/// The `schema_version` the node answering on `cfg`'s contact point reports for itself in
+/// `system.local` (asked of that node alone), or `None` if it does not answer.
+pub async fn schema_version(cfg: &NodeConfig) -> Option<uuid::Uuid> {
+    let rows = probe_query(cfg, "SELECT schema_version FROM system.local").await?;
+    let (version,): (uuid::Uuid,) = rows.first_row().ok()?;
+    Some(version)
+}
+
 /// The rows of `cql` asked of the node of `cfg` alone ([`probe_session`]), within 10 s;
 /// `None` if it does not answer.
 async fn probe_query(

@@ -27,6 +27,9 @@
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
 //! bounded in count and in time. Every check begins with every node up: a node a check left
 //! down (it failed before starting it again) is started again, and that check fails.
+//! The run ends, on a single node or a cluster, by waiting (up to 240 s) until every node lists
+//! the others and all report one schema version, and fails if they do not: what runs next
+//! sends DDL, which the driver lets wait 60 s for schema agreement.
 //!
 //! With `--cluster`, the same checks run on the three-node cluster (127.0.0.1-127.0.0.3,
 //! started if needed; the single node must be stopped), in a keyspace with three replicas,
@@ -65,7 +68,7 @@ mod env;
 mod report;
 
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cassmodel::{ConnectOptions, Replication};
 use cassmodel_node::{NodeConfig, Topology};
@@ -97,6 +100,10 @@ const CLUSTER_CHECKS: [&str; 12] = [
     "pause",
     "crash",
 ];
+/// How long the run waits, after its checks, for every node to list the others and report
+/// one schema version (a restarted node pulls the schema it missed with back-off).
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(240);
+
 /// On two data centres: the checks of data centres, then those whose outcome depends on
 /// where replicas are (the others are the same on one data centre or two).
 const TWO_DC_CHECKS: [&str; 6] = [
@@ -328,6 +335,19 @@ async fn run(args: &Args) -> Result<bool, String> {
     } else {
         println!("keyspace {keyspace} is kept for inspection");
     }
+    // The nodes are handed on settled: what runs next sends DDL, which waits for schema
+    // agreement (60 s in the driver), and a node a check restarted, or one slow to apply the
+    // drops above, may still be pulling the schema it missed.
+    let settling = Instant::now();
+    let settled = cassmodel_node::wait_joined(&env.nodes, SETTLE_TIMEOUT).await;
+    match &settled {
+        Ok(()) => println!(
+            "every node up and on one schema version {:.0?} after the checks",
+            settling.elapsed()
+        ),
+        Err(e) => println!("FAIL after the checks: {e}"),
+    }
+    let all_ok = all_ok && settled.is_ok();
     println!(
         "chaos: {} of {} checks passed in {:.0?}; load average {}",
         outcomes.iter().filter(|o| o.ok).count(),
