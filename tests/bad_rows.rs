@@ -4,7 +4,7 @@
 
 mod support;
 
-use cassmodel::{CassTable, Error, RowError};
+use cassmodel::{CassTable, Error, ErrorKind, RowError};
 
 /// The struct as the code expects the table to be.
 #[derive(CassTable, Debug, PartialEq)]
@@ -44,9 +44,12 @@ async fn null_in_a_non_option_column() {
         }
         other => panic!("expected RowError::Null, got {other:?}"),
     }
+    // The struct is at fault, not the schema: a kind of its own, not `SchemaMismatch`
+    // (which sends the user to migrate).
+    assert_eq!(err.kind(), ErrorKind::UnexpectedNull, "{err}");
     let msg = err.to_string();
     assert!(
-        msg.contains("balance") && msg.contains("Option<i64>"),
+        msg.contains("balance") && msg.contains("make the field an `Option<i64>`"),
         "{msg}"
     );
     // A null in an `Option` column is fine.

@@ -247,11 +247,14 @@ struct Instants {
     history: Vec<DateTime<Utc>>,
 }
 
-/// A CQL timestamp holds milliseconds: a `DateTime<Utc>` with digits below the millisecond is
-/// refused when bound, naming the table and column and the fix, and nothing is written; a
-/// value rounded to the millisecond round-trips exactly.
+/// A CQL timestamp holds milliseconds: a `DateTime<Utc>` with digits below the millisecond
+/// (`Utc::now()`) is written truncated to its millisecond at every place a value is written
+/// (a key, an `Option`, a list); a read by the exact value finds no row (no stored timestamp
+/// has those digits), by the truncated one finds it. With `strict_timestamps(true)` the same
+/// writes are refused, naming the table, the column and the fix, and nothing is written; reads
+/// are never refused.
 #[tokio::test]
-async fn sub_millisecond_datetime_is_refused_not_truncated() {
+async fn sub_millisecond_datetime_is_truncated_when_written_and_refused_when_strict() {
     use chrono::SubsecRound;
 
     let t = support::test_db("sub_ms").await;
@@ -262,72 +265,82 @@ async fn sub_millisecond_datetime_is_refused_not_truncated() {
     let fine = exact + chrono::Duration::microseconds(456);
     let row = Instants {
         id: 1,
+        at: fine,
+        later: Some(fine),
+        history: vec![fine, exact + chrono::Duration::seconds(1)],
+    };
+    t.db.insert(&row).await.expect("written truncated");
+    let truncated = Instants {
+        id: 1,
         at: exact,
         later: Some(exact),
         history: vec![exact, exact + chrono::Duration::seconds(1)],
     };
-    t.db.insert(&row).await.expect("milliseconds are exact");
+    assert_eq!(fine.trunc_subsecs(3), exact);
+    assert_eq!(
+        Instants::get(&t.db, &1, &exact).await.expect("read"),
+        Some(truncated.clone())
+    );
+    // No stored timestamp equals `fine`: the read finds nothing, and is not refused.
+    assert_eq!(Instants::get(&t.db, &1, &fine).await.expect("read"), None);
+    assert_eq!(
+        Instants::select()
+            .id(&1)
+            .at(&fine)
+            .fetch_all(&t.db)
+            .await
+            .expect("read"),
+        vec![]
+    );
 
+    cassmodel::value::strict_timestamps(true);
     let refused_column = |err: &cassmodel::Error| {
         let (table, column, detail) = support::refused(err);
         assert_eq!(table, format!("{ks}.instants"), "{err}");
         assert!(detail.contains("trunc_subsecs(3)"), "{err}");
         assert!(detail.contains("10:00:00.123456"), "{err}");
+        assert!(detail.contains("strict_timestamps"), "{err}");
         column.to_owned()
+    };
+    let whole = Instants {
+        id: 2,
+        ..truncated.clone()
     };
     let cases = [
         (
             "at",
             Instants {
                 at: fine,
-                ..row.clone()
+                ..whole.clone()
             },
         ),
         (
             "later",
             Instants {
-                id: 2,
                 later: Some(fine),
-                ..row.clone()
+                ..whole.clone()
             },
         ),
         (
             "history",
             Instants {
-                id: 3,
                 history: vec![exact, fine],
-                ..row.clone()
+                ..whole.clone()
             },
         ),
     ];
-    for (column, bad) in &cases {
-        let err = t.db.insert(bad).await.expect_err("sub-millisecond digits");
-        assert_eq!(refused_column(&err), *column);
+    let mut columns = Vec::new();
+    for (_, bad) in &cases {
+        let err = t.db.insert(bad).await.expect_err("strict: refused");
+        columns.push(refused_column(&err));
     }
-    // A key value bound by a read is refused the same way.
-    let err = Instants::get(&t.db, &1, &fine)
-        .await
-        .expect_err("sub-millisecond key");
-    assert_eq!(refused_column(&err), "at");
-
-    // Nothing was written: the partitions hold only the exact row.
-    for id in 1..=3 {
-        let rows = Instants::partition(&t.db, &id).await.expect("read");
-        let expected = if id == 1 { vec![row.clone()] } else { vec![] };
-        assert_eq!(rows, expected, "partition {id}");
-    }
-    // Rounded as the message says, the value round-trips exactly.
-    let rounded = Instants {
-        id: 4,
-        at: fine.trunc_subsecs(3),
-        later: Some(fine.trunc_subsecs(3)),
-        history: vec![fine.trunc_subsecs(3)],
-    };
-    t.db.insert(&rounded).await.expect("rounded");
-    assert_eq!(
-        Instants::get(&t.db, &4, &rounded.at).await.expect("read"),
-        Some(rounded)
-    );
+    // A read is still not refused.
+    let read = Instants::get(&t.db, &1, &fine).await;
+    cassmodel::value::strict_timestamps(false);
+    assert_eq!(columns, ["at", "later", "history"]);
+    assert_eq!(read.expect("a read is never refused"), None);
+    // Nothing of the refused writes was written.
+    assert_eq!(Instants::partition(&t.db, &2).await.expect("read"), vec![]);
     t.drop_all().await;
 }
 

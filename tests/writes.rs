@@ -50,7 +50,8 @@ mod timeslots {
         customer: Uuid,
         ttl: i32,
     ) -> cassmodel::Result<Outcome<DeliveryTimeslots>> {
-        // A CQL timestamp holds milliseconds; finer digits are refused, not truncated.
+        // A CQL timestamp holds milliseconds: the value the test compares with what it reads
+        // back is truncated as the write truncates it.
         let expiry =
             (chrono::Utc::now() + chrono::Duration::seconds(i64::from(ttl))).trunc_subsecs(3);
         DeliveryTimeslots::update()
@@ -291,6 +292,80 @@ async fn counters_sum_exactly() {
         (home.views, home.clicks),
         (Counter(20_000 - 30), Counter(5))
     );
+    t.drop_all().await;
+}
+
+/// `PageViews`'s table read with fields that may hold no value.
+#[derive(CassTable, Debug, PartialEq)]
+#[cass(table = "page_views")]
+struct PageViewsOrNone {
+    #[partition_key]
+    page: String,
+    views: Option<Counter>,
+    clicks: Option<Counter>,
+}
+
+/// One counter of `PageViews`.
+#[derive(cassmodel::CassProjection, Debug, PartialEq)]
+#[cass(table = PageViews)]
+struct ViewsOnly {
+    page: String,
+    views: Counter,
+}
+
+#[tokio::test]
+async fn a_counter_never_incremented_reads_as_zero() {
+    let t = support::test_db("w_counter_zero").await;
+    t.db.create_table::<PageViews>().await.expect("create");
+    PageViews::update()
+        .increment_clicks(3)
+        .page("about")
+        .execute(&t.db)
+        .await
+        .expect("increment");
+    // `views` was never incremented: the server holds no value, which every Cassandra
+    // client reads as 0.
+    let about = PageViews::get(&t.db, "about").await.expect("read");
+    assert_eq!(
+        about,
+        Some(PageViews {
+            page: "about".into(),
+            views: Counter(0),
+            clicks: Counter(3)
+        })
+    );
+    let all = PageViews::select()
+        .page("about")
+        .fetch_all(&t.db)
+        .await
+        .expect("select");
+    assert_eq!(all.len(), 1);
+    assert_eq!((all[0].views, all[0].clicks), (Counter(0), Counter(3)));
+    let projected = PageViews::select()
+        .page("about")
+        .read_as::<ViewsOnly>()
+        .fetch_first(&t.db)
+        .await
+        .expect("projection");
+    assert_eq!(
+        projected,
+        Some(ViewsOnly {
+            page: "about".into(),
+            views: Counter(0)
+        })
+    );
+    // An `Option<Counter>` still tells the missing value apart.
+    let or_none = PageViewsOrNone::get(&t.db, "about").await.expect("read");
+    assert_eq!(
+        or_none,
+        Some(PageViewsOrNone {
+            page: "about".into(),
+            views: None,
+            clicks: Some(Counter(3))
+        })
+    );
+    // A page never counted at all has no row.
+    assert_eq!(PageViews::get(&t.db, "home").await.expect("read"), None);
     t.drop_all().await;
 }
 

@@ -103,10 +103,14 @@ pub enum RowError {
         /// What does not fit, and what to do.
         detail: String,
     },
-    /// A null in a column whose Rust type cannot hold one.
+    /// A null in a column whose Rust type cannot hold one: a row written without the
+    /// column (by another program, or before the column was added), or whose value was
+    /// deleted. [`Error::kind`](crate::Error::kind) is [`ErrorKind::UnexpectedNull`]: the
+    /// struct, not the schema, is at fault.
     #[error(
-        "table `{table}`, column `{column}` is null, but its field has Rust type `{ty}` \
-         (CQL `{expected}`), which cannot hold a null; make the field an `Option<{ty}>`",
+        "table `{table}`, column `{column}` is null in this row, but its field has Rust type \
+         `{ty}` (CQL `{expected}`), which cannot hold a null: make the field an `Option<{ty}>` \
+         (a row has a null where it was written without the column, or the value was deleted)",
         ty = rust_name(.rust_type)
     )]
     Null {
@@ -640,6 +644,11 @@ pub enum ErrorKind {
     /// column, a statement the server no longer knows as prepared, or a row whose columns or
     /// types differ from the struct (see [`RowError`]). Usually a migration not applied.
     SchemaMismatch,
+    /// A row holds a null in a column whose field cannot hold one ([`RowError::Null`]): the
+    /// row was written without the column, or its value was deleted. Make the field an
+    /// `Option`; migrating does not help. (A counter never incremented is no such null: a
+    /// `Counter` field reads it as 0.)
+    UnexpectedNull,
     /// The server (or cassmodel, before sending) refused the request as invalid: syntax, a
     /// value it cannot take, an object that already exists, a bad argument.
     InvalidRequest,
@@ -791,6 +800,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         let driver: &(dyn std::error::Error + 'static) = match self {
             Error::Row(RowError::Refused { .. }) => return ErrorKind::InvalidRequest,
+            Error::Row(RowError::Null { .. }) => return ErrorKind::UnexpectedNull,
             Error::Row(_) => return ErrorKind::SchemaMismatch,
             Error::NoKeyspace { .. }
             | Error::ContactPoint(_)

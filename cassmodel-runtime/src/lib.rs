@@ -50,7 +50,7 @@ pub use scylla::statement::{Consistency, SerialConsistency};
 pub use session::db::Db;
 pub use session::version::ServerVersion;
 pub use session::warnings::ServerWarning;
-pub use statement::options::QueryOptions;
+pub use statement::options::{QueryOptions, RowCount};
 pub use statement::spec::Cmp;
 pub use statement::typestate::{kind, state};
 
@@ -63,8 +63,10 @@ pub use scylla;
 /// A value a column cannot hold is refused when it is bound, before anything is sent, with
 /// a [`RowError::Refused`] naming the table and column: a `Time` outside one day (its
 /// nanoseconds since midnight below 0 or from 86,400,000,000,000 on; Cassandra would store it
-/// and then fail every read of the row), chrono's leap second in a `NaiveTime`, and a
-/// `DateTime<Utc>` with digits below the millisecond.
+/// and then fail every read of the row) and chrono's leap second in a `NaiveTime`. A
+/// `DateTime<Utc>` with digits below the millisecond (`Utc::now()`) is written truncated to
+/// its millisecond, compared exactly in reads ([`CqlMapping`]'s `DateTime<Utc>`), and
+/// refused only with [`strict_timestamps`](value::strict_timestamps).
 ///
 /// ```
 /// use cassmodel::value::Time;
@@ -74,6 +76,7 @@ pub use scylla;
 /// # let _ = (noon, midnight_next_day);
 /// ```
 pub mod value {
+    pub use crate::mapping::types::strict_timestamps;
     pub use crate::mapping::vector::{DimensionError, Vector};
     pub use scylla::value::{
         Counter, CqlDate as Date, CqlDecimal as Decimal, CqlDuration as Duration, CqlTime as Time,
@@ -123,7 +126,7 @@ pub mod __private {
         pub use crate::exec::batch::BatchEntry;
         pub use crate::exec::entity::{EntityTable, contains_str, run_entity_batch, save_entity};
         pub use crate::exec::read::{get_by_key, partition, scan};
-        pub use crate::mapping::erased::Bound;
+        pub use crate::mapping::erased::{Bound, ListElement};
         pub use crate::mapping::vector::QueryVector;
         pub use crate::query::builder::{Query, refused_read};
         pub use crate::statement::spec::{Op, SetOp};

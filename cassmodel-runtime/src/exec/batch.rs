@@ -567,9 +567,11 @@ struct QueryEntry<'a, T> {
 
 /// A builder's update or delete as a batch entry.
 pub(crate) fn query_entry<'a, T: Table>(
-    state: QueryState<'a>,
+    mut state: QueryState<'a>,
     what: Statement,
 ) -> Box<dyn BatchEntry + 'a> {
+    // A range delete's and a condition's timestamps compare exactly.
+    state.exact_timestamps(false);
     Box::new(QueryEntry::<T> {
         state,
         what,

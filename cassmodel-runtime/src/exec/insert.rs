@@ -226,7 +226,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
         'r: 'd,
     {
         let consistency = self.options.consistency;
-        traced::<T, _, _>(db, "insert", consistency, move || async move {
+        traced::<T, _, _>(db, "insert", consistency, None, move || async move {
             // A table with dual writes (a key change) never takes the kept statement.
             let dual = T::schema().source.is_some_and(|s| s.dual_writes);
             let kept = db
@@ -278,6 +278,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
             db,
             "insert if not exists",
             consistency,
+            None,
             move || async move {
                 let kept = db
                     .statements()

@@ -22,6 +22,7 @@ use crate::mapping::projection::Projection;
 use crate::mapping::table::{Rows, Table};
 use crate::session::cache::{CacheKey, PerTable};
 use crate::session::db::Db;
+use crate::session::trace::spans_enabled;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, Spec, Statement};
@@ -239,7 +240,12 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
     // future that holds the driver's request future (4 KB) moves it whole into this one.
     // Once prepared, the statement is borrowed from its table's slot: no cache lock, no hash
     // of its key, no reference count (the cache is taken on the first call only).
-    traced::<T, _, _>(db, "select", None, move || async move {
+    let shape = spans_enabled().then(|| cql::key_shape(T::schema(), N));
+    traced::<T, _, _>(db, "select", None, shape, move || async move {
+        // No stored timestamp has digits below the millisecond: no row has such a key.
+        if key.iter().any(|k| k.sub_millis().is_some()) {
+            return Ok(None);
+        }
         let full_key = N == T::schema().primary_key().len();
         let st: Box<Stmt>;
         let ps = match db.statements().kept::<T>(PerTable::Get) {
@@ -260,14 +266,19 @@ pub fn partition<'d, T: Table, const N: usize>(
     db: &'d Db,
     key: [Bound<'d>; N],
 ) -> impl Future<Output = Result<Vec<T>>> + Send + 'd {
-    traced::<T, _, _>(db, "select", None, move || async move {
+    let shape = spans_enabled().then(|| cql::key_shape(T::schema(), N));
+    traced::<T, _, _>(db, "select", None, shape, move || async move {
+        // No stored timestamp has digits below the millisecond: no row has such a key.
+        if key.iter().any(|k| k.sub_millis().is_some()) {
+            return Ok(Vec::new());
+        }
         all_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await
     })
 }
 
 /// The body of a generated `T::scan_full_table(db, splits)`.
 pub fn scan<T: Table>(db: &Db, splits: u32) -> QueryFuture<'_, RowStream<T>> {
-    QueryFuture::new(traced::<T, _, _>(db, "scan", None, move || {
+    QueryFuture::new(traced::<T, _, _>(db, "scan", None, None, move || {
         scan_full_table::<T, T>(db, splits)
     }))
 }
@@ -282,13 +293,16 @@ const DRIVER_PAGE_SIZE: i32 = 5000;
 #[allow(clippy::manual_async_fn)] // not an `async fn`: see the body
 pub(crate) fn select_all<T: Table, R: Projection<T>>(
     db: &Db,
-    q: QueryState<'_>,
+    mut q: QueryState<'_>,
 ) -> impl Future<Output = Result<Vec<R>>> {
     // An `async` block, not an `async fn`: an `async fn` keeps its arguments in its state and
     // moves them into locals as it starts, so the query's state (0.4 KB) would be there twice.
     // The values are lent to the driver, whose request future would otherwise hold them twice
     // too.
     async move {
+        if !q.exact_timestamps(true) {
+            return Ok(Vec::new());
+        }
         let page = q.options.page_size.unwrap_or(DRIVER_PAGE_SIZE);
         let fits_one_page = q.values.limit.is_some_and(|n| n <= page);
         // A vector search is one request: "Top-K queries must have a limit specified and the
@@ -312,6 +326,9 @@ pub(crate) fn select_first<T: Table, R: Projection<T>>(
 ) -> impl Future<Output = Result<Option<R>>> {
     // An `async` block with the values lent, as `select_all`.
     async move {
+        if !q.exact_timestamps(true) {
+            return Ok(None);
+        }
         // A read by the whole primary key returns at most one row: no LIMIT needed.
         let key_len = T::schema().primary_key().len();
         let by_full_key = q.spec.restrictions.len() == key_len
@@ -330,6 +347,9 @@ pub(crate) fn select_first<T: Table, R: Projection<T>>(
 pub(crate) async fn count_rows<T: Table>(db: &Db, mut q: QueryState<'_>) -> Result<u64> {
     // A score read changes no row that is selected: the count reads none.
     q.no_scores();
+    if !q.exact_timestamps(true) {
+        return Ok(0);
+    }
     let spec = &q.spec;
     let refused = if spec.limit || spec.per_partition_limit {
         Some("the limit (`limit`, `per_partition_limit`)")
@@ -359,9 +379,12 @@ pub(crate) async fn count_rows<T: Table>(db: &Db, mut q: QueryState<'_>) -> Resu
 /// large the partition.
 pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
     db: &Db,
-    q: QueryState<'_>,
+    mut q: QueryState<'_>,
 ) -> Result<RowStream<R>> {
     refuse_unpageable::<T>(&q.spec)?;
+    if !q.exact_timestamps(true) {
+        return Ok(Box::pin(futures::stream::empty()));
+    }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     let pager = db
         .session()
@@ -374,10 +397,16 @@ pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
 /// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
 pub(crate) async fn select_page<T: Table, R: Projection<T>>(
     db: &Db,
-    q: QueryState<'_>,
+    mut q: QueryState<'_>,
     from: PagingState,
 ) -> Result<Page<R>> {
     refuse_unpageable::<T>(&q.spec)?;
+    if !q.exact_timestamps(true) {
+        return Ok(Page {
+            rows: Vec::new(),
+            next: None,
+        });
+    }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
     let (res, next) = db
         .session()

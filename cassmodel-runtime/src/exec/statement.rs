@@ -108,22 +108,24 @@ async fn prepare_query<T: Table, R: Projection<T>>(
 }
 
 /// The future `make` makes, a statement of `kind` on `T`'s table, run inside its span
-/// ([`in_span`]). `in_span`'s own future, not one awaiting it: a future that awaits another
-/// holds it, and moved it (with the driver's request future inside, about 4 KB) into itself
-/// when first polled: two copies per get (counted with `benches/callgrind_ops.sh`,
-/// BENCHMARKS.md, issue 29).
+/// ([`in_span`]), with its `shape` (written only when spans are wanted:
+/// [`spans_enabled`](crate::session::trace::spans_enabled)). `in_span`'s own future, not one
+/// awaiting it: a future that awaits another holds it, and moved it (with the driver's
+/// request future inside, about 4 KB) into itself when first polled: two copies per get
+/// (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md).
 #[inline(always)] // built in place: see `session::trace::in_span`
 pub(crate) fn traced<T: Table, F, X>(
     db: &Db,
     kind: &'static str,
     consistency: Option<Consistency>,
+    shape: Option<String>,
     make: impl FnOnce() -> F,
 ) -> impl Future<Output = Result<X>>
 where
     F: Future<Output = Result<X>>,
     X: Returned,
 {
-    in_span(move || span_of::<T>(db, kind, consistency), make)
+    in_span(move || span_of::<T>(db, kind, consistency, shape), make)
 }
 
 /// The span of a statement of `kind` on `T`'s table.
@@ -131,9 +133,14 @@ fn span_of<T: Table>(
     db: &Db,
     kind: &'static str,
     consistency: Option<Consistency>,
+    shape: Option<String>,
 ) -> tracing::Span {
     let names = || (db.keyspace_of::<T>().unwrap_or_default(), T::schema().name);
-    statement_span(db.session(), kind, names, consistency)
+    let span = statement_span(db.session(), kind, names, consistency);
+    if let Some(shape) = shape {
+        span.record("shape", shape);
+    }
+    span
 }
 
 /// A statement from the [`Db`]'s cache, or a copy of it carrying per-query options.

@@ -187,6 +187,9 @@ pub(crate) async fn execute<T: Table>(
     q: QueryState<'_>,
     what: Statement,
 ) -> Result<Outcome<T>> {
+    let mut q = q;
+    // A range delete's and a condition's timestamps compare exactly.
+    q.exact_timestamps(false);
     let QueryState {
         spec,
         values,

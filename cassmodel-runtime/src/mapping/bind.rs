@@ -3,7 +3,7 @@
 
 use scylla::serialize::value::SerializeValue;
 
-use super::erased::Bound;
+use super::erased::{Bound, ListElement};
 use super::types::CqlMapping;
 
 /// A value that can be bound where a column of Rust type `F` is expected.
@@ -16,7 +16,7 @@ use super::types::CqlMapping;
     label = "expected a `{F}` value here",
     note = "a key or column value must have the Rust type of its field (`&str` is also accepted for `String` and `Option<String>`)"
 )]
-pub trait BindAs<F: ?Sized>: SerializeValue + Sync {
+pub trait BindAs<F: ?Sized>: SerializeValue + Sync + ListElement {
     #[doc(hidden)]
     fn __bound(&self) -> Bound<'_>;
 }

@@ -7,6 +7,7 @@ use scylla::frame::response::result::{ColumnSpec, ColumnType};
 use scylla::serialize::SerializationError;
 use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::{CellWriter, WrittenCellProof};
+use scylla::value::CqlTimestamp;
 
 use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
 use super::reason::explained;
@@ -56,6 +57,21 @@ pub trait ErasedValue: Sync {
         None
     }
 
+    /// The millisecond (since the epoch, rounded down) of a timestamp with digits below the
+    /// millisecond (a `DateTime<Utc>`, `Some` of one): what a range rounds and an equality
+    /// of a read cannot match (`statement::state::QueryState::exact_timestamps`). `None`
+    /// for any other value.
+    fn sub_millis(&self) -> Option<i64> {
+        None
+    }
+
+    /// For the list of an `IN` in a read: leaves out, when it is written, each timestamp with
+    /// digits below the millisecond (no stored timestamp equals one), and says how many
+    /// elements are left. `None` when no element is left out, or the value is no such list.
+    fn exact_elements_only(&mut self) -> Option<usize> {
+        None
+    }
+
     /// Writes the value as a row's cell: with `unset_nulls`, a `None` is left unset (no
     /// tombstone). One call through the `dyn` for what [`is_none`](Self::is_none) and
     /// [`write_to`](Self::write_to) do, on each column an insert writes by its general path
@@ -84,20 +100,60 @@ pub trait ErasedValue: Sync {
     }
 }
 
-/// A list bound to one marker (`IN ?`, a set of map keys to remove).
-struct ListOf<'a, V>(&'a [V]);
+/// A value of a list bound to one marker (`IN ?`, a set of map keys to remove): every
+/// [`CqlMapping`](crate::CqlMapping) type, and `&str`. Not a public API.
+#[doc(hidden)]
+pub trait ListElement: SerializeValue + Sync {
+    /// [`ErasedValue::sub_millis`] of the element.
+    #[inline]
+    fn __sub_millis(&self) -> Option<i64> {
+        None
+    }
+}
 
-impl<V: SerializeValue + Sync> ErasedValue for ListOf<'_, V> {
+impl ListElement for str {}
+impl ListElement for &str {}
+
+/// A list bound to one marker (`IN ?`, a set of map keys to remove).
+struct ListOf<'a, V> {
+    values: &'a [V],
+    /// Whether its timestamps with digits below the millisecond are left out
+    /// ([`ErasedValue::exact_elements_only`]).
+    exact_only: bool,
+}
+
+impl<V: ListElement> ErasedValue for ListOf<'_, V> {
     fn write_to<'b>(
         &self,
         typ: &ColumnType<'_>,
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
-        SerializeValue::serialize(self.0, typ, writer)
+        if self.exact_only {
+            let kept: Vec<&V> = self
+                .values
+                .iter()
+                .filter(|v| v.__sub_millis().is_none())
+                .collect();
+            return SerializeValue::serialize(&kept, typ, writer);
+        }
+        SerializeValue::serialize(self.values, typ, writer)
     }
 
     fn rust_type(&self) -> &'static str {
         std::any::type_name::<&[V]>()
+    }
+
+    fn exact_elements_only(&mut self) -> Option<usize> {
+        let kept = self
+            .values
+            .iter()
+            .filter(|v| v.__sub_millis().is_none())
+            .count();
+        if kept == self.values.len() {
+            return None;
+        }
+        self.exact_only = true;
+        Some(kept)
     }
 }
 
@@ -119,6 +175,10 @@ pub enum Bound<'a> {
     /// A vector compared by a vector index or a similarity function: checked against its
     /// rules ([`check_vector`]) before it is written.
     Vector(&'a dyn ErasedValue, VectorUse),
+    /// A timestamp's milliseconds since the epoch: a range's bound with digits below the
+    /// millisecond, rounded so as to keep the same rows
+    /// (`statement::state::QueryState::exact_timestamps`).
+    Millis(i64),
 }
 
 impl<'a> Bound<'a> {
@@ -140,6 +200,27 @@ impl<'a> Bound<'a> {
                 check_vector(*v, *user)?;
                 v.write_to(typ, writer)
             }
+            Bound::Millis(ms) => SerializeValue::serialize(&CqlTimestamp(*ms), typ, writer),
+        }
+    }
+
+    /// The millisecond of a timestamp value with digits below the millisecond
+    /// ([`ErasedValue::sub_millis`]).
+    #[inline]
+    pub(crate) fn sub_millis(&self) -> Option<i64> {
+        match self {
+            Bound::Value(v) => v.sub_millis(),
+            Bound::Boxed(v) => v.sub_millis(),
+            _ => None,
+        }
+    }
+
+    /// [`ErasedValue::exact_elements_only`] of an `IN`'s list.
+    #[inline]
+    pub(crate) fn exact_elements_only(&mut self) -> Option<usize> {
+        match self {
+            Bound::Boxed(v) => v.exact_elements_only(),
+            _ => None,
         }
     }
 
@@ -183,6 +264,7 @@ impl<'a> Bound<'a> {
             Bound::Bucket(_) => Some(BUCKET_SIZE_BOUND),
             Bound::Boxed(v) => v.size_bound(),
             Bound::Vector(v, _) => v.size_bound(),
+            Bound::Millis(_) => Some(8),
         }
     }
 
@@ -196,6 +278,7 @@ impl<'a> Bound<'a> {
             Bound::Bucket(_) => "bucket",
             Bound::Boxed(v) => v.rust_type(),
             Bound::Vector(v, _) => v.rust_type(),
+            Bound::Millis(_) => "timestamp",
         }
     }
 
@@ -209,12 +292,16 @@ impl<'a> Bound<'a> {
             Bound::Bucket(b) => Bound::Bucket(*b),
             Bound::Boxed(b) => Bound::Value(&**b),
             Bound::Vector(v, u) => Bound::Vector(*v, *u),
+            Bound::Millis(ms) => Bound::Millis(*ms),
         }
     }
 
     /// A list of values bound to one marker (`IN ?`, map keys to remove).
-    pub fn list<V: SerializeValue + Sync + Send>(values: &'a [V]) -> Self {
-        Bound::Boxed(Box::new(ListOf(values)))
+    pub fn list<V: ListElement + Send>(values: &'a [V]) -> Self {
+        Bound::Boxed(Box::new(ListOf {
+            values,
+            exact_only: false,
+        }))
     }
 }
 

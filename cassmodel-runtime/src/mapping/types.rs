@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasher;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use cassmodel_schema::{CqlType, NativeType};
 use scylla::deserialize::value::{DeserializeValue, MapIterator};
@@ -26,7 +27,7 @@ use chrono::NaiveDate;
 
 use super::bucket::BucketValue;
 use super::cells::{Cell, CellStop, Walk};
-use super::erased::{Bound, ErasedValue};
+use super::erased::{Bound, ErasedValue, ListElement};
 use crate::error::value_refused;
 use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 
@@ -225,6 +226,15 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         None
     }
 
+    /// For a timestamp with digits below the millisecond (a `DateTime<Utc>`, an
+    /// `OffsetDateTime`, or `Some` of one): the millisecond it falls in, since the epoch
+    /// (rounded down). `None` for any other value ([`ErasedValue::sub_millis`]).
+    #[doc(hidden)]
+    #[inline]
+    fn __sub_millis(&self) -> Option<i64> {
+        None
+    }
+
     #[doc(hidden)]
     #[inline]
     fn __write<'b>(
@@ -296,6 +306,13 @@ fn write_cell<V: CqlMapping>(v: &V, i: usize, walk: &mut Walk<'_, '_, '_>) -> Re
     )
 }
 
+impl<T: CqlMapping + Sync> ListElement for T {
+    #[inline]
+    fn __sub_millis(&self) -> Option<i64> {
+        CqlMapping::__sub_millis(self)
+    }
+}
+
 impl<T: CqlMapping + Sync> ErasedValue for T {
     fn write_to<'b>(
         &self,
@@ -323,6 +340,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
 
     fn vector(&self) -> Option<&[f32]> {
         self.__vector()
+    }
+
+    fn sub_millis(&self) -> Option<i64> {
+        self.__sub_millis()
     }
 }
 
@@ -455,7 +476,31 @@ native! {
     IpAddr => Inet, key yes, size inet;
     Vec<u8> => Blob, key yes, size len;
     CqlDuration => Duration;
-    Counter => Counter, size 8;
+}
+
+/// A counter column that was never incremented holds no value on the server (a null), and
+/// every Cassandra client reads it as 0: so does a `Counter` field, in a table, a projection
+/// or an entity. An `Option<Counter>` field reads it as `None`.
+impl CqlMapping for Counter {
+    fn cql_type() -> CqlType {
+        CqlType::Native(NativeType::Counter)
+    }
+
+    #[inline]
+    fn __size_bound(&self) -> Option<usize> {
+        Some(8)
+    }
+
+    #[inline]
+    fn __read<'f, 'm>(
+        typ: &'m ColumnType<'m>,
+        v: Option<FrameSlice<'f>>,
+    ) -> Result<Self, DeserializationError> {
+        match v {
+            None => Ok(Counter(0)),
+            Some(_) => <Self as DeserializeValue<'f, 'm>>::deserialize(typ, v),
+        }
+    }
 }
 
 /// Nanoseconds in a day: a CQL `time` is at least 0 (00:00) and below this (24:00).
@@ -509,10 +554,23 @@ fn leap_second(t: &chrono::NaiveTime) -> SerializationError {
     )
 }
 
-/// A CQL `timestamp` holds milliseconds, so a `DateTime<Utc>` with digits below the
-/// millisecond is refused when it is bound (a [`RowError::Value`](crate::RowError) naming the
-/// table and column), never silently truncated: a row read back equals the row written.
-/// Round such a value first with chrono's `SubsecRound::trunc_subsecs(3)`.
+/// A CQL `timestamp` holds milliseconds; a `DateTime<Utc>` holds nanoseconds (`Utc::now()`
+/// has them). cassmodel takes such a value to the millisecond the way that keeps every
+/// statement's meaning:
+///
+/// - **Written** (an insert, an update's values and key, a delete's key, a batch), it is
+///   truncated to its millisecond (rounded down, towards the past), as the Java, Python and
+///   Rust drivers do: `Utc::now()` can be written as it is, and reads back truncated.
+/// - **A range** (`_gt`, `_ge`, `_lt`, `_le`, a bucket range, a condition's `<`, `<=`, `>`,
+///   `>=`), in a read or a write, is rounded in the direction that keeps exactly the rows the
+///   exact value would: `> t` and `<= t` to `t`'s millisecond, `>= t` and `< t` to the next one.
+/// - **A read's equality** (`get`, `=`, `IN`) with digits below the millisecond matches no
+///   row, since no stored timestamp has them: such a read returns nothing without a request,
+///   and an `IN` leaves such values out. To read back by a time you also wrote, truncate it
+///   once (`Utc::now().trunc_subsecs(3)`, chrono's `SubsecRound`) and use that value for both.
+///
+/// [`strict_timestamps`] makes writes refuse such values instead
+/// ([`RowError::Refused`](crate::RowError), [`ErrorKind::InvalidRequest`](crate::ErrorKind)).
 impl CqlMapping for chrono::DateTime<chrono::Utc> {
     fn cql_type() -> CqlType {
         CqlType::Native(NativeType::Timestamp)
@@ -533,14 +591,51 @@ impl CqlMapping for chrono::DateTime<chrono::Utc> {
 
     #[inline]
     fn __check(&self) -> Result<(), SerializationError> {
-        if self.timestamp_subsec_nanos().is_multiple_of(1_000_000) {
+        if self.timestamp_subsec_nanos().is_multiple_of(1_000_000) || !strict() {
             return Ok(());
         }
         Err(sub_millisecond(self))
     }
+
+    #[inline]
+    fn __sub_millis(&self) -> Option<i64> {
+        if self.timestamp_subsec_nanos().is_multiple_of(1_000_000) {
+            return None;
+        }
+        Some(self.timestamp_millis())
+    }
 }
 #[diagnostic::do_not_recommend]
 impl KeyColumn for chrono::DateTime<chrono::Utc> {}
+
+/// Whether writes refuse timestamps with digits below the millisecond ([`strict_timestamps`]).
+static STRICT_TIMESTAMPS: AtomicBool = AtomicBool::new(false);
+
+/// Makes every write of this process refuse a `DateTime<Utc>` (or, with the `time` feature,
+/// an `OffsetDateTime`) with digits below the millisecond, instead of truncating it (`true`),
+/// or truncate again (`false`, the default). For programs that want to find where such values
+/// come from, e.g. in their tests. Reads are not affected: their ranges are rounded so as to
+/// keep exactly the rows the exact value would, and an equality on such a value matches no
+/// row (see the mapping of [`DateTime<Utc>`](chrono::DateTime)).
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+/// cassmodel_runtime::value::strict_timestamps(true);
+/// // Any write of this value now fails with `ErrorKind::InvalidRequest`, naming the table,
+/// // the column and the value truncated.
+/// let _t = Utc.timestamp_nanos(1_700_000_000_123_456_789);
+/// cassmodel_runtime::value::strict_timestamps(false);
+/// ```
+pub fn strict_timestamps(strict: bool) {
+    STRICT_TIMESTAMPS.store(strict, Ordering::Relaxed);
+}
+
+/// Whether [`strict_timestamps`] is on (read only for a value with digits below the
+/// millisecond).
+#[cold]
+fn strict() -> bool {
+    STRICT_TIMESTAMPS.load(Ordering::Relaxed)
+}
 
 #[cold]
 fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
@@ -548,8 +643,9 @@ fn sub_millisecond(t: &chrono::DateTime<chrono::Utc>) -> SerializationError {
     value_refused(
         "DateTime<Utc>",
         format!(
-            "`{}` has digits below the millisecond, which a CQL timestamp cannot hold (it would \
-             be stored as `{}`); round it first with chrono's `SubsecRound::trunc_subsecs(3)`",
+            "`{}` has digits below the millisecond, which a CQL timestamp cannot hold, and strict \
+             timestamps are on (`cassmodel::value::strict_timestamps`): it would be stored as \
+             `{}`; round it first with chrono's `SubsecRound::trunc_subsecs(3)`",
             t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
             t.trunc_subsecs(3)
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -568,9 +664,11 @@ native! {
     time::Time => Time, key yes, size 8;
 }
 
-/// As `DateTime<Utc>`: an `OffsetDateTime` with digits below the millisecond is refused
-/// when it is bound, never truncated. It is stored as its instant and read back in UTC (the
-/// same instant: `==` holds).
+/// As `DateTime<Utc>`: an `OffsetDateTime` with digits below the millisecond is truncated to
+/// its millisecond when written (refused with [`strict_timestamps`]), rounded so as to keep
+/// the same rows in a range, and matches no row in a read's equality. It is stored as its
+/// instant and read back in UTC (the same instant: `==` holds for a value of whole
+/// milliseconds).
 #[cfg(feature = "time")]
 impl CqlMapping for time::OffsetDateTime {
     fn cql_type() -> CqlType {
@@ -584,16 +682,25 @@ impl CqlMapping for time::OffsetDateTime {
 
     #[inline]
     fn __check(&self) -> Result<(), SerializationError> {
-        if self.nanosecond().is_multiple_of(1_000_000) {
+        if self.nanosecond().is_multiple_of(1_000_000) || !strict() {
             return Ok(());
         }
         Err(value_refused(
             "OffsetDateTime",
             format!(
-                "`{self}` has digits below the millisecond, which a CQL timestamp cannot hold; \
-                 round it first, e.g. `t.replace_millisecond(t.millisecond())`"
+                "`{self}` has digits below the millisecond, which a CQL timestamp cannot hold, \
+                 and strict timestamps are on (`cassmodel::value::strict_timestamps`); round \
+                 it first, e.g. `t.replace_millisecond(t.millisecond())`"
             ),
         ))
+    }
+
+    #[inline]
+    fn __sub_millis(&self) -> Option<i64> {
+        if self.nanosecond().is_multiple_of(1_000_000) {
+            return None;
+        }
+        i64::try_from(self.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
     }
 }
 #[cfg(feature = "time")]
@@ -744,6 +851,11 @@ impl<T: CqlMapping> CqlMapping for Option<T> {
     #[inline]
     fn __vector(&self) -> Option<&[f32]> {
         self.as_ref().and_then(T::__vector)
+    }
+
+    #[inline]
+    fn __sub_millis(&self) -> Option<i64> {
+        self.as_ref().and_then(T::__sub_millis)
     }
 
     fn __write<'b>(

@@ -36,7 +36,7 @@
 //!     .await?;
 //! // The latest 50 orders of a customer, whatever month they fell in: back from now, month
 //! // by month, to a horizon a year ago (fewer if there are fewer since).
-//! let horizon = chrono::SubsecRound::trunc_subsecs(Utc::now() - chrono::Duration::days(365), 3);
+//! let horizon = Utc::now() - chrono::Duration::days(365);
 //! let latest = OrderByMonth::select()
 //!     .customer_id(&customer)
 //!     .submission_time_latest(50, horizon..)
@@ -64,6 +64,9 @@ use crate::mapping::table::Table;
 use crate::mapping::types::CqlMapping;
 use crate::schema::model::{BucketRule, Order};
 use crate::session::db::Db;
+use crate::session::trace::{record_buckets, spans_enabled};
+use crate::statement::cql;
+use crate::statement::options::RowCount;
 use crate::statement::spec::{Op, Statement};
 use crate::statement::state::QueryState;
 use crate::statement::values::QueryValues;
@@ -222,8 +225,8 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
     }
 
     /// At most `n` rows in all.
-    pub fn limit(self, n: i32) -> Self {
-        self.with(|q| q.limit(n))
+    pub fn limit(self, n: impl RowCount) -> Self {
+        self.with(|q| q.limit(n.rows()))
     }
 
     /// How many buckets are read at once (default 1, at least 1). One: each bucket's query
@@ -243,8 +246,8 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
     }
 
     /// Rows per page of each bucket's query.
-    pub fn page_size(self, rows: i32) -> Self {
-        self.with(|q| q.options.page_size = Some(rows))
+    pub fn page_size(self, rows: impl RowCount) -> Self {
+        self.with(|q| q.options.page_size = Some(rows.rows()))
     }
 
     /// Consistency level of each bucket's query.
@@ -284,6 +287,7 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
             db,
             "select buckets",
             consistency,
+            None,
             move || async move { self.plan(db).await?.collect(db).await },
         ))
     }
@@ -298,6 +302,7 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
             db,
             "select buckets",
             consistency,
+            None,
             move || async move { Ok(self.plan(db).await?.stream(db)) },
         ))
     }
@@ -339,13 +344,19 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         } else {
             (last, first)
         };
+        let slot = state.values.where_.len();
+        state.values.where_.reserve_exact(3);
+        state.values.where_.push(Bound::Bucket(start));
+        state.values.where_.push(Bound::Boxed(from));
+        state.values.where_.push(Bound::Boxed(to));
+        // A bound with digits below the millisecond, rounded to keep the same rows; a key
+        // with them (`=`) matches none.
+        let matches = state.exact_timestamps(true);
+        if spans_enabled() {
+            tracing::Span::current().record("shape", cql::shape(schema, &state.spec));
+        }
         let st = Stmt::prepare::<T, R>(db, state.spec, Statement::Select, &state.options).await?;
-        let mut values = state.values;
-        let slot = values.where_.len();
-        values.where_.reserve_exact(3);
-        values.where_.push(Bound::Bucket(start));
-        values.where_.push(Bound::Boxed(from));
-        values.where_.push(Bound::Boxed(to));
+        let values = state.values;
         Ok(Plan {
             st,
             values,
@@ -355,6 +366,7 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
             rule,
             forward,
             concurrency,
+            matches,
         })
     }
 }
@@ -370,6 +382,9 @@ struct Plan<'a> {
     rule: BucketRule,
     forward: bool,
     concurrency: usize,
+    /// False when a restriction matches no row (`QueryState::exact_timestamps`): no bucket
+    /// is read.
+    matches: bool,
 }
 
 impl<'a> Plan<'a> {
@@ -382,7 +397,7 @@ impl<'a> Plan<'a> {
         } else {
             end > self.start
         };
-        let start = (!empty).then_some(self.start);
+        let start = (!empty && self.matches).then_some(self.start);
         std::iter::successors(start, move |&b| {
             if b == end {
                 None
@@ -407,8 +422,10 @@ impl<'a> Plan<'a> {
         let limit = self.limit();
         let full = |rows: &Vec<R>| limit.is_some_and(|n| rows.len() >= n);
         let mut out = Vec::new();
+        let mut read = 0;
         if self.concurrency <= 1 {
             for b in self.buckets() {
+                read += 1;
                 self.values.where_[self.slot] = Bound::Bucket(b);
                 // Each bucket's query asks only for the rows still missing.
                 if let Some(n) = limit {
@@ -423,6 +440,7 @@ impl<'a> Plan<'a> {
         } else {
             let this = &self;
             let mut reads = futures::stream::iter(self.buckets())
+                .inspect(|_| read += 1)
                 .map(|b| async move {
                     let values = this.values_for(b);
                     let mut rows = Vec::new();
@@ -444,6 +462,7 @@ impl<'a> Plan<'a> {
         if let Some(n) = limit {
             out.truncate(n);
         }
+        record_buckets(read);
         Ok(out)
     }
 
@@ -463,6 +482,10 @@ impl<'a> Plan<'a> {
     {
         let limit = self.limit();
         let concurrency = self.concurrency;
+        // The stream's span ends when the stream is returned: the buckets it will read.
+        if spans_enabled() {
+            record_buckets(self.buckets().count());
+        }
         let order = self.buckets();
         let plan = Arc::new(self);
         let rows = futures::stream::iter(order)

@@ -31,7 +31,9 @@ use crate::mapping::vector::Scored;
 use crate::mapping::view::Writable;
 use crate::schema::model::{BucketRule, ColumnDef, Order};
 use crate::session::db::Db;
-use crate::session::trace::Returned;
+use crate::session::trace::{Returned, spans_enabled};
+use crate::statement::cql;
+use crate::statement::options::RowCount;
 use crate::statement::spec::{Cmp, Op, SetOp};
 use crate::statement::state::QueryState;
 use crate::statement::typestate::kind::{Select, WriteKind};
@@ -162,14 +164,14 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
 
     /// Rows per page.
     #[inline]
-    pub fn page_size(self, rows: i32) -> Self {
-        self.with(|q| q.options.page_size = Some(rows))
+    pub fn page_size(self, rows: impl RowCount) -> Self {
+        self.with(|q| q.options.page_size = Some(rows.rows()))
     }
 
     /// `LIMIT n` (bound, not spliced).
     #[inline]
-    pub fn limit(self, n: i32) -> Self {
-        self.with(|q| q.limit(n))
+    pub fn limit(self, n: impl RowCount) -> Self {
+        self.with(|q| q.limit(n.rows()))
     }
 
     /// `ORDER BY column ANN OF ?`: the rows nearest `query` first.
@@ -214,8 +216,8 @@ impl<'a, T, S, K, R> Query<'a, T, S, K, R> {
 
     /// `PER PARTITION LIMIT n`.
     #[inline]
-    pub fn per_partition_limit(self, n: i32) -> Self {
-        self.with(|q| q.per_partition_limit(n))
+    pub fn per_partition_limit(self, n: impl RowCount) -> Self {
+        self.with(|q| q.per_partition_limit(n.rows()))
     }
 
     /// Reads rows as `R2`, without the scores read so far (`R2` has no place for them).
@@ -297,10 +299,10 @@ impl<'a, T: Table, S, R: Projection<T>> Query<'a, T, S, Select, R> {
         bucket: u16,
         source: u16,
         rule: BucketRule,
-        n: i32,
+        n: impl RowCount,
         range: impl LatestRange<V>,
     ) -> BucketRead<'a, T, R> {
-        BucketRead::latest(self.state, bucket, source, rule, n, range)
+        BucketRead::latest(self.state, bucket, source, rule, n.rows(), range)
     }
 
     /// Runs the query and collects every row. Unboxed, like `fetch_first`: these are the reads
@@ -434,5 +436,6 @@ where
     M: FnOnce(QueryState<'a>) -> F,
 {
     let consistency = state.options.consistency;
-    traced::<T, _, _>(db, kind, consistency, move || run(state))
+    let shape = spans_enabled().then(|| cql::shape(T::schema(), &state.spec));
+    traced::<T, _, _>(db, kind, consistency, shape, move || run(state))
 }

@@ -1,7 +1,9 @@
 //! One `tracing` span per statement a call runs: `statement` at debug level, target
 //! `cassmodel`, with the statement's `kind` (`select`, `insert`, `update`, `delete`, `batch`,
-//! `count`, `ddl`, ...), `keyspace`, `table` and `consistency` (a DDL statement's `cql` too),
-//! and, when it ends, the `rows` it returned, the `retries` the driver made and its `error`.
+//! `count`, `ddl`, ...), `keyspace`, `table` and `consistency`, its `shape` (what a query
+//! restricts, without values: `WHERE user_id = ? AND post_id > ? LIMIT ?`; a DDL statement's
+//! `cql`), for a read over buckets the `buckets` it read, and, when it ends, the `rows` it
+//! returned, the `retries` the driver made and its `error`.
 //! The driver's own events and cassmodel's (a failed attempt, a server warning) are inside it.
 //! The pages a `fetch_stream` reads after its first are not: the span ends when the stream is
 //! returned.
@@ -37,6 +39,8 @@ pub(crate) fn statement_span<'n>(
         keyspace = Empty,
         table = Empty,
         consistency = Empty,
+        shape = Empty,
+        buckets = Empty,
         rows = Empty,
         retries = Empty,
         error = Empty,
@@ -55,6 +59,20 @@ pub(crate) fn statement_span<'n>(
         span.record("consistency", consistency_name(consistency));
     }
     span
+}
+
+/// Whether the spans of statements are wanted (a subscriber takes debug spans of
+/// `cassmodel`): what a statement's `shape` is written for, only then.
+#[inline]
+pub(crate) fn spans_enabled() -> bool {
+    tracing::enabled!(target: "cassmodel", tracing::Level::DEBUG)
+}
+
+/// Records the number of buckets a read over buckets reads in the current statement's span.
+pub(crate) fn record_buckets(n: usize) {
+    if spans_enabled() {
+        Span::current().record("buckets", n);
+    }
 }
 
 /// How many rows a statement's result holds, for its span (`None`: not rows).

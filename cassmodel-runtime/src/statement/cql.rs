@@ -159,7 +159,6 @@ pub fn select(
     (columns, computed): (&[usize], &[Computed]),
     spec: &Spec,
 ) -> String {
-    let ann = spec.ann.map(usize::from);
     let mut score = String::new();
     for &(c, function) in spec.scores.iter().rev() {
         let _ = write!(
@@ -175,8 +174,15 @@ pub fn select(
         qualified(keyspace, schema.name)
     );
     where_clause(schema, spec, &mut s);
-    if let Some(c) = ann {
-        let _ = write!(s, " ORDER BY {} ANN OF ?", name(schema, c));
+    select_tail(schema, spec, &mut s);
+    s
+}
+
+/// What follows a SELECT's WHERE clause: ` ORDER BY .. ANN OF ?` or ` ORDER BY .. <order>`,
+/// ` PER PARTITION LIMIT ?`, ` LIMIT ?`, ` ALLOW FILTERING`.
+fn select_tail(schema: &TableSchema, spec: &Spec, out: &mut String) {
+    if let Some(c) = spec.ann.map(usize::from) {
+        let _ = write!(out, " ORDER BY {} ANN OF ?", name(schema, c));
     }
     if spec.reversed
         && let Some(&first) = schema.clustering.first()
@@ -184,16 +190,36 @@ pub fn select(
         let order = schema
             .order_of(first)
             .map_or("DESC", |o| o.reversed().cql());
-        let _ = write!(s, " ORDER BY {} {order}", name(schema, first));
+        let _ = write!(out, " ORDER BY {} {order}", name(schema, first));
     }
     if spec.per_partition_limit {
-        s.push_str(" PER PARTITION LIMIT ?");
+        out.push_str(" PER PARTITION LIMIT ?");
     }
     if spec.limit {
-        s.push_str(" LIMIT ?");
+        out.push_str(" LIMIT ?");
     }
     if spec.allow_filtering {
-        s.push_str(" ALLOW FILTERING");
+        out.push_str(" ALLOW FILTERING");
+    }
+}
+
+/// What a query restricts, without its values, for its span: `WHERE a = ? AND b > ? LIMIT ?`
+/// (and the `IF ...` of a conditional write).
+pub(crate) fn shape(schema: &TableSchema, spec: &Spec) -> String {
+    let mut s = String::new();
+    where_clause(schema, spec, &mut s);
+    select_tail(schema, spec, &mut s);
+    conditions(schema, spec, &mut s);
+    s.trim_start().to_owned()
+}
+
+/// The shape ([`shape`]) of a read by `=` on the first `n` primary-key columns (`get`,
+/// `partition`).
+pub(crate) fn key_shape(schema: &TableSchema, n: usize) -> String {
+    let mut s = String::new();
+    for (i, &c) in schema.primary_key().iter().take(n).enumerate() {
+        s.push_str(if i == 0 { "WHERE " } else { " AND " });
+        let _ = write!(s, "{} = ?", name(schema, c));
     }
     s
 }

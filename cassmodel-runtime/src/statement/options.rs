@@ -56,7 +56,8 @@ impl QueryOptions {
             p.set_request_timeout(Some(t));
         }
         if let Some(n) = self.page_size {
-            p.set_page_size(n);
+            // The driver panics on a page size below 1.
+            p.set_page_size(n.max(1));
         }
         if self.tracing {
             p.set_tracing(true);
@@ -70,3 +71,45 @@ impl QueryOptions {
         Some(p)
     }
 }
+
+/// A number of rows, as `limit`, `per_partition_limit`, `page_size` and a bucketed column's
+/// `<column>_latest` take it: any integer type a program holds (`u32` and `usize` from a
+/// request or a collection's length, `u64`, `i32`, ...).
+///
+/// CQL counts are 32-bit: a count above `i32::MAX` is taken as `i32::MAX` (every row there
+/// is, in practice). A limit of 0 or less is refused by the server (`LIMIT must be strictly
+/// positive`, [`ErrorKind::InvalidRequest`](crate::ErrorKind)); a page size below 1 reads
+/// one row per page.
+///
+/// ```
+/// use cassmodel_runtime::RowCount;
+/// let from_a_request: u32 = 20;
+/// let from_a_vec: usize = 3;
+/// assert_eq!(from_a_request.rows(), 20);
+/// assert_eq!(from_a_vec.rows(), 3);
+/// assert_eq!(u64::MAX.rows(), i32::MAX);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a number of rows",
+    label = "expected an integer here",
+    note = "a count of rows is any integer type: `u32`, `usize`, `u64`, `i32`, ..."
+)]
+pub trait RowCount: Copy {
+    /// The count as CQL binds it: `i32`, saturated.
+    fn rows(self) -> i32;
+}
+
+macro_rules! row_count {
+    ($($t:ty),*) => {$(
+        impl RowCount for $t {
+            #[inline]
+            fn rows(self) -> i32 {
+                i32::try_from(self).unwrap_or(if self > <$t>::default() { i32::MAX } else { i32::MIN })
+            }
+        }
+    )*};
+}
+
+row_count!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);

@@ -27,6 +27,32 @@ impl<'a> QueryState<'a> {
         self.values.where_.push(value);
     }
 
+    /// Compares the timestamps of the WHERE clause and the conditions exactly, though a CQL
+    /// timestamp holds milliseconds and a bound `DateTime<Utc>` may hold nanoseconds: each
+    /// range bound with digits below the millisecond becomes the millisecond that keeps the
+    /// same rows (`> t` and `<= t`: `t`'s millisecond; `>= t` and `< t`: the next one). In
+    /// a `read`, an `=` on such a value matches no row (returns false: nothing to send), and
+    /// an `IN` leaves such values out (false when none is left). In a write, an `=` or an
+    /// `IN` keeps the value, which is written truncated to its millisecond, as an insert
+    /// writes it.
+    pub(crate) fn exact_timestamps(&mut self, read: bool) -> bool {
+        let mut values = self.values.where_.iter_mut();
+        for &(_, op) in &self.spec.restrictions {
+            // A map entry binds two values.
+            let n = if op == Op::Entry { 2 } else { 1 };
+            for value in values.by_ref().take(n) {
+                if !exact(value, op, read) {
+                    return false;
+                }
+            }
+        }
+        let conditions = self.spec.conditions.iter().zip(self.values.if_.iter_mut());
+        for (&(_, op), value) in conditions {
+            exact(value, op, false);
+        }
+        true
+    }
+
     /// Adds `column[?] = ?`: a map entry, its key then its value.
     pub(crate) fn restrict_entry(&mut self, column: u16, key: Bound<'a>, value: Bound<'a>) {
         self.spec.restrictions.push((column, Op::Entry));
@@ -102,4 +128,25 @@ impl<'a> QueryState<'a> {
         self.spec.sets.push((column, op));
         self.values.set.extend(values.into_iter().flatten());
     }
+}
+
+/// [`QueryState::exact_timestamps`] of one value under `op`: false when it matches no row.
+#[inline]
+fn exact(value: &mut Bound<'_>, op: Op, read: bool) -> bool {
+    match op {
+        Op::Gt | Op::Le => {
+            if let Some(ms) = value.sub_millis() {
+                *value = Bound::Millis(ms);
+            }
+        }
+        Op::Ge | Op::Lt => {
+            if let Some(ms) = value.sub_millis() {
+                *value = Bound::Millis(ms.saturating_add(1));
+            }
+        }
+        Op::Eq if read => return value.sub_millis().is_none(),
+        Op::In if read => return value.exact_elements_only() != Some(0),
+        _ => {}
+    }
+    true
 }

@@ -196,7 +196,7 @@ pub(super) fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
         #[doc = #latest_doc]
         pub fn #latest(
             self,
-            n: ::core::primitive::i32,
+            n: impl #krate::RowCount,
             range: impl #krate::LatestRange<#ty>,
         ) -> #krate::BucketRead<'a, #ident, R>
         where

@@ -114,7 +114,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             #bucket_range
 
             /// `LIMIT n`: at most `n` rows (for a vector search, the `n` nearest).
-            pub fn limit(self, n: ::core::primitive::i32) -> #q<'a, #p::query::Limited<S>, #kd::Select, R>
+            pub fn limit(self, n: impl #krate::RowCount) -> #q<'a, #p::query::Limited<S>, #kd::Select, R>
             where
                 S: #p::query::Transitions,
             {
@@ -122,7 +122,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             }
 
             /// `PER PARTITION LIMIT n`: at most `n` rows from each partition.
-            pub fn per_partition_limit(self, n: ::core::primitive::i32) -> Self {
+            pub fn per_partition_limit(self, n: impl #krate::RowCount) -> Self {
                 Self(self.0.per_partition_limit(n))
             }
 
@@ -136,7 +136,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             }
 
             /// Rows per page when paging (`fetch_stream`, `fetch_page`, `fetch_all`).
-            pub fn page_size(self, rows: ::core::primitive::i32) -> Self {
+            pub fn page_size(self, rows: impl #krate::RowCount) -> Self {
                 Self(self.0.page_size(rows))
             }
 
