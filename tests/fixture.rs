@@ -42,7 +42,6 @@ async fn orders_read_back_newest_first() {
         orders.iter().map(|o| o.number).collect::<Vec<_>>(),
         [3, 2, 1]
     );
-    ks.drop().await.expect("drop");
 }
 
 /// Two fixtures of one test name are two keyspaces; `drop` deletes the keyspace.
@@ -68,22 +67,53 @@ async fn each_fixture_has_its_keyspace_and_drop_deletes_it() {
             .is_empty()
     );
     let name = a.name().to_owned();
-    let keyspaces = |db: cassmodel::Db| async move {
-        db.session()
-            .query_unpaged("SELECT keyspace_name FROM system_schema.keyspaces", ())
-            .await
-            .expect("system_schema")
-            .into_rows_result()
-            .expect("rows")
-            .rows::<(String,)>()
-            .expect("typed")
-            .map(|r| r.expect("row").0)
-            .collect::<Vec<String>>()
-    };
-    assert!(keyspaces(b.db().clone()).await.contains(&name));
+    assert!(keyspaces(b.db()).await.contains(&name));
     a.drop().await.expect("drop");
-    assert!(!keyspaces(b.db().clone()).await.contains(&name));
+    assert!(!keyspaces(b.db()).await.contains(&name));
     b.drop().await.expect("drop");
+}
+
+/// The keyspaces of the cluster `db` is connected to.
+async fn keyspaces(db: &cassmodel::Db) -> Vec<String> {
+    db.session()
+        .query_unpaged("SELECT keyspace_name FROM system_schema.keyspaces", ())
+        .await
+        .expect("system_schema")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("typed")
+        .map(|r| r.expect("row").0)
+        .collect()
+}
+
+/// A test that panics, or ends without `drop`, leaves no keyspace behind: the fixture drops
+/// it when it is dropped.
+#[tokio::test]
+async fn a_panicking_test_leaves_no_keyspace_behind() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    // A test of its own, on this runtime's one thread, as `#[tokio::test]` runs one.
+    let test = tokio::spawn(async move {
+        let ks = TestKeyspace::new("panics").await.expect("a Cassandra node");
+        ks.db().create_table::<Order>().await.expect("create");
+        tx.send(ks.name().to_owned()).expect("send");
+        panic!("an assertion of the test failed");
+    })
+    .await;
+    assert!(test.is_err_and(|e| e.is_panic()), "the test panicked");
+    let panicked = rx.recv().expect("the keyspace's name");
+    let ended = {
+        let ks = TestKeyspace::new("no_drop")
+            .await
+            .expect("a Cassandra node");
+        ks.name().to_owned()
+    };
+    let probe = TestKeyspace::new("probe").await.expect("a Cassandra node");
+    let left = keyspaces(probe.db()).await;
+    assert!(left.contains(&probe.name().to_owned()), "{left:?}");
+    for name in [panicked, ended] {
+        assert!(!left.contains(&name), "{name} left behind: {left:?}");
+    }
 }
 
 #[tokio::test]

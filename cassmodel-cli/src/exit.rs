@@ -24,6 +24,10 @@ pub enum Exit {
     /// `5`: a key change's copy is not complete: `backfill` left rows it could not convert,
     /// or `verify` found rows missing, different or extra.
     Incomplete = 5,
+    /// `6`: the migration binary holds no model (no `#[derive(CassTable)]` type is linked
+    /// into it), so a command that compares, prints or copies models has nothing to work
+    /// on: the binary does not use the crate that holds them (see [`main!`](crate::main!)).
+    NoModels = 6,
 }
 
 impl Exit {

@@ -1,12 +1,11 @@
-//! The migration command of a crate's models. Embed it in a `bin` of your own, in one line,
-//! in the crate that links your models (every `#[derive(CassTable)]` / `#[derive(CassUdt)]`
-//! linked into the binary is found through the registry):
+//! The migration command of a crate's models. Embed it in a `bin` of your own, in one line
+//! that names the crate whose models it migrates (every `#[derive(CassTable)]` /
+//! `#[derive(CassUdt)]` linked into the binary is found through the registry, and a crate the
+//! binary does not use is not linked):
 //!
-//! ```no_run
-//! // src/bin/migrate.rs
-//! fn main() -> std::process::ExitCode {
-//!     cassmodel_cli::main()
-//! }
+//! ```ignore
+//! // src/bin/migrate.rs of the crate `telemetry`, whose models are in its library
+//! cassmodel_cli::main!(telemetry);
 //! ```
 //!
 //! ```text
@@ -50,7 +49,9 @@
 //! command line), `2` the plan is not empty or the cluster does not match (`plan`,
 //! `validate`), `3` something is refused, `4` a table outgrows the partition-size guidance
 //! (`analyze`), `5` a copy is incomplete (`backfill` left rows it could not convert, `verify`
-//! found differences).
+//! found differences), `6` the binary holds no model (every command but `status` and
+//! `drop-source` refuses to run: a `validate` that found nothing to compare would pass
+//! forever).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -68,11 +69,12 @@ use crate::progress::Shown;
 
 #[derive(Debug, Parser)]
 #[command(
+    version = concat!(env!("CARGO_PKG_VERSION"), " (cassmodel-cli)"),
     about = "Migrations from cassmodel structs: plan, apply, generate files, validate, print the schema",
     after_help = "Exit codes: 0 nothing to do or done; 1 error; 2 plan not empty or cluster \
                   differs (plan, validate); 3 something refused; 4 a table outgrows the \
                   partition-size guidance (analyze); 5 a copy is incomplete (backfill, \
-                  verify)."
+                  verify); 6 the binary holds no model (cassmodel_cli::main!(your_crate))."
 )]
 struct Cli {
     /// How to reach the cluster (and `--keyspace`): each flag overrides its CASSMODEL_*
@@ -144,6 +146,55 @@ enum Command {
         /// The new table, `keyspace.table`.
         target: String,
     },
+}
+
+impl Command {
+    /// Whether the command works on the models: all but `status` and `drop-source`, which
+    /// read what the cluster recorded.
+    fn needs_models(&self) -> bool {
+        !matches!(self, Command::Status | Command::DropSource { .. })
+    }
+
+    /// The command as it is typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Plan => "plan",
+            Command::Apply => "apply",
+            Command::Generate { .. } => "generate",
+            Command::Validate => "validate",
+            Command::Schema => "schema",
+            Command::Analyze { .. } => "analyze",
+            Command::Backfill(_) => "backfill",
+            Command::Verify(_) => "verify",
+            Command::Status => "status",
+            Command::DropSource { .. } => "drop-source",
+        }
+    }
+}
+
+/// The refusal of `command` by a binary that holds no model, with the likely cause and the
+/// one-line fix, naming the crate `cargo run` runs (`CARGO_PKG_NAME`) when it is known.
+fn no_models(command: &str) -> String {
+    let krate = std::env::var("CARGO_PKG_NAME")
+        .ok()
+        .filter(|n| !n.is_empty())
+        .map_or_else(|| "your_crate".to_owned(), |n| n.replace('-', "_"));
+    format!(
+        "error: `{command}` refused: this migration binary holds no model (no \
+         `#[derive(CassTable)]` type is linked into it), so it has nothing to {what}.\n\
+         \n\
+         The usual cause: the models are in your crate's library and this binary does not use \
+         it, so the linker leaves them out. Name the crate in src/bin/migrate.rs:\n\
+         \n    cassmodel_cli::main!({krate});\n\n\
+         (the same as `use {krate} as _;` above `fn main() -> std::process::ExitCode {{ \
+         cassmodel_cli::main() }}`).\n",
+        what = match command {
+            "schema" => "print",
+            "analyze" => "analyze",
+            "backfill" | "verify" => "copy or compare",
+            _ => "compare the cluster with",
+        }
+    )
 }
 
 /// Parses `SimpleStrategy:1` or `NetworkTopologyStrategy:dc1=3,dc2=3` (class names in any
@@ -220,7 +271,8 @@ fn parse_view(spec: &str) -> Result<(String, String), String> {
 }
 
 /// The command on the registered models (every derive linked into the binary), with the
-/// process's arguments; prints to stdout/stderr. The whole `main` of a migration binary.
+/// process's arguments; prints to stdout/stderr. The body of [`main!`](crate::main!), which
+/// also makes sure the crate that holds the models is linked.
 pub fn main() -> ExitCode {
     main_with(Models::registered())
 }
@@ -237,8 +289,10 @@ pub fn main_with(models: Models) -> ExitCode {
 /// # tokio_test_block_on(async {
 /// use cassmodel_runtime::migrate::Models;
 /// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// // No model: refused with its own exit code, and a message that says what to do.
 /// let exit = cassmodel_cli::run(["migrate", "schema"], Models::new(), &mut out, &mut err).await;
-/// assert_eq!(exit, cassmodel_cli::Exit::Ok);
+/// assert_eq!(exit, cassmodel_cli::Exit::NoModels);
+/// assert!(String::from_utf8_lossy(&err).contains("cassmodel_cli::main!("));
 /// # });
 /// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
@@ -258,6 +312,10 @@ where
         Ok(c) => c,
         Err(e) => return clap_exit(&e, out, err),
     };
+    if cli.command.needs_models() && models.tables().is_empty() {
+        let _ = write!(err, "{}", no_models(cli.command.name()));
+        return Exit::NoModels;
+    }
     let warned = Warned::default();
     let result = execute(cli, models, out, &warned).await;
     warned.print(err);

@@ -14,8 +14,12 @@ use crate::node::cluster_or_local_node;
 /// ([`on_cluster`](Self::on_cluster)); a [`Db`] whose default keyspace it is.
 ///
 /// Its name is new on every call (`t_<test>_<time>_<pid>_<n>`), so tests run in parallel, and
-/// runs one after another, never see each other's rows. [`drop`](Self::drop) deletes it; a
-/// test that fails before leaves it for a look (`DESCRIBE KEYSPACE <name>`).
+/// runs one after another, never see each other's rows. The keyspace is dropped when the
+/// `TestKeyspace` is, at the end of the test, whether it passed or panicked (the drop waits
+/// for it, on a connection of its own); [`drop`](Self::drop) does it explicitly and returns
+/// its error. With `CASSMODEL_KEEP_TEST_KEYSPACES=1` in the environment, keyspaces are kept
+/// for a look (`DESCRIBE KEYSPACE <name>`; the name is in the panic's output when the test
+/// prints it).
 ///
 /// ```text
 /// // tests/orders.rs of your crate, with `cassmodel-node` and `tokio` as dev-dependencies
@@ -43,12 +47,16 @@ use crate::node::cluster_or_local_node;
 ///     }
 ///     let orders = Order::select().customer("ada").fetch_all(db).await.expect("read");
 ///     assert_eq!(orders.iter().map(|o| o.number).collect::<Vec<_>>(), [3, 2, 1]);
-///     ks.drop().await.expect("drop");
-/// }
+/// } // the keyspace is dropped here, as it would be if an assertion had failed
 /// ```
 pub struct TestKeyspace {
     db: Db,
     name: String,
+    /// How to connect again, for the drop at the end of a test whose runtime cannot run the
+    /// `Db`'s connections any more (a panicking or finished test).
+    options: ConnectOptions,
+    /// Whether the keyspace is gone already ([`drop`](Self::drop)).
+    dropped: bool,
 }
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -76,6 +84,7 @@ impl TestKeyspace {
 
     async fn create(options: ConnectOptions, test: &str, replicas: u32) -> Result<Self, NodeError> {
         let db = options
+            .clone()
             .connect()
             .await
             .map_err(|e| fixture("connecting".into(), e))?;
@@ -84,7 +93,12 @@ impl TestKeyspace {
             .await
             .map_err(|e| fixture(format!("CREATE KEYSPACE {name}"), e))?;
         let db = db.with_keyspace(&name)?;
-        Ok(TestKeyspace { db, name })
+        Ok(TestKeyspace {
+            db,
+            name,
+            options,
+            dropped: false,
+        })
     }
 
     /// The connection, with this keyspace as its default: tables without a keyspace of their
@@ -98,16 +112,58 @@ impl TestKeyspace {
         &self.name
     }
 
-    /// Drops the keyspace and everything in it.
-    pub async fn drop(self) -> Result<(), NodeError> {
-        let cql = format!("DROP KEYSPACE IF EXISTS {}", self.name);
-        self.db
-            .session()
-            .query_unpaged(cql, ())
-            .await
-            .map_err(|e| fixture(format!("DROP KEYSPACE {}", self.name), e))?;
-        Ok(())
+    /// Drops the keyspace and everything in it now, and says whether that failed (dropping
+    /// the `TestKeyspace` does the same, and can only print a failure).
+    pub async fn drop(mut self) -> Result<(), NodeError> {
+        self.dropped = true;
+        drop_keyspace(&self.db, &self.name).await
     }
+}
+
+/// `DROP KEYSPACE IF EXISTS name` on `db`.
+async fn drop_keyspace(db: &Db, name: &str) -> Result<(), NodeError> {
+    db.session()
+        .query_unpaged(format!("DROP KEYSPACE IF EXISTS {name}"), ())
+        .await
+        .map_err(|e| fixture(format!("DROP KEYSPACE {name}"), e))?;
+    Ok(())
+}
+
+impl Drop for TestKeyspace {
+    /// Drops the keyspace, unless [`drop`](TestKeyspace::drop) did or
+    /// `CASSMODEL_KEEP_TEST_KEYSPACES` is set. The test's own runtime cannot be used here (a
+    /// `#[tokio::test]` runs on one thread, which is this one, dropping the test's future or
+    /// unwinding its panic), so a thread of its own connects again and waits for the drop.
+    fn drop(&mut self) {
+        if self.dropped || keep_keyspaces() {
+            return;
+        }
+        let (options, name) = (self.options.clone(), std::mem::take(&mut self.name));
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| fixture("starting a runtime".into(), e))?;
+            runtime.block_on(async {
+                let db = options
+                    .connect()
+                    .await
+                    .map_err(|e| fixture("connecting".into(), e))?;
+                drop_keyspace(&db, &name).await
+            })
+        })
+        .join();
+        match dropped {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("cassmodel_node::TestKeyspace: {e}"),
+            Err(_) => eprintln!("cassmodel_node::TestKeyspace: the drop of its keyspace panicked"),
+        }
+    }
+}
+
+/// Whether `CASSMODEL_KEEP_TEST_KEYSPACES` asks to keep test keyspaces (set, not `0`).
+fn keep_keyspaces() -> bool {
+    std::env::var_os("CASSMODEL_KEEP_TEST_KEYSPACES").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 fn fixture(what: String, e: impl std::fmt::Display) -> NodeError {
