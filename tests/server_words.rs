@@ -19,6 +19,18 @@ struct Note {
     text: String,
 }
 
+/// A page's readings, one partition per day: a read over buckets.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(table = "readings")]
+struct Reading {
+    #[partition_key]
+    sensor: i32,
+    #[clustering]
+    #[cass(bucket(day))]
+    at: chrono::DateTime<chrono::Utc>,
+    value: f64,
+}
+
 fn note(page: i32, line: i32, len: usize) -> Note {
     Note {
         page,
@@ -328,6 +340,53 @@ async fn each_statement_has_a_span_with_its_table_rows_and_error() {
         assert!(s.contains(&table) && s.contains(rows), "{s}");
     }
     assert!(spans[1].contains("consistency=\"ONE\""), "{}", spans[1]);
+    // Each statement's shape: what it restricts, without the values.
+    let shapes = [
+        "WHERE page = ?",
+        "WHERE page = ?",
+        "WHERE page = ? AND line = ?",
+        "WHERE page = ?",
+        "WHERE page = ? AND line = ?",
+        "WHERE page = ? AND line = ?",
+    ];
+    for (s, shape) in spans.iter().zip(shapes) {
+        assert!(s.contains(&format!("shape=\"{shape}\"")), "{s}");
+    }
+
+    // A read over buckets: its shape, and how many buckets it read.
+    db.create_table::<Reading>().await.expect("create table");
+    let day = |d: u32| {
+        chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 12, d, 12, 0, 0)
+            .single()
+            .expect("a date")
+    };
+    for d in [1, 3] {
+        let r = Reading {
+            sensor: 7,
+            at: day(d),
+            value: f64::from(d),
+        };
+        db.insert(&r).await.expect("insert");
+    }
+    captured.take_statements();
+    let read = Reading::select()
+        .sensor(&7)
+        .at_range(day(1)..day(4))
+        .fetch_all(db)
+        .await
+        .expect("range");
+    assert_eq!(read.len(), 2);
+    let spans = captured.take_statements();
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert!(
+        spans[0].starts_with("kind=\"select buckets\"")
+            && spans[0]
+                .contains("shape=\"WHERE sensor = ? AND at_day = ? AND at >= ? AND at < ?\"")
+            && spans[0].contains("buckets=4")
+            && spans[0].contains("rows=2"),
+        "{}",
+        spans[0]
+    );
 
     // A refused request: its error, and the driver's retry, in its span.
     let few = t.with_replicas(7).await;
