@@ -16,10 +16,14 @@
 //!   (`test` runs the suite with `CASSMODEL_PULL_DUMP` set, then this).
 //! - `compile-bench`: what `#[derive(CassTable)]` costs a user's build, against the scylla
 //!   driver's own derives (see `compile_bench.rs` and BENCHMARKS.md).
+//! - `figures [--check]`: the figures atop BENCHMARKS.md and in README.md, written (or
+//!   checked) from `benches/results/*.csv` (see `figures.rs`).
 
 mod cargo;
 mod compile_bench;
+mod figures;
 mod pull_suite;
+mod results;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
@@ -845,6 +849,7 @@ fn main() -> ExitCode {
             cargo().args(["run", "--quiet", "--example", "demo"]),
         )),
         Some("compile-bench") => compile_bench::main(&args[1..]),
+        Some("figures") => figures::main(&args[1..]),
         Some("pull-suite") => exit(pull_round_trip(
             &pull_suite::dump_path(),
             &mut Counts::default(),
@@ -883,6 +888,8 @@ fn main() -> ExitCode {
                  cluster, with the schema, quorum, routing and unavailable checks; --cluster --two-dcs:\n          \
                  on the cluster in two data centres); writes RELIABILITY.md\n  \
                  compile-bench   compile time of 50 derived tables against scylla's own derives\n  \
+                 figures         [--check] the figures atop BENCHMARKS.md and in README.md, from\n                  \
+                 benches/results/*.csv\n  \
                  package         cargo package of every published crate, each verified by a build\n  \
                  pull-suite      the pull round trip of the keyspaces tests left in target/pull-dump\n                  \
                  (run tests with CASSMODEL_PULL_DUMP=$PWD/target/pull-dump; `test` does both)"
