@@ -42,7 +42,9 @@
 //! variant once, in a rotated order; before each run the target is truncated (and the
 //! cassmodel record deleted), after it the target's rows are counted by token range: a run
 //! that copied another number of rows fails the bench. Reported per variant: the median
-//! rows/s over rounds and the run-to-run spread, and the peak memory.
+//! rows/s over rounds and the run-to-run spread, and the peak memory; printed, and appended to
+//! `benches/results/backfill.csv` with the run's date, commit, machine and load
+//! (`BACKFILL_CSV=<file>` appends elsewhere, `BACKFILL_CSV=` nowhere).
 //!
 //! With `--counters`, the offline copy of a counter table instead (`backfill/counters.rs`).
 
@@ -60,6 +62,9 @@ use scylla::statement::prepared::PreparedStatement;
 
 #[path = "backfill/counters.rs"]
 mod counters;
+// The run's date, commit and machine, and the CSV appending, shared with xtask.
+#[path = "../xtask/src/results.rs"]
+mod results;
 
 const KEYSPACE: &str = "cassmodel_bench_copy";
 
@@ -621,6 +626,7 @@ fn run_cqlsh(cqlsh: &str, tuned: bool, point: &str) -> Res<(f64, u64)> {
 }
 
 async fn all(args: &[String]) -> Res<()> {
+    let info = results::RunInfo::start(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     let rows = flag(args, "--rows").unwrap_or(1_000_000);
     let rounds = flag(args, "--rounds").unwrap_or(3) as usize;
     let cqlsh = text_flag(args, "--cqlsh");
@@ -741,6 +747,9 @@ async fn all(args: &[String]) -> Res<()> {
         .filter(|(v, _)| v.starts_with("raw") || v.starts_with("counters-raw"))
         .map(|(_, runs)| median(runs).0)
         .fold(0.0, f64::max);
+    let load_end = results::load_1min();
+    let mut best_marked = false;
+    let mut csv = Vec::new();
     for (v, runs) in &results {
         let (m, lo, hi) = median(runs);
         let peak = runs.iter().map(|r| r.peak_kib).max().unwrap_or(0);
@@ -749,6 +758,61 @@ async fn all(args: &[String]) -> Res<()> {
             m / best_raw,
             peak as f64 / 1024.0
         );
+        let best = !best_marked
+            && (v.starts_with("raw") || v.starts_with("counters-raw"))
+            && m == best_raw;
+        best_marked |= best;
+        csv.push(vec![
+            info.date.clone(),
+            info.commit.clone(),
+            info.machine.clone(),
+            rows.to_string(),
+            rounds.to_string(),
+            u8::from(counts).to_string(),
+            u8::from(cqlsh.is_some() && !counts).to_string(),
+            info.load_start.clone(),
+            load_end.clone(),
+            v.clone(),
+            format!("{m:.0}"),
+            format!("{lo:.0}"),
+            format!("{hi:.0}"),
+            format!("{:.2}", m / best_raw),
+            u8::from(best).to_string(),
+            format!("{:.1}", peak as f64 / 1024.0),
+            String::new(),
+        ]);
     }
+    // `BACKFILL_CSV=<file>` appends elsewhere, `BACKFILL_CSV=` nowhere.
+    let path = match std::env::var_os("BACKFILL_CSV") {
+        Some(p) if p.is_empty() => return Ok(()),
+        Some(p) => std::path::PathBuf::from(p),
+        None => {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results/backfill.csv")
+        }
+    };
+    results::append_csv(&path, &CSV_HEADER, &csv)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("{} rows appended to {}", csv.len(), path.display());
     Ok(())
 }
+
+/// The columns of `benches/results/backfill.csv`: one row per variant and run.
+const CSV_HEADER: [&str; 17] = [
+    "date",
+    "commit",
+    "machine",
+    "rows",
+    "rounds",
+    "counters",
+    "cqlsh",
+    "load_start",
+    "load_end",
+    "variant",
+    "rows_per_s",
+    "min_rows_per_s",
+    "max_rows_per_s",
+    "ratio_vs_best_raw",
+    "best_raw",
+    "peak_mib",
+    "notes",
+];

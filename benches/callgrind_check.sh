@@ -9,13 +9,19 @@
 #
 # Needs the crates under target/compile-bench/ (any `cargo xtask compile-bench` run writes
 # them). The derive runs inside the counted process, built as in a user's debug build. Takes
-# about 90 s per crate. Prints the total per crate and keeps `cg.out` for callgrind_annotate.
+# about 90 s per crate. Prints the total per crate and keeps `cg.out` for callgrind_annotate;
+# appends it to benches/results/callgrind_check.csv with the date, commit and machine
+# (`CALLGRIND_CSV=<file>` appends elsewhere, `CALLGRIND_CSV=` nowhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 sides=("$@")
 [ ${#sides[@]} -gt 0 ] || sides=(cassmodel scylla)
 out=$(mktemp -d)
+csv=${CALLGRIND_CSV-$root/benches/results/callgrind_check.csv}
+commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit="$commit-dirty"
+machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
 for side in "${sides[@]}"; do
     crate="$root/target/compile-bench/$side"
     [ -f "$crate/Cargo.toml" ] || { echo "no $crate: run cargo xtask compile-bench first" >&2; exit 1; }
@@ -32,4 +38,9 @@ for side in "${sides[@]}"; do
     total=$(sed -n 's/^summary: //p' "$out/$side/cg.out")
     printf '%-10s %15s instructions   (%s)\n' "$side" "$total" "$out/$side/cg.out"
     cd "$root"
+    if [ -n "$csv" ]; then
+        [ -s "$csv" ] || echo "date,commit,machine,crate,instructions_millions,notes" >"$csv"
+        printf '%s,%s,"%s",%s,%s,\n' "$(date -u +%F)" "$commit" "$machine" "$side" \
+            "$(awk -v n="$total" 'BEGIN { printf "%.1f", n / 1e6 }')" >>"$csv"
+    fi
 done

@@ -19,6 +19,8 @@
 # (`CALLGRIND_OPTS=--cache-sim=yes`: simulated cache misses too; read them from the callgrind
 # files with `callgrind_annotate`). Under valgrind the client, not the node,
 # sets the pace, so the counts say what each side executes, not how the two interleave.
+# The counts are appended to benches/results/callgrind_ops.csv with the date, commit and machine
+# (`CALLGRIND_CSV=<file>` appends elsewhere, `CALLGRIND_CSV=` nowhere).
 set -euo pipefail
 variant=${1:?usage: benches/callgrind_ops.sh VARIANT [ROUNDS]}
 rounds=${2:-3}
@@ -31,7 +33,7 @@ for l in sys.stdin:
         print(m["executable"])')
 out=$(mktemp -d)
 for side in raw cassmodel; do
-    QUERY_OVERHEAD_SIDE=$side QUERY_OVERHEAD_PEER=0 QUERY_OVERHEAD_PACE=0 \
+    QUERY_OVERHEAD_CSV= QUERY_OVERHEAD_SIDE=$side QUERY_OVERHEAD_PEER=0 QUERY_OVERHEAD_PACE=0 \
         QUERY_OVERHEAD_ONLY="$variant" QUERY_OVERHEAD_ROUNDS=$rounds QUERY_OVERHEAD_SLICE_MS=1000 \
         valgrind --tool=callgrind ${CALLGRIND_OPTS:-} --instr-atstart=no --callgrind-out-file="$out/cg.$side" \
         "$bin" --bench >"$out/$side.log" 2>&1 &
@@ -59,5 +61,21 @@ for side in raw cassmodel; do
     caller=$(grep -m1 'query_overhead::poll_operation' "$out/$side.inclusive" |
         awk '{print $1}' | tr -d ,)
     echo "$side: $ops operations counted (of $run_ops); caller $((caller / ops)) instructions/op; process $((total / ops)) instructions/op"
+    eval "caller_$side=$((caller / ops)) process_$side=$((total / ops))"
 done
 echo "logs and callgrind files: $out"
+csv=${CALLGRIND_CSV-benches/results/callgrind_ops.csv}
+if [ -n "$csv" ]; then
+    commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+    [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit="$commit-dirty"
+    machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
+    cache_sim=0
+    case "${CALLGRIND_OPTS:-}" in *cache-sim=yes*) cache_sim=1 ;; esac
+    ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+    [ -s "$csv" ] || echo "date,commit,machine,variant,rounds,cache_sim,caller_cassmodel,caller_raw,caller_ratio,process_cassmodel,process_raw,process_ratio,notes" >"$csv"
+    printf '%s,%s,"%s","%s",%s,%s,%s,%s,%s,%s,%s,%s,"%s"\n' "$(date -u +%F)" "$commit" "$machine" \
+        "${variant//\"/\"\"}" "$rounds" "$cache_sim" "$caller_cassmodel" "$caller_raw" \
+        "$(ratio "$caller_cassmodel" "$caller_raw")" "$process_cassmodel" "$process_raw" \
+        "$(ratio "$process_cassmodel" "$process_raw")" "${CALLGRIND_OPTS:-}" >>"$csv"
+    echo "appended to $csv"
+fi

@@ -73,7 +73,7 @@
 //! 700 ms the interval was the spread of all the rounds (0.79-1.41 for the indexed read at 1 in flight); at 36 rounds
 //! of 300 ms (about 14 minutes with the peer) it was 0.03-0.15 wide in 19 of the 27
 //! variants and up to 0.38 (latest 20 at 1 in flight): narrower, still not narrow enough to
-//! tell 1.00 from 1.03 in every variant (BENCHMARKS.md, issue 29, third step).
+//! tell 1.00 from 1.03 in every variant (BENCHMARKS.md).
 //!
 //! Environment: `QUERY_OVERHEAD_ROUNDS` (default 36), `QUERY_OVERHEAD_SLICE_MS` (default 300),
 //! `QUERY_OVERHEAD_POLICIES=1` (both sides run the raw code, one on cassmodel's session and
@@ -88,7 +88,9 @@
 //! operation: with `QUERY_OVERHEAD_CALIBRATE=1`, how much a run's CPU ratio moves for client
 //! time added to one side), `QUERY_OVERHEAD_SLICES=<file>` (one line per run: side, variant,
 //! concurrency, start and end in `CLOCK_MONOTONIC` nanoseconds, operations, for
-//! `benches/perf_split.py`).
+//! `benches/perf_split.py`), `QUERY_OVERHEAD_CSV` (the file the run's rows are appended to,
+//! one per variant with the date, commit, machine and load: `benches/results/query_overhead.csv`
+//! by default, none when empty; `record.rs`).
 
 mod drive;
 mod keys;
@@ -96,6 +98,10 @@ mod model;
 mod ops;
 mod peer;
 mod raw;
+mod record;
+// The run's date, commit and machine, and the CSV appending, shared with xtask.
+#[path = "../../xtask/src/results.rs"]
+mod results;
 mod stats;
 
 use std::alloc::System;
@@ -482,6 +488,7 @@ async fn same_rows(ops: &Ops) {
 #[tokio::main]
 async fn main() {
     let started = Instant::now();
+    let info = results::RunInfo::start(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     let rounds: usize = env_or("QUERY_OVERHEAD_ROUNDS", 36).max(2);
     let slice = Duration::from_millis(env_or("QUERY_OVERHEAD_SLICE_MS", 300));
     let concurrency: usize = env_or("QUERY_OVERHEAD_CONCURRENCY", 64).max(2);
@@ -706,6 +713,24 @@ async fn main() {
         "| phase | ops/run | CPU µs/op cassmodel | CPU µs/op raw | CPU ratio (IQR) | CPU ratio, 95% CI of its median | allocs/op cassmodel | allocs/op raw | ops/s ratio (IQR) | CPU µs/op charybdis | CPU µs/op raw in the peer | raw there / raw here (IQR) | CPU ratio to charybdis (IQR) | its 95% CI | allocs/op charybdis | allocs/op raw in the peer |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let run = record::Run {
+        info,
+        rounds,
+        slice_ms: slice.as_millis(),
+        mode: match (calibrate, policies, only_side) {
+            (true, _, _) => "calibrate".to_owned(),
+            (_, true, _) => "policies".to_owned(),
+            (_, _, Some(side)) => format!("side:{}", format!("{side:?}").to_lowercase()),
+            _ => "real".to_owned(),
+        } + &if spin_ns > 0 {
+            format!("+spin:{spin_ns}")
+        } else {
+            String::new()
+        },
+        only: only.clone(),
+        peer: peer.is_some(),
+    };
+    let mut csv_rows = Vec::new();
     for v in &variants {
         let med =
             |s: &[Sample], f: fn(&Sample) -> f64| median(&s.iter().map(f).collect::<Vec<_>>());
@@ -713,9 +738,10 @@ async fn main() {
         let ops_per_run = med(&all, |x| x.ops as f64);
         let cpu_ratios = paired(&v.cassmodel, &v.raw, |s| s.cpu_us_per_op);
         let (rc, rc_lo, rc_hi) = median_iqr(&cpu_ratios);
-        let ci = median_ci95(&cpu_ratios)
-            .map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
+        let ci95 = median_ci95(&cpu_ratios);
+        let ci = ci95.map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
         let (rt, rt_lo, rt_hi) = median_iqr(&paired(&v.cassmodel, &v.raw, |s| s.ops_per_s));
+        let mut to_charybdis = None;
         let peer = if v.peer.is_empty() || v.peer_raw.len() != v.peer.len() {
             "– | – | – | – | – | – | –".to_owned()
         } else {
@@ -727,8 +753,13 @@ async fn main() {
                 .map(|(m, p)| m / p)
                 .collect();
             let (p, p_lo, p_hi) = median_iqr(&to_peer);
-            let p_ci = median_ci95(&to_peer)
-                .map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
+            let p_ci95 = median_ci95(&to_peer);
+            to_charybdis = Some(record::Charybdis {
+                ratio: p,
+                ci: p_ci95,
+                cpu_us: med(&v.peer, |x| x.cpu_us_per_op),
+            });
+            let p_ci = p_ci95.map_or_else(|| "–".to_owned(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
             let (b, b_lo, b_hi) = median_iqr(&paired(&v.peer_raw, &v.raw, |s| s.cpu_us_per_op));
             format!(
                 "{:.1} | {:.1} | {b:.3} ({b_lo:.3}–{b_hi:.3}) | {p:.3} ({p_lo:.3}–{p_hi:.3}) | {p_ci} | {:.1} | {:.1}",
@@ -753,6 +784,22 @@ async fn main() {
             rt_lo,
             rt_hi
         );
+        csv_rows.push(record::Variant {
+            phase: v.phase.label(),
+            in_flight: v.concurrency,
+            rate: v.rate,
+            ratio: (rc, rc_lo, rc_hi),
+            ci: ci95,
+            charybdis: to_charybdis,
+            allocs: (
+                med(&v.cassmodel, |x| x.allocs_per_op),
+                med(&v.raw, |x| x.allocs_per_op),
+            ),
+            cpu_us: (
+                med(&v.cassmodel, |x| x.cpu_us_per_op),
+                med(&v.raw, |x| x.cpu_us_per_op),
+            ),
+        });
     }
     println!();
     println!(
@@ -763,6 +810,14 @@ async fn main() {
          Raw there / raw here: the raw code's CPU per operation in the charybdis peer's \
          process over this one's. CPU ratio to charybdis: per round, (cassmodel/raw here) / \
          (charybdis/raw in the peer's process)."
+    );
+
+    let load_end = results::load_1min();
+    record::append(
+        &csv_rows
+            .iter()
+            .map(|v| run.row(v, &load_end))
+            .collect::<Vec<_>>(),
     );
 
     db.execute_ddl(&format!("DROP KEYSPACE IF EXISTS {ks}"))

@@ -18,7 +18,9 @@
 //!
 //! Each run's user and system CPU seconds cover the whole process tree (cargo, rustc, build
 //! scripts, proc macros). The report gives medians and the ratio cassmodel/scylla, and the load
-//! average before and after, since the machine may be shared.
+//! average before and after, since the machine may be shared; it is printed, written to
+//! `target/compile-bench/results.md`, and appended to `benches/results/compile_time.csv` (one
+//! row per measurement, with the date, commit and machine).
 
 mod measure;
 mod tables;
@@ -28,6 +30,8 @@ use std::process::{Command, ExitCode};
 
 use measure::{Cost, loadavg, median};
 use tables::Side;
+
+use crate::results::{RunInfo, append_csv, load_1min};
 
 const USAGE: &str = "usage: cargo xtask compile-bench [--runs N] [--clean-runs N] [--tables N] \
     [--seed N] [--only check,build,edit,clean,expand] [--reads]\n\n\
@@ -297,12 +301,21 @@ fn describe_machine() -> String {
     format!("{cores} cores, {cpu}; {}", rustc.trim())
 }
 
-fn report(results: &Results, expand: Option<[(usize, usize); 2]>, n: usize) -> String {
-    let mut out = String::from(
-        "| measure | runs | scylla user s | cassmodel user s | ratio (user) | paired ratios (min-max) | scylla wall s | cassmodel wall s |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for (what, a, b) in &results.rows {
+/// One measurement's figures over its runs.
+struct Figures {
+    runs: usize,
+    scylla_user: f64,
+    cassmodel_user: f64,
+    ratio: f64,
+    paired: f64,
+    paired_min: f64,
+    paired_max: f64,
+    scylla_wall: f64,
+    cassmodel_wall: f64,
+}
+
+impl Figures {
+    fn of(a: &[Cost], b: &[Cost]) -> Figures {
         let user = |v: &[Cost]| median(&v.iter().map(|c| c.user).collect::<Vec<_>>());
         let wall = |v: &[Cost]| median(&v.iter().map(|c| c.wall).collect::<Vec<_>>());
         let paired: Vec<f64> = a.iter().zip(b).map(|(x, y)| y.user / x.user).collect();
@@ -311,25 +324,146 @@ fn report(results: &Results, expand: Option<[(usize, usize); 2]>, n: usize) -> S
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &r| {
                 (l.min(r), h.max(r))
             });
+        Figures {
+            runs: a.len().min(b.len()),
+            scylla_user: user(a),
+            cassmodel_user: user(b),
+            ratio: user(b) / user(a),
+            paired: median(&paired),
+            paired_min: lo,
+            paired_max: hi,
+            scylla_wall: wall(a),
+            cassmodel_wall: wall(b),
+        }
+    }
+}
+
+/// Expanded lines per table with the derives minus without: (scylla, cassmodel).
+fn lines_per_table(expand: [(usize, usize); 2], n: usize) -> (f64, f64) {
+    let per = |(full, plain): (usize, usize)| full.saturating_sub(plain) as f64 / n as f64;
+    (per(expand[0]), per(expand[1]))
+}
+
+fn report(results: &Results, expand: Option<[(usize, usize); 2]>, n: usize) -> String {
+    let mut out = String::from(
+        "| measure | runs | scylla user s | cassmodel user s | ratio (user) | paired ratios (min-max) | scylla wall s | cassmodel wall s |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (what, a, b) in &results.rows {
+        let f = Figures::of(a, b);
         out.push_str(&format!(
-            "| {what} | {} | {:.2} | {:.2} | **{:.2}x** | {:.2}x ({lo:.2}-{hi:.2}) | {:.2} | {:.2} |\n",
-            a.len().min(b.len()),
-            user(a),
-            user(b),
-            user(b) / user(a),
-            median(&paired),
-            wall(a),
-            wall(b),
+            "| {what} | {} | {:.2} | {:.2} | **{:.2}x** | {:.2}x ({:.2}-{:.2}) | {:.2} | {:.2} |\n",
+            f.runs,
+            f.scylla_user,
+            f.cassmodel_user,
+            f.ratio,
+            f.paired,
+            f.paired_min,
+            f.paired_max,
+            f.scylla_wall,
+            f.cassmodel_wall,
         ));
     }
-    if let Some([(sf, sp), (cf, cp)]) = expand {
-        let per = |full: usize, plain: usize| full.saturating_sub(plain) as f64 / n as f64;
+    if let Some(expand) = expand {
+        let (scylla, cassmodel) = lines_per_table(expand, n);
         out.push_str(&format!(
             "\nExpanded lines per table (`-Zunpretty=expanded`, with the derives minus without): \
-             scylla {:.0}, cassmodel {:.0}, difference {:+.0}.\n",
-            per(sf, sp),
-            per(cf, cp),
-            per(cf, cp) - per(sf, sp)
+             scylla {scylla:.0}, cassmodel {cassmodel:.0}, difference {:+.0}.\n",
+            cassmodel - scylla
+        ));
+    }
+    out
+}
+
+/// The columns of `benches/results/compile_time.csv`.
+const CSV_HEADER: [&str; 20] = [
+    "date",
+    "commit",
+    "machine",
+    "tables",
+    "seed",
+    "runs",
+    "measure",
+    "scylla",
+    "cassmodel",
+    "unit",
+    "ratio",
+    "paired_median",
+    "paired_min",
+    "paired_max",
+    "scylla_wall_s",
+    "cassmodel_wall_s",
+    "load_start",
+    "load_end",
+    "reads",
+    "notes",
+];
+
+/// This run's rows of `compile_time.csv`: one per measurement, and one for the expansion.
+fn csv_rows(
+    info: &RunInfo,
+    opts: &Options,
+    results: &Results,
+    expand: Option<[(usize, usize); 2]>,
+    load_end: &str,
+) -> Vec<Vec<String>> {
+    let row = |runs: String, measure: &str, values: [String; 9], notes: String| {
+        let [scylla, cassmodel, unit, ratio, pm, pmin, pmax, sw, cw] = values;
+        vec![
+            info.date.clone(),
+            info.commit.clone(),
+            info.machine.clone(),
+            opts.tables.to_string(),
+            opts.seed.to_string(),
+            runs,
+            measure.to_owned(),
+            scylla,
+            cassmodel,
+            unit,
+            ratio,
+            pm,
+            pmin,
+            pmax,
+            sw,
+            cw,
+            info.load_start.clone(),
+            load_end.to_owned(),
+            u8::from(opts.reads).to_string(),
+            notes,
+        ]
+    };
+    let mut out = Vec::new();
+    for (what, a, b) in &results.rows {
+        let f = Figures::of(a, b);
+        let two = |x: f64| format!("{x:.2}");
+        out.push(row(
+            f.runs.to_string(),
+            what,
+            [
+                two(f.scylla_user),
+                two(f.cassmodel_user),
+                "user s".to_owned(),
+                two(f.ratio),
+                two(f.paired),
+                two(f.paired_min),
+                two(f.paired_max),
+                two(f.scylla_wall),
+                two(f.cassmodel_wall),
+            ],
+            String::new(),
+        ));
+    }
+    if let Some(expand) = expand {
+        let (scylla, cassmodel) = lines_per_table(expand, opts.tables);
+        let mut values: [String; 9] = Default::default();
+        values[0] = format!("{scylla:.0}");
+        values[1] = format!("{cassmodel:.0}");
+        values[2] = "lines/table".to_owned();
+        out.push(row(
+            String::new(),
+            "expand",
+            values,
+            format!("difference {:+.0}", cassmodel - scylla),
         ));
     }
     out
@@ -360,6 +494,7 @@ fn run(args: &[String]) -> Result<(), String> {
         Crate::new(&root, &workspace, Side::Scylla, &opts)?,
         Crate::new(&root, &workspace, Side::Cassmodel, &opts)?,
     ];
+    let info = RunInfo::start(&workspace);
     let load_start = loadavg();
     eprintln!(
         "compile-bench: {} tables (seed {}) in {}; logs in {}/<side>.log; load {load_start}",
@@ -410,5 +545,9 @@ fn run(args: &[String]) -> Result<(), String> {
     let file = root.join("results.md");
     std::fs::write(&file, &text).map_err(|e| format!("{}: {e}", file.display()))?;
     eprintln!("written to {}", file.display());
+    let csv = workspace.join("benches/results/compile_time.csv");
+    let rows = csv_rows(&info, &opts, &results, expand, &load_1min());
+    append_csv(&csv, &CSV_HEADER, &rows).map_err(|e| format!("{}: {e}", csv.display()))?;
+    eprintln!("{} rows appended to {}", rows.len(), csv.display());
     Ok(())
 }
