@@ -1,6 +1,6 @@
 //! `cargo xtask chaos`: cassmodel under load and under faults, on the project's own Cassandra
 //! node. Each check prints one line with its figures; `--write FILE` also puts them in a
-//! section of `FILE` (RELIABILITY.md).
+//! section of `FILE` (RELIABILITY.md) and appends them to `reliability/results/chaos.csv`.
 //!
 //! - `load`: 64 tasks x 2,000 mixed operations (insert, update, delete, read-your-write),
 //!   then every key of every task read back and compared with what the task wrote.
@@ -227,6 +227,7 @@ async fn run(args: &Args) -> Result<bool, String> {
     }
     let base = NodeConfig::try_from_env().map_err(|e| e.to_string())?;
     let started = Instant::now();
+    let info = report::results::RunInfo::start(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     let (node, nodes, replication) = if args.cluster {
         let nodes = cassmodel_node::cluster_nodes_in(&base, args.topology());
         cassmodel_node::start_cluster(&nodes)
@@ -271,6 +272,7 @@ async fn run(args: &Args) -> Result<bool, String> {
         cassmodel_node::load_average()
     );
     let mut outcomes = Vec::new();
+    let mut seconds = Vec::new();
     for name in args
         .all()
         .iter()
@@ -321,6 +323,7 @@ async fn run(args: &Args) -> Result<bool, String> {
             t.elapsed()
         );
         outcomes.push(outcome);
+        seconds.push(t.elapsed().as_secs_f64());
     }
     let all_ok = outcomes.iter().all(|o| o.ok);
     if all_ok {
@@ -362,8 +365,16 @@ async fn run(args: &Args) -> Result<bool, String> {
             _ => "cargo xtask chaos",
         };
         let target = target(args);
-        report::write_section(path, target, command, &outcomes)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        report::write_section(
+            path,
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/chaos.csv"),
+            &info,
+            target,
+            command,
+            &outcomes,
+            &seconds,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote the figures to {}", path.display());
     }
     Ok(all_ok)
