@@ -61,6 +61,8 @@ pub struct Field<'a> {
     pub collection: Option<Collection<'a>>,
     /// Whether it is a counter (by its type or its `cql_type`).
     pub counter: bool,
+    /// Whether its type is written `String` (key arguments then take `&str`).
+    pub is_string: bool,
 }
 
 impl Field<'_> {
@@ -598,6 +600,7 @@ fn fields<'a>(cx: &mut Ctxt, named: &'a syn::FieldsNamed, kind: Kind) -> Vec<Fie
             cql_type: types::syntactic_cql_type(&f.ty, cql_override, attrs.frozen.is_some()),
             collection: collection(value_ty, &attrs),
             counter: types::is_counter(&f.ty, cql_override),
+            is_string: types::is_string(&f.ty),
             mask: attrs.masked.as_ref().and_then(|e| field_mask(cx, e)),
             attrs,
             indexes: Vec::new(),

@@ -89,6 +89,11 @@ pub fn type_text(ty: &Type) -> String {
     out.replace(":: ", "::")
 }
 
+/// Whether the type is written `String` (any path ending in `String`, without arguments).
+pub fn is_string(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == "String" && s.arguments.is_none())
+}
+
 pub fn shape(ty: &Type) -> Shape {
     let Some(seg) = last_segment(ty) else {
         return Shape::Other;

@@ -378,9 +378,7 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
 }
 
 /// `get` and, for tables with clustering columns, `partition`: one argument per key column,
-/// taking what the builders' methods take (`BindAs`: the column's own type, and `&str` for
-/// a `String`, whatever its type is called), so a wrong argument is one E0277 that names
-/// the column's type. A bucket's source is its own type: its bucket is computed from it.
+/// of the column's own type (`&str` for a `String`), so a wrong argument is one E0308.
 fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
     let (krate, p) = (cx.krate, &cx.p);
     let (pk, all) = (cx.t.partition_key(), cx.t.primary_key());
@@ -388,10 +386,10 @@ fn key_shorthands(cx: &Cx<'_>) -> TokenStream {
         fs.iter()
             .map(|f| {
                 let (arg, ty) = (f.ident, f.ty);
-                if cx.t.is_bucket_source(f) {
-                    quote!(#arg: &'d #ty)
+                if f.is_string && !cx.t.is_bucket_source(f) {
+                    quote!(#arg: &'d ::core::primitive::str)
                 } else {
-                    quote!(#arg: &'d (impl #krate::BindAs<#ty> + ?::core::marker::Sized))
+                    quote!(#arg: &'d #ty)
                 }
             })
             .collect()
