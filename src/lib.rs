@@ -767,3 +767,17 @@ pub mod prelude {
     pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
     pub use cassmodel_runtime::prelude::*;
 }
+
+/// The guide's chapters (`docs/guide/src/`, an mdBook): each Rust block of a chapter is a
+/// doc-test of this crate, compiled by `cargo test --doc`, and run where it touches the
+/// database (on a local node or the cluster of `CASSMODEL_CONTACT_POINTS`, in a keyspace of
+/// its own). `tests/guide.rs` checks that every chapter of `SUMMARY.md` is included here.
+#[cfg(doctest)]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/src/getting-started.md")]
+    pub struct GettingStarted;
+    #[doc = include_str!("../docs/guide/src/modelling.md")]
+    pub struct Modelling;
+    #[doc = include_str!("../docs/guide/src/queries.md")]
+    pub struct Queries;
+}
