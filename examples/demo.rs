@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     models::keys::demo(&db).await?;
 
     // The modelling guides' last step: partition sizes, from each table's declared growth.
-    println!("\n== Partition sizes (cargo run --example migrate -- analyze)");
+    println!("\n== Partition sizes (what `migrate analyze` prints)");
     let tables: Vec<_> = models::SECTIONS.iter().flat_map(|s| (s.tables)()).collect();
     print!(
         "{}",

@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 use cassmodel_runtime::migrate::{MigrationError, Migrator, Models};
 use cassmodel_runtime::{Db, Replication, sizing};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::connect::{ConnectArgs, Warned};
 use crate::copy::{BackfillArgs, VerifyArgs};
@@ -308,7 +308,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(c) => c,
         Err(e) => return clap_exit(&e, out, err),
     };
@@ -330,6 +330,25 @@ where
             }
         }
     }
+}
+
+/// The command line, under the name of the binary that runs it (`migrate --version` prints
+/// `migrate 0.1.0 (cassmodel-cli)`).
+fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let name = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_stem())
+        .map_or_else(
+            || "migrate".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+    let matches = Cli::command().name(name).try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
 }
 
 /// A command line clap did not run: help or the version on `out` (exit 0), else the error

@@ -1,0 +1,1 @@
+cassmodel_cli::main!(telemetry);
