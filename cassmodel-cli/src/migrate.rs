@@ -277,7 +277,7 @@ pub fn main() -> ExitCode {
     main_with(Models::registered())
 }
 
-/// [`main`] with an explicit list of models instead of the registry.
+/// [`main()`](fn@main) with an explicit list of models instead of the registry.
 pub fn main_with(models: Models) -> ExitCode {
     block_on(|out, err| Box::pin(run(std::env::args_os(), models, out, err)))
 }

@@ -1,6 +1,6 @@
 //! `cassmodel`, the installed command (`cargo install --path cassmodel-cli`): what needs no
 //! models. The commands that compare models with a cluster are the migration command of the
-//! crate that links them ([`crate::main`]).
+//! crate that links them ([`crate::main!`]).
 //!
 //! ```text
 //! cassmodel [connection flags] <check | apply-files --dir DIR | pull [--out FILE | --dir DIR]>
