@@ -7,7 +7,8 @@
 //!   the crate holding them (a crate the binary does not use is not linked, and a binary
 //!   without models refuses to run, exit code 6):
 //!
-//!   ```ignore
+//!   ```
+//!   # extern crate cassmodel_runtime as telemetry;
 //!   // src/bin/migrate.rs of the crate `telemetry` (models in its src/lib.rs), with
 //!   // `cassmodel-cli` in [dependencies]
 //!   cassmodel_cli::main!(telemetry);
@@ -40,14 +41,16 @@ pub use migrate::{main, main_with, parse_replication, run};
 /// crate (or crates) that hold the models, so that the binary links them, and runs the
 /// migration command on them ([`main()`](fn@main)).
 ///
-/// ```ignore
+/// ```
+/// # extern crate cassmodel_runtime as telemetry;
 /// // src/bin/migrate.rs of the crate `telemetry`
 /// cassmodel_cli::main!(telemetry);
 /// ```
 ///
 /// It expands to
 ///
-/// ```ignore
+/// ```no_run
+/// # extern crate cassmodel_runtime as telemetry;
 /// use telemetry as _;
 /// fn main() -> std::process::ExitCode {
 ///     cassmodel_cli::main()

@@ -3,7 +3,8 @@
 //! `#[derive(CassUdt)]` linked into the binary is found through the registry, and a crate the
 //! binary does not use is not linked):
 //!
-//! ```ignore
+//! ```
+//! # extern crate cassmodel_runtime as telemetry;
 //! // src/bin/migrate.rs of the crate `telemetry`, whose models are in its library
 //! cassmodel_cli::main!(telemetry);
 //! ```
