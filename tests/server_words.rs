@@ -19,12 +19,12 @@ struct Note {
     text: String,
 }
 
-/// A page's readings, one partition per day: a read over buckets.
+/// A probe's samples, one partition per day: a read over buckets.
 #[derive(CassTable, Debug, Clone, PartialEq)]
-#[cass(table = "readings")]
-struct Reading {
+#[cass(table = "samples")]
+struct Sample {
     #[partition_key]
-    sensor: i32,
+    probe: i32,
     #[clustering]
     #[cass(bucket(day))]
     at: chrono::DateTime<chrono::Utc>,
@@ -354,23 +354,23 @@ async fn each_statement_has_a_span_with_its_table_rows_and_error() {
     }
 
     // A read over buckets: its shape, and how many buckets it read.
-    db.create_table::<Reading>().await.expect("create table");
+    db.create_table::<Sample>().await.expect("create table");
     let day = |d: u32| {
         chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 12, d, 12, 0, 0)
             .single()
             .expect("a date")
     };
     for d in [1, 3] {
-        let r = Reading {
-            sensor: 7,
+        let r = Sample {
+            probe: 7,
             at: day(d),
             value: f64::from(d),
         };
         db.insert(&r).await.expect("insert");
     }
     captured.take_statements();
-    let read = Reading::select()
-        .sensor(&7)
+    let read = Sample::select()
+        .probe(&7)
         .at_range(day(1)..day(4))
         .fetch_all(db)
         .await
@@ -380,8 +380,7 @@ async fn each_statement_has_a_span_with_its_table_rows_and_error() {
     assert_eq!(spans.len(), 1, "{spans:?}");
     assert!(
         spans[0].starts_with("kind=\"select buckets\"")
-            && spans[0]
-                .contains("shape=\"WHERE sensor = ? AND at_day = ? AND at >= ? AND at < ?\"")
+            && spans[0].contains("shape=\"WHERE probe = ? AND at_day = ? AND at >= ? AND at < ?\"")
             && spans[0].contains("buckets=4")
             && spans[0].contains("rows=2"),
         "{}",

@@ -282,23 +282,13 @@ fn interleave(
 }
 
 fn describe_machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_owned())
-        })
-        .unwrap_or_else(|| "?".to_owned());
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let rustc = Command::new("rustc")
         .arg("-V")
         .output()
         .ok()
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_default();
-    format!("{cores} cores, {cpu}; {}", rustc.trim())
+    format!("{}; {}", crate::results::machine(), rustc.trim())
 }
 
 /// One measurement's figures over its runs.

@@ -1,5 +1,5 @@
-// The README's quick start: the model of `examples/telemetry/src/lib.rs`, and a read of a time
-// range without the sensor, which would have to visit every partition.
+// The README's quick start: the model of examples/telemetry/src/lib.rs (tests/readme.rs checks
+// it is the same) and a read of a time range without the sensor, which would visit every node.
 use cassmodel::CassTable;
 use chrono::{DateTime, Utc};
 
