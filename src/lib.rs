@@ -780,4 +780,32 @@ pub mod guide {
     pub struct Modelling;
     #[doc = include_str!("../docs/guide/src/queries.md")]
     pub struct Queries;
+    #[doc = include_str!("../docs/guide/src/projections.md")]
+    pub struct Projections;
+    #[doc = include_str!("../docs/guide/src/writes.md")]
+    pub struct Writes;
+    #[doc = include_str!("../docs/guide/src/entities.md")]
+    pub struct Entities;
+    #[doc = include_str!("../docs/guide/src/indexes.md")]
+    pub struct Indexes;
+    #[doc = include_str!("../docs/guide/src/views.md")]
+    pub struct Views;
+    #[doc = include_str!("../docs/guide/src/sizing.md")]
+    pub struct Sizing;
+    #[doc = include_str!("../docs/guide/src/migrations.md")]
+    pub struct Migrations;
+    #[doc = include_str!("../docs/guide/src/key-changes.md")]
+    pub struct KeyChanges;
+    #[doc = include_str!("../docs/guide/src/adopting.md")]
+    pub struct Adopting;
+    #[doc = include_str!("../docs/guide/src/errors.md")]
+    pub struct Errors;
+    #[doc = include_str!("../docs/guide/src/connecting.md")]
+    pub struct Connecting;
+    #[doc = include_str!("../docs/guide/src/tracing.md")]
+    pub struct Tracing;
+    #[doc = include_str!("../docs/guide/src/testing.md")]
+    pub struct Testing;
+    #[doc = include_str!("../docs/guide/src/versions.md")]
+    pub struct Versions;
 }
