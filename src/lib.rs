@@ -35,11 +35,15 @@
 //!
 //! ## The journey, and where each step is documented
 //!
+//! This page is the reference of the derives and the API; the guide (`docs/guide/` in the
+//! repository, an mdBook: getting started, modelling, queries, writes, migrations, testing,
+//! ...) walks through each step with samples that run.
+//!
 //! 1. **A node to work against**: your cluster (`CASSMODEL_CONTACT_POINTS` and the other
 //!    [`config::ENV_VARS`], or [`ConnectOptions`]), or a local Cassandra 5.0 node without
-//!    Docker: `cargo run -p cassmodel-node -- start`, or, in your integration tests, the
-//!    `cassmodel-node` crate's `TestKeyspace` (a dev-dependency: a fresh keyspace on a node
-//!    started or reused in one call; `TestKeyspace::on_cluster` for three nodes).
+//!    Docker: the `cassmodel-node` crate, whose `TestKeyspace` (a dev-dependency: a fresh
+//!    keyspace on a node started or reused in one call, dropped with it) your integration
+//!    tests start from, and whose `cassmodel-node start` command runs the node by hand.
 //! 2. **Models**: [`#[derive(CassTable)]`](#derivecasstable) per query table, with
 //!    [`CassProjection`](#derivecassprojection) for partial and computed reads,
 //!    [`CassUdt`](#derivecassudt) for user-defined types and `CassEntity` for one struct
@@ -720,8 +724,8 @@
 //! ```
 //!
 //! The migration command-line tool is the `cassmodel-cli` crate: a one-line `bin` of yours
-//! (`cassmodel_cli::main()`) for the migrations of your models, and the installable
-//! `cassmodel` command for what needs no models.
+//! (`cassmodel_cli::main!(your_crate);` in `src/bin/migrate.rs`) for the migrations of your
+//! models, and the installable `cassmodel` command for what needs no models.
 
 // docs.rs (`--cfg docsrs`, nightly): each item a cargo feature adds says which.
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -43,8 +43,8 @@ use crate::pull::{Output, PullOptions, pull};
     long_about = "cassmodel's command for what needs no models: check that a cluster answers \
                   with the connection settings, and apply the migration files `migrate \
                   generate` writes. Planning, applying and validating the migration of your \
-                  models is the one-line `migrate` binary of the crate that links them \
-                  (`cassmodel_cli::main()`).",
+                  models is the one-line `migrate` binary of the crate that holds them \
+                  (`cassmodel_cli::main!(your_crate);` in src/bin/migrate.rs).",
     after_help = "Connection settings come from the CASSMODEL_* variables; each flag overrides \
                   its variable. Exit codes: 0 done; 1 error."
 )]

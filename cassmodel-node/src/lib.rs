@@ -16,7 +16,8 @@
 //!
 //! Add `cassmodel-node` as a dev-dependency; [`TestKeyspace::new`] gives each test a fresh
 //! keyspace on a real node (started on the first call, reused after) and a `Db` on it, and
-//! [`TestKeyspace::drop`] deletes it. Set `CASSMODEL_CONTACT_POINTS` to run the same tests
+//! dropping it deletes the keyspace, even when the test panics ([`TestKeyspace::drop`] does it
+//! explicitly, returning its error). Set `CASSMODEL_CONTACT_POINTS` to run the same tests
 //! on your own cluster; [`TestKeyspace::on_cluster`] runs one on the three-node cluster this
 //! crate starts on 127.0.0.1-127.0.0.3.
 //!

@@ -28,8 +28,10 @@
 //! What cannot be written as a model is named, with the reason, in the module's doc
 //! comment and in [`Pulled::warnings`], never silently left out: a `COMPACT STORAGE` table,
 //! a table with a type cassmodel cannot hold (a `vector` of anything but `float`), a
-//! materialized view, an index that is not SAI or has options the derive does not declare
-//! (a note on its field; the cluster keeps it).
+//! materialized view that selects rows by more than its key columns being not null (any other
+//! view is written as a `#[cass(view_of = ..)]` struct of its base table), an index that is
+//! not SAI or has options the derive does not declare (a note on its field; the cluster keeps
+//! it).
 //!
 //! ```no_run
 //! use cassmodel_cli::pull::{pull, Output, PullOptions};

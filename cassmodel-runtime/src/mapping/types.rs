@@ -46,7 +46,8 @@ use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 ///
 /// Without a feature, `varint` and `decimal` are held in `cassmodel::value::Varint` and
 /// `Decimal`, and dates and times in chrono's types. An `OffsetDateTime` with digits below the
-/// millisecond is refused when bound, as a `DateTime<Utc>` is; it reads back in UTC.
+/// millisecond is written truncated to its millisecond and compared exactly in reads, as a
+/// `DateTime<Utc>` is; it reads back in UTC.
 /// `rust_decimal::Decimal` is not mapped: the driver does not encode it, and its 96-bit
 /// mantissa holds fewer values than a CQL `decimal` (a value written by another client could
 /// not be read); hold such a column in a `BigDecimal` and convert.
