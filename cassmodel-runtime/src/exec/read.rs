@@ -211,7 +211,9 @@ pub(crate) async fn all_by_key_prefix<T: Table>(
 impl Db {
     /// The row with the given full primary key, if it exists. `key` binds the partition-key
     /// columns and then the clustering columns, in declared order (the generated `T::get`
-    /// takes the same with typed arguments).
+    /// takes the same with typed arguments). The values are bound as the driver binds them:
+    /// a `DateTime<Utc>` with digits below the millisecond is truncated, where `T::get`
+    /// finds no row for it (no stored timestamp has those digits).
     pub async fn get_by_key<T: Table>(&self, key: impl SerializeRow) -> Result<Option<T>> {
         let n = T::schema().primary_key().len();
         first_by_key_prefix::<T>(self, n, key, &QueryOptions::default()).await
