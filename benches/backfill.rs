@@ -735,6 +735,27 @@ async fn all(args: &[String]) -> Res<()> {
             });
         }
     }
+    report(
+        &results,
+        &info,
+        rows,
+        rounds,
+        counts,
+        cqlsh.is_some() && !counts,
+    )
+}
+
+/// Prints each variant's median rows/s over its rounds, their spread and its peak memory,
+/// against the best raw copy, and appends them to `benches/results/backfill.csv` with the
+/// run's `info` (`BACKFILL_CSV=<file>` appends elsewhere, `BACKFILL_CSV=` nowhere).
+fn report(
+    results: &BTreeMap<String, Vec<Run>>,
+    info: &results::RunInfo,
+    rows: u64,
+    rounds: usize,
+    counts: bool,
+    cqlsh: bool,
+) -> Res<()> {
     println!("| variant | rows/s (median of {rounds}) | min - max | peak memory |");
     println!("|---|---:|---:|---:|");
     let median = |runs: &[Run]| {
@@ -750,7 +771,7 @@ async fn all(args: &[String]) -> Res<()> {
     let load_end = results::load_1min();
     let mut best_marked = false;
     let mut csv = Vec::new();
-    for (v, runs) in &results {
+    for (v, runs) in results {
         let (m, lo, hi) = median(runs);
         let peak = runs.iter().map(|r| r.peak_kib).max().unwrap_or(0);
         println!(
@@ -769,7 +790,7 @@ async fn all(args: &[String]) -> Res<()> {
             rows.to_string(),
             rounds.to_string(),
             u8::from(counts).to_string(),
-            u8::from(cqlsh.is_some() && !counts).to_string(),
+            u8::from(cqlsh).to_string(),
             info.load_start.clone(),
             load_end.clone(),
             v.clone(),

@@ -150,32 +150,25 @@ enum Command {
 }
 
 impl Command {
-    /// Whether the command works on the models: all but `status` and `drop-source`, which
-    /// read what the cluster recorded.
-    fn needs_models(&self) -> bool {
-        !matches!(self, Command::Status | Command::DropSource { .. })
-    }
-
-    /// The command as it is typed.
-    fn name(&self) -> &'static str {
+    /// What the command does with the models, for the refusal of a binary that holds none;
+    /// `None` for `status` and `drop-source`, which read only what the cluster recorded.
+    fn use_of_models(&self) -> Option<&'static str> {
         match self {
-            Command::Plan => "plan",
-            Command::Apply => "apply",
-            Command::Generate { .. } => "generate",
-            Command::Validate => "validate",
-            Command::Schema => "schema",
-            Command::Analyze { .. } => "analyze",
-            Command::Backfill(_) => "backfill",
-            Command::Verify(_) => "verify",
-            Command::Status => "status",
-            Command::DropSource { .. } => "drop-source",
+            Command::Plan | Command::Apply | Command::Generate { .. } | Command::Validate => {
+                Some("compare the cluster with")
+            }
+            Command::Schema => Some("print"),
+            Command::Analyze { .. } => Some("analyze"),
+            Command::Backfill(_) | Command::Verify(_) => Some("copy or compare"),
+            Command::Status | Command::DropSource { .. } => None,
         }
     }
 }
 
-/// The refusal of `command` by a binary that holds no model, with the likely cause and the
-/// one-line fix, naming the crate `cargo run` runs (`CARGO_PKG_NAME`) when it is known.
-fn no_models(command: &str) -> String {
+/// The refusal of `command`, which would `what` the models, by a binary that holds none, with
+/// the likely cause and the one-line fix, naming the crate `cargo run` runs (`CARGO_PKG_NAME`)
+/// when it is known.
+fn no_models(command: &str, what: &str) -> String {
     let krate = std::env::var("CARGO_PKG_NAME")
         .ok()
         .filter(|n| !n.is_empty())
@@ -188,13 +181,7 @@ fn no_models(command: &str) -> String {
          it, so the linker leaves them out. Name the crate in src/bin/migrate.rs:\n\
          \n    cassmodel_cli::main!({krate});\n\n\
          (the same as `use {krate} as _;` above `fn main() -> std::process::ExitCode {{ \
-         cassmodel_cli::main() }}`).\n",
-        what = match command {
-            "schema" => "print",
-            "analyze" => "analyze",
-            "backfill" | "verify" => "copy or compare",
-            _ => "compare the cluster with",
-        }
+         cassmodel_cli::main() }}`).\n"
     )
 }
 
@@ -309,12 +296,14 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match parse(args) {
+    let (cli, command) = match parse(args) {
         Ok(c) => c,
         Err(e) => return clap_exit(&e, out, err),
     };
-    if cli.command.needs_models() && models.tables().is_empty() {
-        let _ = write!(err, "{}", no_models(cli.command.name()));
+    if let Some(what) = cli.command.use_of_models()
+        && models.tables().is_empty()
+    {
+        let _ = write!(err, "{}", no_models(&command, what));
         return Exit::NoModels;
     }
     let warned = Warned::default();
@@ -334,8 +323,8 @@ where
 }
 
 /// The command line, under the name of the binary that runs it (`migrate --version` prints
-/// `migrate 0.1.0 (cassmodel-cli)`).
-fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+/// `migrate 0.1.0 (cassmodel-cli)`), and its command as typed.
+fn parse<I, T>(args: I) -> Result<(Cli, String), clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -349,7 +338,8 @@ where
             |n| n.to_string_lossy().into_owned(),
         );
     let matches = Cli::command().name(name).try_get_matches_from(args)?;
-    Cli::from_arg_matches(&matches)
+    let command = matches.subcommand_name().unwrap_or_default().to_owned();
+    Ok((Cli::from_arg_matches(&matches)?, command))
 }
 
 /// A command line clap did not run: help or the version on `out` (exit 0), else the error

@@ -567,69 +567,7 @@ fn phase_table(qo: &Csv, metrics: &BTreeMap<String, Metric>) -> Result<String, S
             named.date, named.commit
         ));
     }
-    // The lowest and highest ratios, and the allocations above raw's, as the summary says.
-    let mut checks: Vec<(&str, f64)> = Vec::new();
-    for (inflight, min, max) in [
-        (
-            "1",
-            "run_time_min_cell_ratio_1_in_flight",
-            "run_time_max_cell_ratio_1_in_flight",
-        ),
-        (
-            "64",
-            "run_time_min_cell_ratio_64_in_flight",
-            "run_time_max_cell_ratio_64_in_flight",
-        ),
-    ] {
-        let mut ratios = Vec::new();
-        for r in rows.iter().filter(|r| r.get("in_flight") == Ok(inflight)) {
-            ratios.extend(number(r, "ratio_vs_raw")?);
-        }
-        checks.push((min, ratios.iter().copied().fold(f64::INFINITY, f64::min)));
-        checks.push((
-            max,
-            ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        ));
-    }
-    let mut to_charybdis = Vec::new();
-    let mut above = 0.0;
-    for r in &rows {
-        to_charybdis.extend(number(r, "ratio_vs_charybdis")?);
-        if let (Some(c), Some(raw)) = (number(r, "allocs_cassmodel")?, number(r, "allocs_raw")?)
-            && c > raw
-        {
-            above += 1.0;
-        }
-    }
-    checks.push((
-        "run_time_min_ratio_vs_charybdis",
-        to_charybdis.iter().copied().fold(f64::INFINITY, f64::min),
-    ));
-    checks.push((
-        "run_time_max_ratio_vs_charybdis",
-        to_charybdis
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max),
-    ));
-    checks.push(("allocs_cells_above_raw", above));
-    for (name, computed) in checks {
-        let m = metrics
-            .get(name)
-            .ok_or_else(|| format!("summary.csv has no `{name}`"))?;
-        if (m.date.as_str(), m.commit.as_str()) != (named.date.as_str(), named.commit.as_str()) {
-            return Err(format!(
-                "summary.csv: `{name}` is of the run of {} `{}`, the other run-time figures of {} `{}`",
-                m.date, m.commit, named.date, named.commit
-            ));
-        }
-        if m.value.parse::<f64>().ok() != Some(computed) {
-            return Err(format!(
-                "summary.csv: `{name}` is {}, but the run of {} `{}` in query_overhead.csv gives {computed}",
-                m.value, named.date, named.commit
-            ));
-        }
-    }
+    check_summary(&rows, metrics, named)?;
     let mut phases: Vec<&str> = Vec::new();
     for r in &rows {
         let p = r.get("phase")?;
@@ -642,23 +580,6 @@ fn phase_table(qo: &Csv, metrics: &BTreeMap<String, Metric>) -> Result<String, S
             .iter()
             .find(|r| r.get("phase") == Ok(p) && r.get("in_flight") == Ok(inflight))
             .copied())
-    };
-    let ratio = |r: &Row<'_>, col: &str, lo: &str, hi: &str, bar: f64| -> Result<String, String> {
-        let v = r.get(col)?;
-        if v.is_empty() {
-            return Ok("–".to_owned());
-        }
-        let shown = if number(r, col)?.is_some_and(|x| x > bar) {
-            format!("**{v}**")
-        } else {
-            v.to_owned()
-        };
-        let (lo, hi) = (r.get(lo)?, r.get(hi)?);
-        Ok(if lo.is_empty() || hi.is_empty() {
-            shown
-        } else {
-            format!("{shown} [{lo}–{hi}]")
-        })
     };
     let first = rows[0];
     let mut out = format!(
@@ -712,6 +633,96 @@ fn phase_table(qo: &Csv, metrics: &BTreeMap<String, Metric>) -> Result<String, S
         ));
     }
     Ok(out)
+}
+
+/// A ratio of `r` in column `col` with its interval `lo`–`hi`, in bold above `bar` (`–`: none).
+fn ratio(r: &Row<'_>, col: &str, lo: &str, hi: &str, bar: f64) -> Result<String, String> {
+    let v = r.get(col)?;
+    if v.is_empty() {
+        return Ok("–".to_owned());
+    }
+    let shown = if number(r, col)?.is_some_and(|x| x > bar) {
+        format!("**{v}**")
+    } else {
+        v.to_owned()
+    };
+    let (lo, hi) = (r.get(lo)?, r.get(hi)?);
+    Ok(if lo.is_empty() || hi.is_empty() {
+        shown
+    } else {
+        format!("{shown} [{lo}–{hi}]")
+    })
+}
+
+/// Whether the summary's lowest and highest ratios, and its count of cells allocating above
+/// raw's, are those of the run `rows` of `named` (the run the summary names).
+fn check_summary(
+    rows: &[Row<'_>],
+    metrics: &BTreeMap<String, Metric>,
+    named: &Metric,
+) -> Result<(), String> {
+    let mut checks: Vec<(&str, f64)> = Vec::new();
+    for (inflight, min, max) in [
+        (
+            "1",
+            "run_time_min_cell_ratio_1_in_flight",
+            "run_time_max_cell_ratio_1_in_flight",
+        ),
+        (
+            "64",
+            "run_time_min_cell_ratio_64_in_flight",
+            "run_time_max_cell_ratio_64_in_flight",
+        ),
+    ] {
+        let mut ratios = Vec::new();
+        for r in rows.iter().filter(|r| r.get("in_flight") == Ok(inflight)) {
+            ratios.extend(number(r, "ratio_vs_raw")?);
+        }
+        let (lowest, highest) = min_max(&ratios);
+        checks.extend([(min, lowest), (max, highest)]);
+    }
+    let mut to_charybdis = Vec::new();
+    let mut above = 0.0;
+    for r in rows {
+        to_charybdis.extend(number(r, "ratio_vs_charybdis")?);
+        if let (Some(c), Some(raw)) = (number(r, "allocs_cassmodel")?, number(r, "allocs_raw")?)
+            && c > raw
+        {
+            above += 1.0;
+        }
+    }
+    let (lowest, highest) = min_max(&to_charybdis);
+    checks.extend([
+        ("run_time_min_ratio_vs_charybdis", lowest),
+        ("run_time_max_ratio_vs_charybdis", highest),
+        ("allocs_cells_above_raw", above),
+    ]);
+    for (name, computed) in checks {
+        let m = metrics
+            .get(name)
+            .ok_or_else(|| format!("summary.csv has no `{name}`"))?;
+        if (m.date.as_str(), m.commit.as_str()) != (named.date.as_str(), named.commit.as_str()) {
+            return Err(format!(
+                "summary.csv: `{name}` is of the run of {} `{}`, the other run-time figures of {} `{}`",
+                m.date, m.commit, named.date, named.commit
+            ));
+        }
+        if m.value.parse::<f64>().ok() != Some(computed) {
+            return Err(format!(
+                "summary.csv: `{name}` is {}, but the run of {} `{}` in query_overhead.csv gives {computed}",
+                m.value, named.date, named.commit
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The lowest and the highest of `xs` (infinities when it is empty).
+fn min_max(xs: &[f64]) -> (f64, f64) {
+    xs.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
 }
 
 /// `doc` with the text between `block`'s markers replaced by its text.

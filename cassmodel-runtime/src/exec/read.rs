@@ -242,8 +242,7 @@ pub fn get_by_key<'d, T: Table, const N: usize>(
     // future that holds the driver's request future (4 KB) moves it whole into this one.
     // Once prepared, the statement is borrowed from its table's slot: no cache lock, no hash
     // of its key, no reference count (the cache is taken on the first call only).
-    let shape = spans_enabled().then(|| cql::key_shape(T::schema(), N));
-    traced::<T, _, _>(db, "select", None, shape, move || async move {
+    traced::<T, _, _>(db, "select", None, key_shape::<T>(N), move || async move {
         // No stored timestamp has digits below the millisecond: no row has such a key.
         if key.iter().any(|k| k.sub_millis().is_some()) {
             return Ok(None);
@@ -268,14 +267,20 @@ pub fn partition<'d, T: Table, const N: usize>(
     db: &'d Db,
     key: [Bound<'d>; N],
 ) -> impl Future<Output = Result<Vec<T>>> + Send + 'd {
-    let shape = spans_enabled().then(|| cql::key_shape(T::schema(), N));
-    traced::<T, _, _>(db, "select", None, shape, move || async move {
+    traced::<T, _, _>(db, "select", None, key_shape::<T>(N), move || async move {
         // No stored timestamp has digits below the millisecond: no row has such a key.
         if key.iter().any(|k| k.sub_millis().is_some()) {
             return Ok(Vec::new());
         }
         all_by_key_prefix::<T>(db, N, BoundRow(key), &QueryOptions::default()).await
     })
+}
+
+/// The span's shape of a read by `=` on the first `n` primary-key columns of `T`, when spans
+/// are wanted.
+#[inline]
+fn key_shape<T: Table>(n: usize) -> Option<String> {
+    spans_enabled().then(|| cql::shape(T::schema(), &Spec::key_prefix(T::schema(), n)))
 }
 
 /// The body of a generated `T::scan_full_table(db, splits)`.

@@ -17,7 +17,7 @@ use crate::session::db::Db;
 use crate::session::trace::{Returned, in_span, statement_span};
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
-use crate::statement::spec::{Op, Spec, Statement};
+use crate::statement::spec::{Spec, Statement};
 
 /// `cql` unprepared (or to prepare), marked as one the driver may run again on another node
 /// when a node times out, is overloaded or shutting down: a read, or a write that changes
@@ -242,15 +242,7 @@ pub(crate) async fn key_prefix_statement<T: Table>(
     };
     let ps = cached(db, T::schema(), &[], key, true, |_| {
         let schema = T::schema();
-        let spec = Spec {
-            restrictions: schema
-                .primary_key()
-                .iter()
-                .take(n)
-                .map(|&i| (i as u16, Op::Eq))
-                .collect(),
-            ..Spec::default()
-        };
+        let spec = Spec::key_prefix(schema, n);
         Ok(cql::select(
             schema,
             db.keyspace_of::<T>()?,

@@ -184,10 +184,9 @@ pub(crate) fn check_request_size(db: &Db, st: &PreparedStatement, bytes: usize) 
 /// carries the current row, read with SERIAL consistency.
 pub(crate) async fn execute<T: Table>(
     db: &Db,
-    q: QueryState<'_>,
+    mut q: QueryState<'_>,
     what: Statement,
 ) -> Result<Outcome<T>> {
-    let mut q = q;
     // A range delete's and a condition's timestamps compare exactly.
     q.exact_timestamps(false);
     let QueryState {

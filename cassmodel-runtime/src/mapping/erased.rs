@@ -122,6 +122,13 @@ struct ListOf<'a, V> {
     exact_only: bool,
 }
 
+impl<V: ListElement> ListOf<'_, V> {
+    /// The elements that are not timestamps with digits below the millisecond.
+    fn exact(&self) -> impl Iterator<Item = &V> {
+        self.values.iter().filter(|v| v.__sub_millis().is_none())
+    }
+}
+
 impl<V: ListElement> ErasedValue for ListOf<'_, V> {
     fn write_to<'b>(
         &self,
@@ -129,11 +136,7 @@ impl<V: ListElement> ErasedValue for ListOf<'_, V> {
         writer: CellWriter<'b>,
     ) -> Result<WrittenCellProof<'b>, SerializationError> {
         if self.exact_only {
-            let kept: Vec<&V> = self
-                .values
-                .iter()
-                .filter(|v| v.__sub_millis().is_none())
-                .collect();
+            let kept: Vec<&V> = self.exact().collect();
             return SerializeValue::serialize(&kept, typ, writer);
         }
         SerializeValue::serialize(self.values, typ, writer)
@@ -144,11 +147,7 @@ impl<V: ListElement> ErasedValue for ListOf<'_, V> {
     }
 
     fn exact_elements_only(&mut self) -> Option<usize> {
-        let kept = self
-            .values
-            .iter()
-            .filter(|v| v.__sub_millis().is_none())
-            .count();
+        let kept = self.exact().count();
         if kept == self.values.len() {
             return None;
         }

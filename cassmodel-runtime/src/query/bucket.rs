@@ -64,7 +64,7 @@ use crate::mapping::table::Table;
 use crate::mapping::types::CqlMapping;
 use crate::schema::model::{BucketRule, Order};
 use crate::session::db::Db;
-use crate::session::trace::{record_buckets, spans_enabled};
+use crate::session::trace::record_current;
 use crate::statement::cql;
 use crate::statement::options::RowCount;
 use crate::statement::spec::{Op, Statement};
@@ -352,9 +352,7 @@ impl<'a, T: Table, R: Projection<T>> BucketRead<'a, T, R> {
         // A bound with digits below the millisecond, rounded to keep the same rows; a key
         // with them (`=`) matches none.
         let matches = state.exact_timestamps(true);
-        if spans_enabled() {
-            tracing::Span::current().record("shape", cql::shape(schema, &state.spec));
-        }
+        record_current("shape", || cql::shape(schema, &state.spec));
         let st = Stmt::prepare::<T, R>(db, state.spec, Statement::Select, &state.options).await?;
         let values = state.values;
         Ok(Plan {
@@ -462,7 +460,7 @@ impl<'a> Plan<'a> {
         if let Some(n) = limit {
             out.truncate(n);
         }
-        record_buckets(read);
+        record_current("buckets", || read);
         Ok(out)
     }
 
@@ -483,9 +481,7 @@ impl<'a> Plan<'a> {
         let limit = self.limit();
         let concurrency = self.concurrency;
         // The stream's span ends when the stream is returned: the buckets it will read.
-        if spans_enabled() {
-            record_buckets(self.buckets().count());
-        }
+        record_current("buckets", || self.buckets().count());
         let order = self.buckets();
         let plan = Arc::new(self);
         let rows = futures::stream::iter(order)

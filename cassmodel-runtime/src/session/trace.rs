@@ -68,10 +68,11 @@ pub(crate) fn spans_enabled() -> bool {
     tracing::enabled!(target: "cassmodel", tracing::Level::DEBUG)
 }
 
-/// Records the number of buckets a read over buckets reads in the current statement's span.
-pub(crate) fn record_buckets(n: usize) {
+/// Records `field` of the current statement's span (a read over buckets: its `shape` once
+/// planned, its `buckets`), the value made only when spans are wanted.
+pub(crate) fn record_current<V: tracing::Value>(field: &'static str, value: impl FnOnce() -> V) {
     if spans_enabled() {
-        Span::current().record("buckets", n);
+        Span::current().record(field, value());
     }
 }
 

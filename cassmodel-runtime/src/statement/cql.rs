@@ -213,17 +213,6 @@ pub(crate) fn shape(schema: &TableSchema, spec: &Spec) -> String {
     s.trim_start().to_owned()
 }
 
-/// The shape ([`shape`]) of a read by `=` on the first `n` primary-key columns (`get`,
-/// `partition`).
-pub(crate) fn key_shape(schema: &TableSchema, n: usize) -> String {
-    let mut s = String::new();
-    for (i, &c) in schema.primary_key().iter().take(n).enumerate() {
-        s.push_str(if i == 0 { "WHERE " } else { " AND " });
-        let _ = write!(s, "{} = ?", name(schema, c));
-    }
-    s
-}
-
 /// `DELETE FROM ks.t [USING TIMESTAMP ?] WHERE ... [IF ...]`
 pub fn delete(schema: &TableSchema, keyspace: &str, spec: &Spec) -> String {
     delete_from(schema, &qualified(keyspace, schema.name), spec)

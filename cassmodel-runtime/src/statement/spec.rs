@@ -166,6 +166,20 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// A read by `=` on the first `n` primary-key columns of `schema` (the partition key,
+    /// then clustering columns): the shape of `get` and `partition`.
+    pub(crate) fn key_prefix(schema: &TableSchema, n: usize) -> Spec {
+        Spec {
+            restrictions: schema
+                .primary_key()
+                .iter()
+                .take(n)
+                .map(|&i| (i as u16, Op::Eq))
+                .collect(),
+            ..Spec::default()
+        }
+    }
+
     /// What this statement on `table`, reading `computed` fields, uses that Cassandra 5.0
     /// added, in words, if anything: a vector search, a similarity function, a restriction
     /// served by a storage-attached index, a scalar function 5.0 added, a table with a vector

@@ -134,14 +134,11 @@ impl<'a> QueryState<'a> {
 #[inline]
 fn exact(value: &mut Bound<'_>, op: Op, read: bool) -> bool {
     match op {
-        Op::Gt | Op::Le => {
+        Op::Gt | Op::Le | Op::Ge | Op::Lt => {
             if let Some(ms) = value.sub_millis() {
-                *value = Bound::Millis(ms);
-            }
-        }
-        Op::Ge | Op::Lt => {
-            if let Some(ms) = value.sub_millis() {
-                *value = Bound::Millis(ms.saturating_add(1));
+                // `> t`, `<= t`: t's millisecond; `>= t`, `< t`: the next one.
+                let next = matches!(op, Op::Ge | Op::Lt);
+                *value = Bound::Millis(ms.saturating_add(i64::from(next)));
             }
         }
         Op::Eq if read => return value.sub_millis().is_none(),
