@@ -383,6 +383,36 @@ async fn refused_tls_handshakes_say_what_to_fix() {
     assert!(msg.contains("CASSMODEL_TLS_CERT"), "{msg}");
 }
 
+/// A node that requires a client certificate refuses a client without one after the handshake
+/// finished on the client's side (TLS 1.3): the node's alert and the end of the connection
+/// race the driver's first request. Whichever the driver sees first, the error is the same
+/// and names the setting to give.
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn a_missing_client_certificate_is_named_every_time() {
+    let cfg = support::password_node().await;
+    let tls = cfg.tls_files();
+    let mut messages = std::collections::BTreeSet::new();
+    for _ in 0..12 {
+        let err = ConnectOptions::new()
+            .contact_points([cfg.contact_point()])
+            .credentials(SUPERUSER.0, SUPERUSER.1)
+            .connect_timeout(std::time::Duration::from_secs(5))
+            .tls_ca(&tls.ca)
+            .connect()
+            .await
+            .expect_err("a TLS connection without a client certificate must be refused");
+        assert_eq!(err.kind(), ErrorKind::Connection, "{err}");
+        messages.insert(err.to_string());
+    }
+    for msg in &messages {
+        assert!(msg.contains("requires a client certificate"), "{msg}");
+        assert!(msg.contains("CASSMODEL_TLS_CERT"), "{msg}");
+        assert!(!msg.contains("Start a local node"), "{msg}");
+    }
+    assert_eq!(messages.len(), 1, "one wording per failure: {messages:#?}");
+}
+
 /// TLS to a node whose CQL port has no TLS (the project's plain local node) is refused, never
 /// downgraded, with a hint that says the port speaks no TLS.
 #[cfg(feature = "tls")]

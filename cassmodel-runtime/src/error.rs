@@ -225,11 +225,7 @@ pub fn rust_name(type_name: &str) -> String {
 #[non_exhaustive]
 pub enum Error {
     /// The session could not be created.
-    #[error(
-        "could not connect to Cassandra at {contact_points}: {source}{}. {hint}",
-        point_reasons(.points),
-        hint = connect_hint(source)
-    )]
+    #[error("{}", connect_message(contact_points, source, points, tls.as_deref()))]
     Connect {
         /// The contact points tried.
         contact_points: String,
@@ -239,6 +235,11 @@ pub enum Error {
         /// When no contact point could be reached: each one with its own reason (its name
         /// not resolved, a refused or unanswered TCP connection), in the order given.
         points: Vec<(String, String)>,
+        /// When the TLS handshake is why (feature `tls`): what failed and what to fix. Found
+        /// in the driver's error, or, when the driver's first request failed on the closed
+        /// connection before the node's alert was read, by a handshake of cassmodel's own
+        /// that reads it: the message is the same either way.
+        tls: Option<String>,
     },
     /// No connection was set up within the connect timeout
     /// ([`ConnectOptions::connect_timeout`](crate::ConnectOptions::connect_timeout)): the
@@ -454,12 +455,32 @@ pub(crate) fn unreachable(e: &NewSessionError) -> bool {
     ) && !closed_by_peer(e)
 }
 
+/// The message of [`Error::Connect`]: the TLS failure when there is one, else the driver's
+/// error, each contact point's reason and the advice by the cause.
+fn connect_message(
+    contact_points: &str,
+    source: &NewSessionError,
+    points: &[(String, String)],
+    tls: Option<&str>,
+) -> String {
+    match tls {
+        Some(tls) => format!("could not connect to Cassandra at {contact_points}: {tls}"),
+        None => format!(
+            "could not connect to Cassandra at {contact_points}: {source}{}. {}",
+            point_reasons(points),
+            connect_hint(source)
+        ),
+    }
+}
+
+/// What failed in a TLS handshake and what to fix, as [`Error::Connect`] says it.
+#[cfg(feature = "tls")]
+pub(crate) fn tls_message(e: &rustls::Error) -> String {
+    format!("the TLS handshake failed ({e}). {}", tls_hint(e))
+}
+
 /// The advice of a connection error, by its cause.
 fn connect_hint(source: &NewSessionError) -> String {
-    #[cfg(feature = "tls")]
-    if let Some(tls) = tls_failure(source) {
-        return tls_hint(tls);
-    }
     match kind_of(source) {
         Some(ErrorKind::Authentication) => "The cluster refused the credentials, or needs some: \
              set CASSMODEL_USERNAME and CASSMODEL_PASSWORD (or CASSMODEL_PASSWORD_FILE), give \
@@ -484,7 +505,9 @@ fn connect_hint(source: &NewSessionError) -> String {
 
 /// The TLS error under a connection failure, if the failure was TLS's.
 #[cfg(feature = "tls")]
-fn tls_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+pub(crate) fn tls_failure<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a rustls::Error> {
     find_cause(e, &|_: &rustls::Error| true)
 }
 

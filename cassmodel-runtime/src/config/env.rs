@@ -235,6 +235,7 @@ mod tests {
             contact_points: "127.0.0.1:1".to_owned(),
             source: Box::new(scylla::errors::NewSessionError::EmptyKnownNodesList),
             points: Vec::new(),
+            tls: None,
         };
         assert!(e.to_string().contains(CONTACT_POINTS_ENV), "{e}");
     }

@@ -338,6 +338,24 @@ impl ConnectOptions {
         )
     }
 
+    /// Whether connections use TLS (a certificate authority is given).
+    #[cfg(feature = "tls")]
+    pub(crate) fn uses_tls(&self) -> bool {
+        self.tls_ca.is_some()
+    }
+
+    /// Why a TLS connection to `addr` fails with these settings, by a handshake of its own
+    /// (`tls::handshake_failure`); `None` without TLS settings.
+    #[cfg(feature = "tls")]
+    pub(crate) fn tls_handshake_failure(
+        &self,
+        addr: std::net::SocketAddr,
+        limit: Duration,
+    ) -> Option<rustls::Error> {
+        let ca = self.tls_ca.as_deref()?;
+        super::tls::handshake_failure(ca, self.tls_client_cert.as_ref(), addr, limit)
+    }
+
     /// The largest write ([`max_request_size`](Self::max_request_size)).
     pub(crate) fn request_size_limit(&self) -> usize {
         self.max_request_size

@@ -32,6 +32,43 @@ pub(crate) fn configure(
     Ok(builder.tls_context(Some(std::sync::Arc::new(config))))
 }
 
+/// Why a TLS connection to `addr` with these settings fails, found by a handshake of its own
+/// and one CQL `OPTIONS` request (blocking; each step bounded by `limit`). A node that requires
+/// a client certificate refuses a client without one after the handshake finished on the
+/// client's side (TLS 1.3): its alert and the end of the connection then race the driver's
+/// first request, which may fail on the closed connection first and lose the alert. Here the
+/// request is written and its answer read in order, so the alert is read whenever the node
+/// sent one. `None` when the handshake and the request went through, or the failure was not
+/// TLS's.
+#[cfg(feature = "tls")]
+pub(crate) fn handshake_failure(
+    ca: &Path,
+    client: Option<&(PathBuf, PathBuf)>,
+    addr: std::net::SocketAddr,
+    limit: std::time::Duration,
+) -> Option<rustls::Error> {
+    use std::io::{Read, Write};
+
+    // Protocol v4, no flags, stream 0, opcode OPTIONS, no body.
+    const OPTIONS: [u8; 9] = [4, 0, 0, 0, 5, 0, 0, 0, 0];
+    let config = std::sync::Arc::new(client_config(ca, client).ok()?);
+    let mut sock = std::net::TcpStream::connect_timeout(&addr, limit).ok()?;
+    sock.set_read_timeout(Some(limit)).ok()?;
+    sock.set_write_timeout(Some(limit)).ok()?;
+    let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
+    let mut conn = rustls::ClientConnection::new(config, name).ok()?;
+    let mut tls = rustls::Stream::new(&mut conn, &mut sock);
+    let mut answer = [0u8; 9];
+    let failed = match tls.write_all(&OPTIONS).and_then(|()| tls.flush()) {
+        Err(e) => e,
+        Ok(()) => tls.read(&mut answer).err()?,
+    };
+    failed
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        .cloned()
+}
+
 /// Without the `tls` feature, any TLS setting is refused: a connection never silently goes
 /// out in plain text.
 #[cfg(not(feature = "tls"))]

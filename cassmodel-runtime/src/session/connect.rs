@@ -35,7 +35,8 @@ impl ConnectOptions {
             Err((contact_points, source)) => {
                 // Why each contact point failed, when none could be reached: the driver
                 // keeps the last one's reason only.
-                let points = if crate::error::unreachable(&source) {
+                let tls = tls_failure(self, &source).await;
+                let points = if tls.is_none() && crate::error::unreachable(&source) {
                     probe(self.get_contact_points(), self.get_connect_timeout()).await
                 } else {
                     Vec::new()
@@ -44,6 +45,7 @@ impl ConnectOptions {
                     contact_points,
                     source: Box::new(source),
                     points,
+                    tls,
                 });
             }
         };
@@ -106,6 +108,46 @@ fn check_local_dc(session: &Session, dc: &str, contact_points: &str) -> Result<(
         datacenters: datacenters.into_iter().collect(),
         suggestion,
     })
+}
+
+/// The TLS failure of a failed connection, as [`Error::Connect`] says it: the one in the
+/// driver's error, or, when the driver's error lost it, the one a handshake of cassmodel's own
+/// to each contact point finds (all at once, each bounded by the connect timeout and 3 s).
+#[cfg(feature = "tls")]
+async fn tls_failure(
+    options: &ConnectOptions,
+    source: &scylla::errors::NewSessionError,
+) -> Option<String> {
+    if let Some(e) = crate::error::tls_failure(source) {
+        return Some(crate::error::tls_message(e));
+    }
+    if !options.uses_tls() {
+        return None;
+    }
+    let limit = options.get_connect_timeout().min(Duration::from_secs(3));
+    let checks = options.get_contact_points().iter().map(|point| async move {
+        let addr = tokio::net::lookup_host(&*with_port(point))
+            .await
+            .ok()?
+            .next()?;
+        let options = options.clone();
+        tokio::task::spawn_blocking(move || options.tls_handshake_failure(addr, limit))
+            .await
+            .ok()
+            .flatten()
+    });
+    let found = futures::future::join_all(checks).await;
+    found
+        .into_iter()
+        .flatten()
+        .next()
+        .map(|e| crate::error::tls_message(&e))
+}
+
+/// Without the `tls` feature there is no TLS failure.
+#[cfg(not(feature = "tls"))]
+async fn tls_failure(_: &ConnectOptions, _: &scylla::errors::NewSessionError) -> Option<String> {
+    None
 }
 
 /// Each contact point's own reason when none could be reached: its name resolved, then a
