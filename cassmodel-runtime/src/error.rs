@@ -1102,6 +1102,36 @@ fn server_answer(error: &DbError, message: &str) -> String {
     }
 }
 
+/// Whether [`server_answer`] words this answer itself (rather than the driver's text).
+fn has_own_words(error: &DbError) -> bool {
+    matches!(
+        error,
+        DbError::Unavailable { .. } | DbError::WriteTimeout { .. } | DbError::ReadTimeout { .. }
+    )
+}
+
+/// The server's answer under a driver error of a request, if the request ended with one.
+fn server_error_in<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<(&'a DbError, &'a str)> {
+    let attempt = if let Some(a) = e.downcast_ref::<RequestAttemptError>() {
+        Some(a)
+    } else if let Some(ExecutionError::LastAttemptError(a)) = e.downcast_ref() {
+        Some(a)
+    } else if let Some(RequestError::LastAttemptError(a)) = e.downcast_ref() {
+        Some(a)
+    } else if let Some(NextPageError::RequestFailure(RequestError::LastAttemptError(a))) =
+        e.downcast_ref()
+    {
+        Some(a)
+    } else {
+        None
+    };
+    match attempt {
+        Some(RequestAttemptError::DbError(error, message)) => Some((error, message.as_str())),
+        Some(_) => None,
+        None => e.source().and_then(server_error_in),
+    }
+}
+
 /// One attempt as the error's message lists it: `127.0.0.1:9042 (dc1) in 2.1 ms: Unavailable`;
 /// an answer equal to `lead` (the message's first words) only by its name.
 fn attempt_line(a: &Attempt, lead: Option<(&DbError, &str)>) -> String {
@@ -1158,7 +1188,14 @@ fn failure(source: &(dyn std::error::Error + 'static), attempts: &[Attempt]) -> 
         .is_some_and(|a| telling.is_some_and(|(t, _, _)| std::ptr::eq(t, a)));
     let listed = attempts.len() > 1 || (telling.is_some() && !last_is_telling);
     let lead = telling.filter(|_| listed).map(|(_, e, m)| (e, m));
-    let mut out = match lead {
+    // An answer cassmodel words itself (unavailable, timeouts) reads the same whether one
+    // node or several were tried, and whether the attempts were recorded or not (a session
+    // of the caller's).
+    let own = lead
+        .or_else(|| telling.map(|(_, e, m)| (e, m)))
+        .or_else(|| server_error_in(source))
+        .filter(|&(error, _)| listed || has_own_words(error));
+    let mut out = match own {
         Some((error, message)) => server_answer(error, message),
         None => source.to_string(),
     };
@@ -1552,5 +1589,35 @@ mod tests {
         );
         assert!(!one.to_string().contains("tried:"), "{one}");
         assert!(one.is_invalid_request());
+    }
+
+    /// A lightweight transaction's write timeout: one node tried, or none recorded (a session
+    /// of the caller's): the same words as when several nodes were tried.
+    #[test]
+    fn a_timeout_reads_the_same_however_many_nodes_were_tried() {
+        use scylla::statement::Consistency;
+        let timeout = || DbError::WriteTimeout {
+            consistency: Consistency::Serial,
+            received: 1,
+            required: 2,
+            write_type: scylla::errors::WriteType::Cas,
+        };
+        let driver = || -> Box<dyn std::error::Error + Send + Sync> {
+            Box::new(ExecutionError::LastAttemptError(
+                RequestAttemptError::DbError(timeout(), "Operation timed out".to_owned()),
+            ))
+        };
+        let words = "write timeout at SERIAL: 1 of 2 replica acknowledgements in time \
+                     (write type CAS)";
+        for e in [
+            request(driver(), vec![server(1, timeout(), false)]),
+            request(driver(), Vec::new()),
+            request(pool_broken(), vec![server(1, timeout(), true), broken(2)]),
+        ] {
+            let text = e.to_string();
+            assert!(text.contains(words), "{text}");
+            assert!(!text.contains("Not enough nodes"), "{text}");
+            assert_eq!(e.kind(), ErrorKind::Timeout, "{text}");
+        }
     }
 }
