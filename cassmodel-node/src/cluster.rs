@@ -49,14 +49,17 @@ pub fn cluster_nodes(base: &NodeConfig) -> Vec<NodeConfig> {
 }
 
 /// The nodes of the local cluster, derived from `base` (the single node's configuration, e.g.
-/// [`NodeConfig::from_env`]): node `i` (1 to 3) listens on `127.0.0.i` with `base`'s CQL and
-/// storage ports, its own JMX port (`base.jmx_port + 10 + i`: Cassandra binds local JMX on
-/// 127.0.0.1 whatever the node's address), one token at `i - 1` thirds of the ring, 127.0.0.1
-/// as seed, a [`CLUSTER_HEAP`] heap, its data centre by `topology` and the work dir
+/// [`NodeConfig::from_env`]): node `i` (1 to 3) listens on the `i - 1`th address after
+/// `base`'s (`127.0.0.i` for the default 127.0.0.1) with `base`'s CQL and storage ports, its
+/// own JMX port (`base.jmx_port + 10 + i`: Cassandra binds local JMX on 127.0.0.1 whatever the
+/// node's address), one token at `i - 1` thirds of the ring, node 1 as seed, a
+/// [`CLUSTER_HEAP`] heap, its data centre by `topology` and the work dir
 /// `<base work dir>-cluster/node<i>` (`-cluster-2dc` for two data centres).
 ///
 /// Node 1 takes the single node's address and ports: stop the single node (or the cluster of
-/// the other topology) before starting the cluster ([`start_cluster`] refuses otherwise).
+/// the other topology) before starting the cluster ([`start_cluster`] refuses otherwise), or
+/// give the cluster addresses of its own (`CASSMODEL_NODE_HOST`, with `CASSMODEL_NODE_DIR`
+/// and `CASSMODEL_NODE_JMX_PORT` apart from the single node's).
 pub fn cluster_nodes_in(base: &NodeConfig, topology: Topology) -> Vec<NodeConfig> {
     let root = sibling_dir(
         &base.work_dir,
@@ -68,9 +71,9 @@ pub fn cluster_nodes_in(base: &NodeConfig, topology: Topology) -> Vec<NodeConfig
     (1..=CLUSTER_SIZE)
         .map(|i| {
             let mut cfg = base.clone();
-            cfg.host = Ipv4Addr::new(127, 0, 0, i);
+            cfg.host = Ipv4Addr::from(u32::from(base.host).wrapping_add(u32::from(i - 1)));
             cfg.jmx_port = base.jmx_port.wrapping_add(10 + u16::from(i));
-            cfg.seeds = vec![Ipv4Addr::new(127, 0, 0, 1)];
+            cfg.seeds = vec![base.host];
             cfg.initial_token = ring_token(i - 1, CLUSTER_SIZE);
             cfg.datacenter = topology.datacenter(i).map(str::to_owned);
             cfg.authentication = false;

@@ -1207,11 +1207,31 @@ fn failure(source: &(dyn std::error::Error + 'static), attempts: &[Attempt]) -> 
         }
     }
     let kind = telling_kind(attempts, source);
-    if let Some(hint) = request_hint(kind, telling.map(|(_, e, m)| (e, m))) {
+    let hint = match attempts.last() {
+        Some(last) if kind == ErrorKind::Connection => broken_in_flight(last),
+        _ => None,
+    };
+    if let Some(hint) = hint.or_else(|| request_hint(kind, telling.map(|(_, e, m)| (e, m)))) {
         out.push_str(". ");
         out.push_str(&hint);
     }
     out
+}
+
+/// The advice when the request's last attempt was sent and its connection broke, and the
+/// driver did not send it again: a request that is not idempotent (a lightweight
+/// transaction, a counter update, a list append) may have been applied.
+fn broken_in_flight(last: &Attempt) -> Option<String> {
+    match (&last.answer, last.took, last.retried) {
+        (Answer::Failed(_), Some(_), false) => Some(format!(
+            "The connection to {} broke after the request was sent, and the driver sends a \
+             request that is not idempotent (a lightweight transaction, a counter update, a \
+             list append) to no other node: it may have been applied. Find out before sending \
+             it again (for a lightweight transaction, read the row at SERIAL)",
+            last.node
+        )),
+        _ => None,
+    }
 }
 
 /// What to do about a failed request, by its kind.
@@ -1545,6 +1565,19 @@ mod tests {
         );
         assert_eq!(e.kind(), ErrorKind::Connection);
         assert!(e.to_string().contains("No node took the request"), "{e}");
+        // A request not idempotent whose connection broke once it was sent: it may have been
+        // applied, and the message says so (not that no node took it).
+        let mut in_flight = broken(3);
+        in_flight.retried = false;
+        let e = request(pool_broken(), vec![in_flight]);
+        assert_eq!(e.kind(), ErrorKind::Connection);
+        let text = e.to_string();
+        assert!(
+            text.contains("The connection to 127.0.0.3:9042 broke after the request was sent"),
+            "{text}"
+        );
+        assert!(text.contains("may have been applied"), "{text}");
+        assert!(!text.contains("No node took the request"), "{text}");
         // No attempt recorded at all (a session of the caller's): the driver's error.
         assert_eq!(
             request(pool_broken(), Vec::new()).kind(),

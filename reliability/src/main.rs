@@ -45,6 +45,10 @@
 //! - `unavailable`: two nodes killed: once marked down, QUORUM and SERIAL requests fail as
 //!   `Unavailable` in well under a second, naming every node tried; ONE works; nothing
 //!   acknowledged is lost (see `degraded.rs`).
+//! - `lwt`: node 3 killed with SIGKILL under QUORUM writes and lightweight transactions, started
+//!   again, the load kept up until it has rejoined: nothing acknowledged lost, every
+//!   transaction on a new key applied, the errors counted by phase, kind and answering node
+//!   (see `lwt.rs`).
 //!
 //! With `--cluster --two-dcs`, on the cluster in two data centres (127.0.0.1-2 in dc1,
 //! 127.0.0.3 in dc2; keyspaces with two replicas in dc1 and one in dc2): `datacenters` (a
@@ -65,6 +69,7 @@ mod counters;
 mod data;
 mod degraded;
 mod env;
+mod lwt;
 mod report;
 
 use std::process::ExitCode;
@@ -86,11 +91,12 @@ struct Args {
 const CHECKS: [&str; 8] = [
     "drift", "hostile", "migrate", "copy", "counters", "load", "pause", "crash",
 ];
-const CLUSTER_CHECKS: [&str; 12] = [
+const CLUSTER_CHECKS: [&str; 13] = [
     "schema",
     "quorum",
     "routing",
     "unavailable",
+    "lwt",
     "drift",
     "hostile",
     "migrate",
@@ -284,6 +290,7 @@ async fn run(args: &Args) -> Result<bool, String> {
             "quorum" => cluster::quorum(&env).await,
             "routing" => cluster::routing(&env).await,
             "unavailable" => degraded::unavailable(&env).await,
+            "lwt" => lwt::check(&env).await,
             "datacenters" => degraded::datacenters(&env).await,
             "dc-down" => degraded::dc_down(&env).await,
             "drift" => data::drift(&env).await,
