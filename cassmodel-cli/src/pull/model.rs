@@ -321,29 +321,12 @@ fn table_item(
             f.options.push("static".to_owned());
         }
         if let Some(m) = &c.mask {
-            f.options.push(format!("masked = {}", rust_mask(m)));
+            f.options.push(format!("masked = {}", m.rust_form()));
         }
         item.fields.push(f);
     }
     indexes(t, &mut item);
     Ok(item)
-}
-
-/// A column's mask as the derive's `masked = ..` takes it: the call, with Rust literals
-/// (`mask_inner(1, null, "#")`).
-fn rust_mask(m: &cassmodel_schema::Mask) -> String {
-    use cassmodel_schema::MaskArg;
-    let args: Vec<String> = m
-        .args
-        .iter()
-        .map(|a| match a {
-            MaskArg::Null => "null".to_owned(),
-            MaskArg::Int(n) => n.to_string(),
-            MaskArg::Text(t) => format!("{t:?}"),
-            MaskArg::Literal(l) => l.clone(),
-        })
-        .collect();
-    format!("{}({})", m.function.name(), args.join(", "))
 }
 
 /// What a generated field stands for.
