@@ -256,9 +256,10 @@ fn udt_item(t: &LiveType, udts: &BTreeMap<String, String>) -> Result<Item, Strin
     Ok(item)
 }
 
-/// A materialized view as a table struct with `view_of = Base`: its columns as the cluster
-/// has them (fields named as the base's, which the derive matches by name); a view that
-/// selects rows by more than its key columns being not null cannot be declared.
+/// A materialized view as a table struct with `view_of = Base` (and `all_columns` for a
+/// view of every column, `SELECT *`): its columns as the cluster has them (fields named as
+/// the base's, which the derive matches by name); a view that selects rows by more than its
+/// key columns being not null cannot be declared.
 fn view_item(
     v: &LiveView,
     ident: String,
@@ -274,6 +275,10 @@ fn view_item(
     }
     let mut item = table_item(&v.table, ident, udts)?;
     item.options = vec![format!("view_of = {base}")];
+    // `SELECT *`: its fields are every column of its base (the view has them all).
+    if v.include_all_columns {
+        item.options.push("all_columns".to_owned());
+    }
     Ok(item)
 }
 
