@@ -339,8 +339,12 @@
 //! argument `"#"`; `null` for none; text columns only), `mask_hash()` (a hash; blob columns
 //! only: Cassandra masks a column only with a function of its type). The table is created with
 //! `MASKED WITH ..`; `validate` compares the masks with `system_schema.column_masks`, and
-//! `plan` adds, changes and drops them (`ALTER TABLE .. ALTER col MASKED WITH ..` / `DROP
-//! MASKED`). A function that does not exist, or arguments it does not take, do not compile.
+//! `plan` adds them and replaces one function by another (`ALTER TABLE .. ALTER col MASKED
+//! WITH ..`). Dropping a mask (`DROP MASKED`) exposes the column to every role without
+//! `UNMASK`: a mask the field does not declare is refused until the column is named with
+//! [`Migrator::allow_unmask`](migrate::Migrator::allow_unmask) (CLI `--allow-unmask
+//! ks.table.column`), and the plan's text marks the step. A function that does not exist,
+//! or arguments it does not take, do not compile.
 //!
 //! ```
 //! # use cassmodel::CassTable;
@@ -368,6 +372,8 @@
 //! in the view's primary key, at most one other column joins it, each field is a field of the
 //! base, the base is a table (not a view, not a counter table); a view has no keyspace,
 //! table options, static columns, indexes, masks or buckets of its own.
+//! `#[cass(view_of = Base, all_columns)]` declares a view of every column (`SELECT *`, which
+//! gains the columns later added to the base): its struct has every field of the base.
 //!
 //! ```
 //! # use cassmodel::CassTable;

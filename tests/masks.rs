@@ -1,6 +1,7 @@
 //! Masked columns (Cassandra 5.0 dynamic data masking): declared on the field, created with
 //! the table, compared by `validate` and `plan` with `system_schema.column_masks`, changed
-//! and dropped by `plan`; and read by a role without `UNMASK` (masked values) and with it.
+//! by `plan`, and dropped only when named (`allow_unmask`, `--allow-unmask`); and read by a
+//! role without `UNMASK` (masked values) and with it.
 
 mod support;
 
@@ -45,6 +46,23 @@ mod v2 {
         #[cass(masked = mask_null())]
         pub phone: Option<String>,
         #[cass(masked = mask_inner(null, 2))]
+        pub note: String,
+    }
+}
+
+mod adopted {
+    use cassmodel::CassTable;
+
+    /// `masked_customers` as models written without its masks (a keyspace adopted as it is).
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "masked_customers")]
+    pub struct Customer {
+        #[partition_key]
+        pub id: i32,
+        pub name: String,
+        pub age: i32,
+        pub email: String,
+        pub phone: Option<String>,
         pub note: String,
     }
 }
@@ -104,8 +122,13 @@ async fn masks_are_created_validated_changed_and_dropped() {
         ]
     );
 
-    // The next model: the plan changes, adds and drops masks, and nothing else.
-    let m2 = migrator(db, Models::new().table::<v2::Customer>());
+    // The next model: the plan changes, adds and drops masks (the drop allowed by name), and
+    // nothing else.
+    let m2 = migrator(db, Models::new().table::<v2::Customer>()).allow_unmask(
+        &ks,
+        "masked_customers",
+        "email",
+    );
     let mismatches = m2.validate().await.expect_err("v2 does not match yet");
     let text = mismatches.to_string();
     assert!(text.contains("email") && text.contains("note"), "{text}");
@@ -226,4 +249,127 @@ async fn a_role_without_unmask_reads_masked_values() {
             .await
             .unwrap_or_else(|e| panic!("{cql}: {e}"));
     }
+}
+
+#[tokio::test]
+async fn a_mask_the_models_do_not_declare_is_dropped_only_when_named() {
+    let t = support::test_db("masks_adopted").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    let masked = migrator(db, Models::new().table::<v1::Customer>());
+    if support::refused_before_cassandra_5(db, &masked).await {
+        return t.drop_all().await;
+    }
+    masked.apply().await.expect("the masked table");
+
+    // Models without the masks: no statement exposes a column.
+    let adopted = migrator(db, Models::new().table::<adopted::Customer>());
+    let plan = adopted.plan().await.expect("plan");
+    assert!(
+        plan.statements().iter().all(|s| !s.contains("DROP MASKED")),
+        "a plan without an opt-in drops masks:\n{plan}"
+    );
+    // Each mask is refused by name, with the two ways out: declare it, or expose by name.
+    let refused: Vec<&str> = plan
+        .refused
+        .iter()
+        .filter_map(|r| r.column.as_deref())
+        .collect();
+    assert_eq!(refused, ["name", "age", "email", "phone"], "{plan}");
+    let email = plan.refused[2].to_string();
+    assert!(
+        email.contains("cluster: email text MASKED WITH mask_replace('hidden')")
+            && email.contains("#[cass(masked = mask_replace(\"hidden\"))]")
+            && email.contains(&format!("--allow-unmask {ks}.masked_customers.email")),
+        "{email}"
+    );
+    adopted
+        .apply()
+        .await
+        .expect_err("refused: nothing is applied");
+    // `validate` says what each side has.
+    let text = adopted
+        .validate()
+        .await
+        .expect_err("masks differ")
+        .to_string();
+    assert!(
+        text.contains(
+            "`email`: the models expect `email text (no mask)`, the cluster has `email text \
+             MASKED WITH mask_replace('hidden')`"
+        ),
+        "{text}"
+    );
+    assert_eq!(masks(db, &ks).await.len(), 4, "every mask is still there");
+
+    // One column named: its mask alone is planned to be dropped, the others still refused.
+    let one = adopted
+        .clone()
+        .allow_unmask(&ks, "masked_customers", "email");
+    let plan = one.plan().await.expect("plan");
+    assert_eq!(
+        plan.statements(),
+        [format!(
+            "ALTER TABLE {ks}.masked_customers ALTER email DROP MASKED"
+        )]
+    );
+    assert_eq!(plan.refused.len(), 3, "{plan}");
+
+    // The migration command: refused without the flag, planned with it.
+    let email = format!("{ks}.masked_customers.email");
+    let (exit, out) = cli(&["plan", "--keyspace", &ks]).await;
+    assert_eq!(exit, cassmodel_cli::Exit::Refused, "{out}");
+    let (exit, out) = cli(&["plan", "--keyspace", &ks, "--allow-unmask", &email]).await;
+    assert_eq!(
+        exit,
+        cassmodel_cli::Exit::Refused,
+        "three masks still refused: {out}"
+    );
+    assert!(
+        out.contains("-- 1. EXPOSES DATA: drop the mask mask_replace('hidden') of column email"),
+        "{out}"
+    );
+
+    // Every column named: the masks are dropped, and the plan's text says so loudly.
+    let unmask_all = ["name", "age", "phone"]
+        .into_iter()
+        .fold(one, |m, c| m.allow_unmask(&ks, "masked_customers", c));
+    let plan = unmask_all.plan().await.expect("plan");
+    assert!(plan.refused.is_empty(), "{plan}");
+    assert_eq!(plan.steps.len(), 4, "{plan}");
+    assert!(plan.steps.iter().all(|s| s.exposes_data()), "{plan}");
+    let text = plan.to_string();
+    assert!(
+        text.starts_with("-- WARNING: step(s) 1, 2, 3, 4 drop a column's mask")
+            && text.contains(&format!(
+                "-- 3. EXPOSES DATA: drop the mask mask_replace('hidden') of column email of \
+                 {ks}.masked_customers (allowed by name)"
+            )),
+        "{text}"
+    );
+    unmask_all.apply().await.expect("the masks dropped");
+    unmask_all.validate().await.expect("the cluster matches");
+    assert_eq!(masks(db, &ks).await, Vec::<MaskRow>::new());
+    t.drop_all().await;
+}
+
+/// The migration command of the adopted models (`migrate <args>`), on the test's node: its
+/// exit code, and what it printed (stdout, then stderr).
+async fn cli(args: &[&str]) -> (cassmodel_cli::Exit, String) {
+    let points = cassmodel_node::cluster_or_local_node()
+        .await
+        .expect("node")
+        .get_contact_points()
+        .join(",");
+    let mut argv = vec!["migrate", "--contact-points", &points];
+    argv.extend_from_slice(args);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let models = Models::new().table::<adopted::Customer>();
+    let exit = cassmodel_cli::run(argv, models, &mut out, &mut err).await;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&err)
+    );
+    (exit, text)
 }

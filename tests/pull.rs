@@ -72,6 +72,8 @@ async fn handwritten_keyspace_round_trips() {
         handwritten::Events::schema(),
         handwritten::FrozenKeys::schema(),
         handwritten::PageCounts::schema(),
+        handwritten::Readings::schema(),
+        handwritten::ReadingsBySite::schema(),
     ];
     nothing_to_do(&t.db, &generated).await;
     write_rows_into(&t.db, &generated).await;
@@ -79,6 +81,8 @@ async fn handwritten_keyspace_round_trips() {
     rows_match::<handwritten::Events>(&t.db).await;
     rows_match::<handwritten::FrozenKeys>(&t.db).await;
     rows_match::<handwritten::PageCounts>(&t.db).await;
+    rows_match::<handwritten::Readings>(&t.db).await;
+    rows_match::<handwritten::ReadingsBySite>(&t.db).await;
     t.drop_all_unmodelled().await;
 }
 

@@ -58,6 +58,165 @@ mod v2 {
     }
 }
 
+/// A base and its view of every column (`SELECT *`, which gains every column added to its
+/// base), as a published keyspace declares them, and the view with its columns listed.
+mod star {
+    use cassmodel::CassTable;
+
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "star_readings")]
+    pub struct Reading {
+        #[partition_key]
+        pub sensor: i32,
+        #[clustering(desc)]
+        pub ts: i64,
+        pub site: String,
+        pub value: f64,
+    }
+
+    /// The view of every column.
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "star_readings_by_site", view_of = Reading, all_columns)]
+    pub struct BySite {
+        #[partition_key]
+        pub site: String,
+        #[clustering]
+        pub sensor: i32,
+        #[clustering(desc)]
+        pub ts: i64,
+        pub value: f64,
+    }
+
+    /// The same columns, listed: not a view of every column.
+    #[derive(CassTable, Debug, Clone, PartialEq)]
+    #[cass(table = "star_readings_by_site", view_of = Reading)]
+    pub struct Listed {
+        #[partition_key]
+        pub site: String,
+        #[clustering]
+        pub sensor: i32,
+        #[clustering(desc)]
+        pub ts: i64,
+        pub value: f64,
+    }
+
+    /// The base with a column more, and its view of every column with it.
+    pub mod noted {
+        use cassmodel::CassTable;
+
+        #[derive(CassTable, Debug, Clone, PartialEq)]
+        #[cass(table = "star_readings")]
+        pub struct Reading {
+            #[partition_key]
+            pub sensor: i32,
+            #[clustering(desc)]
+            pub ts: i64,
+            pub site: String,
+            pub value: f64,
+            pub note: Option<String>,
+        }
+
+        #[derive(CassTable, Debug, Clone, PartialEq)]
+        #[cass(table = "star_readings_by_site", view_of = Reading, all_columns)]
+        pub struct BySite {
+            #[partition_key]
+            pub site: String,
+            #[clustering]
+            pub sensor: i32,
+            #[clustering(desc)]
+            pub ts: i64,
+            pub value: f64,
+            pub note: Option<String>,
+        }
+    }
+}
+
+/// `CREATE MATERIALIZED VIEW` of `star_readings_by_site` in `ks` as a published keyspace
+/// creates it: `SELECT *`.
+fn star_view(ks: &str) -> String {
+    format!(
+        "CREATE MATERIALIZED VIEW {ks}.star_readings_by_site AS SELECT * FROM \
+         {ks}.star_readings WHERE site IS NOT NULL AND sensor IS NOT NULL AND ts IS NOT NULL \
+         PRIMARY KEY (site, sensor, ts) WITH CLUSTERING ORDER BY (sensor ASC, ts DESC)"
+    )
+}
+
+/// The columns of `star_readings_by_site` in `system_schema.columns`, sorted, and whether
+/// `system_schema.views` says it selects every column of its base.
+async fn star_view_columns(db: &Db, ks: &str) -> (Vec<String>, bool) {
+    let session = db.session();
+    let mut columns: Vec<String> = session
+        .query_unpaged(
+            "SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND \
+             table_name = ?",
+            (ks, "star_readings_by_site"),
+        )
+        .await
+        .expect("system_schema.columns")
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("typed")
+        .map(|r| r.expect("row").0)
+        .collect();
+    columns.sort();
+    let (all,): (bool,) = session
+        .query_unpaged(
+            "SELECT include_all_columns FROM system_schema.views WHERE keyspace_name = ? AND \
+             view_name = ?",
+            (ks, "star_readings_by_site"),
+        )
+        .await
+        .expect("system_schema.views")
+        .into_rows_result()
+        .expect("rows")
+        .single_row()
+        .expect("one view");
+    (columns, all)
+}
+
+/// The columns of `star_readings_by_site`, sorted, with `note` or without.
+fn star_columns(noted: bool) -> Vec<String> {
+    let columns = ["note", "sensor", "site", "ts", "value"];
+    let skip = usize::from(!noted);
+    columns[skip..].iter().map(|c| (*c).to_owned()).collect()
+}
+
+/// A row written to the noted base reads back through its view of every column, with the
+/// base's new column (polled: on a cluster the view follows its base).
+async fn noted_row_reads_through_the_view(db: &Db) {
+    let row = star::noted::Reading {
+        sensor: 7,
+        ts: 1_000,
+        site: "north".into(),
+        value: 1.5,
+        note: Some("checked".into()),
+    };
+    db.insert(&row).await.expect("insert into the base");
+    let (rows, waited) = read_until(
+        || async {
+            star::noted::BySite::select()
+                .site("north")
+                .fetch_all(db)
+                .await
+                .expect("read the view")
+        },
+        |rows| !rows.is_empty(),
+    )
+    .await;
+    assert_eq!(
+        rows,
+        [star::noted::BySite {
+            site: "north".into(),
+            sensor: 7,
+            ts: 1_000,
+            value: 1.5,
+            note: Some("checked".into()),
+        }],
+        "after {waited:?}"
+    );
+}
+
 const SITES: [&str; 3] = ["north", "south", "east"];
 
 /// 3 sites x 4 sensors x 10 times; sensor `s` is at site `s % 3`.
@@ -384,5 +543,128 @@ async fn a_view_that_differs_is_refused_or_built_again_and_an_undeclared_one_is_
         .collect::<Result<_, _>>()
         .expect("read");
     assert!(left.is_empty(), "{left:?}");
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn a_published_select_star_view_is_declared_with_all_columns() {
+    let t = support::test_db_replicated("views_star").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    migrator(db, Models::new().table::<star::Reading>())
+        .apply()
+        .await
+        .expect("the base");
+    db.execute_ddl(&star_view(&ks))
+        .await
+        .expect("the published view");
+
+    // Models that list the view's columns: the cluster's view selects `*`, and gains what
+    // is added to its base, which a listed view does not.
+    let listed = migrator(db, Models::new().table::<star::Listed>());
+    let text = listed
+        .validate()
+        .await
+        .expect_err("a listed view is not a view of every column")
+        .to_string();
+    assert!(
+        text.contains(
+            "the cluster's view selects every column of its base (`SELECT *`: it gains the \
+             columns added to the base), the model's lists its columns"
+        ) && text.contains(
+            "fix: declare a view of every column on `Listed`: #[cass(view_of = Reading, \
+             all_columns)]; or allow the plan to drop the view"
+        ),
+        "{text}"
+    );
+
+    // Declared as it is: nothing to do.
+    let every = migrator(db, Models::new().table::<star::BySite>());
+    every.validate().await.expect("the view of every column");
+    assert!(every.plan().await.expect("plan").is_empty());
+
+    // A column added to the base by hand: the view has it too, and the models without it
+    // still match (the base's column is left alone, the view's is the base's).
+    db.execute_ddl(&format!("ALTER TABLE {ks}.star_readings ADD note text"))
+        .await
+        .expect("ALTER TABLE ADD");
+    let (columns, all) = star_view_columns(db, &ks).await;
+    assert_eq!((columns, all), (star_columns(true), true));
+    every
+        .validate()
+        .await
+        .expect("the view of every column, with the base's new column");
+    let noted = migrator(db, Models::new().table::<star::noted::BySite>());
+    assert!(noted.plan().await.expect("plan").is_empty());
+    noted
+        .validate()
+        .await
+        .expect("the models with the new column");
+    noted_row_reads_through_the_view(db).await;
+    t.drop_all().await;
+}
+
+#[tokio::test]
+async fn a_view_of_every_column_is_created_as_select_star_and_gains_the_base_columns() {
+    let t = support::test_db_replicated("views_star_made").await;
+    let db = &t.db;
+    let ks = t.keyspace().to_owned();
+    migrator(db, Models::new().table::<star::Listed>())
+        .create_views(true)
+        .apply()
+        .await
+        .expect("the listed view");
+
+    // The cluster's view lists its columns, the model's selects `*`: refused, with the fix.
+    let every = migrator(db, Models::new().table::<star::BySite>()).create_views(true);
+    let plan = every.plan().await.expect("plan");
+    assert!(plan.steps.is_empty(), "{plan}");
+    let refusal = plan.refused[0].to_string();
+    assert!(
+        refusal.contains(
+            "the cluster's view lists its columns, the model's selects every column of its \
+             base (`SELECT *`, `all_columns`)"
+        ) && refusal.contains("instead: remove `all_columns` from `BySite`")
+            && refusal.contains(&format!("--allow-drop-view {ks}.star_readings_by_site")),
+        "{refusal}"
+    );
+    every.validate().await.expect_err("the view differs");
+
+    // Built again as a view of every column.
+    let every = every.allow_drop_view(&ks, "star_readings_by_site");
+    let plan = every.plan().await.expect("plan");
+    assert_eq!(
+        plan.statements(),
+        [
+            format!("DROP MATERIALIZED VIEW IF EXISTS {ks}.star_readings_by_site"),
+            format!(
+                "CREATE MATERIALIZED VIEW IF NOT EXISTS {ks}.star_readings_by_site AS SELECT * \
+                 FROM {ks}.star_readings WHERE site IS NOT NULL AND sensor IS NOT NULL AND ts \
+                 IS NOT NULL PRIMARY KEY (site, sensor, ts) WITH CLUSTERING ORDER BY (sensor \
+                 ASC, ts DESC)"
+            ),
+        ]
+    );
+    every.apply().await.expect("the view of every column");
+    every.validate().await.expect("it matches");
+    assert_eq!(
+        star_view_columns(db, &ks).await,
+        (star_columns(false), true)
+    );
+
+    // A column added to the base model: the plan adds it to the base alone, and the view
+    // gains it.
+    let noted = migrator(db, Models::new().table::<star::noted::BySite>());
+    let plan = noted.plan().await.expect("plan");
+    assert_eq!(
+        plan.statements(),
+        [format!(
+            "ALTER TABLE {ks}.star_readings ADD IF NOT EXISTS note text"
+        )]
+    );
+    noted.apply().await.expect("the new column");
+    noted.validate().await.expect("the view has it");
+    assert_eq!(star_view_columns(db, &ks).await.0, star_columns(true));
+    noted_row_reads_through_the_view(db).await;
     t.drop_all().await;
 }

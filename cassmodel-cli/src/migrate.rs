@@ -35,6 +35,9 @@
 //!                                    SimpleStrategy:1 or NetworkTopologyStrategy:dc1=3,dc2=3
 //!   --keyspace-replication KS=SPEC   the same for one keyspace (repeatable)
 //!   --allow-drop KS.TABLE.COLUMN     let the plan drop this column (repeatable)
+//!   --allow-unmask KS.TABLE.COLUMN   let the plan drop this column's mask, which its field
+//!                                    no longer declares: every role without UNMASK then
+//!                                    reads its values (repeatable; refused without it)
 //!   --create-views                   let the plan create the materialized views the models
 //!                                    declare (`#[cass(view_of = ..)]`; the server must
 //!                                    enable them: `materialized_views_enabled: true`)
@@ -93,6 +96,11 @@ struct Cli {
     /// (repeatable). Nothing else is ever dropped.
     #[arg(long = "allow-drop", global = true, value_parser = parse_column)]
     allow_drop: Vec<(String, String, String)>,
+    /// Let the plan drop this column's mask when its field declares none:
+    /// `keyspace.table.column` (repeatable). Every role without the UNMASK permission then
+    /// reads the column's values; without this flag the plan refuses to drop a mask.
+    #[arg(long = "allow-unmask", global = true, value_parser = parse_column)]
+    allow_unmask: Vec<(String, String, String)>,
     /// Let the plan create the materialized views the models declare
     /// (`#[cass(view_of = ..)]`). Views are experimental in Cassandra: the server must set
     /// `materialized_views_enabled: true`.
@@ -387,6 +395,9 @@ fn configure(mut m: Migrator, cli: &Cli) -> Migrator {
     }
     for (k, t, c) in &cli.allow_drop {
         m = m.allow_drop(k, t, c);
+    }
+    for (k, t, c) in &cli.allow_unmask {
+        m = m.allow_unmask(k, t, c);
     }
     for (k, v) in &cli.allow_drop_view {
         m = m.allow_drop_view(k, v);

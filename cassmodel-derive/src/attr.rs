@@ -139,6 +139,8 @@ pub struct ContainerAttrs {
     pub offline: Option<Span>,
     /// `view_of = Base`: the struct is a materialized view of `Base`'s table.
     pub view_of: Option<syn::Path>,
+    /// `all_columns`: the view selects every column of its base (`SELECT *`).
+    pub all_columns: Option<Span>,
 }
 
 /// `from = "table"` (the rows of that table, columns matched by name) or `from = OldModel`
@@ -295,7 +297,7 @@ const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_t
     `gc_grace_seconds = 864000`, `comment = \"...\"`, `compaction = \"LeveledCompactionStrategy\"`, \
     `entity = EntityStruct`, `expect(rows = 1000, per = \"month\", horizon = \"5 years\")`, \
     `from = \"old_table\"`, `from = OldModel`, `with = convert_fn`, `dual_writes`, `offline`, \
-    `view_of = BaseTableStruct` or `crate = \"path\"`";
+    `view_of = BaseTableStruct`, `all_columns` (with `view_of`) or `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
 const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
@@ -885,6 +887,10 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                 Kind::Table if is("offline") => {
                     set_once(cx, &mut out.offline, at, at, "`offline`");
                     bare(&meta, "offline")?;
+                }
+                Kind::Table if is("all_columns") => {
+                    set_once(cx, &mut out.all_columns, at, at, "`all_columns`");
+                    bare(&meta, "all_columns")?;
                 }
                 Kind::Table if is("expect") => {
                     if let Some(e) = expect_option(cx, &meta)? {

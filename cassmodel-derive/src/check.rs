@@ -37,11 +37,21 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
 
 /// A materialized view (`view_of = Base`) is read, never written, and Cassandra builds it
 /// from its base: it lives in the base's keyspace, takes none of a table's options, and has
-/// no static column, counter, index, mask, bucket or source of its own. (Its key against the
-/// base's is checked at compile time in the generated code: the base's fields are not
-/// visible here.)
+/// no static column, counter, index, mask, bucket or source of its own; `all_columns` is a
+/// view's. (Its key and fields against the base's are checked at compile time in the
+/// generated code: the base's fields are not visible here.)
 fn view(cx: &mut Ctxt, t: &Table<'_>) {
-    let Some(base) = &t.attrs.view_of else { return };
+    let Some(base) = &t.attrs.view_of else {
+        if let Some(at) = t.attrs.all_columns {
+            cx.error_at(
+                at,
+                "`all_columns` declares a materialized view that selects every column of its \
+                 base (`SELECT *`): write #[cass(view_of = BaseTableStruct, all_columns)], or \
+                 remove `all_columns`",
+            );
+        }
+        return;
+    };
     let a = &t.attrs;
     if base.is_ident(t.ident) || base.is_ident("Self") {
         cx.error(

@@ -115,7 +115,7 @@ pub mod __private {
         };
         pub use crate::mapping::table::{RowReader, check_columns, check_row, serialize_by_name};
         pub use crate::mapping::types::assert_key_column;
-        pub use crate::mapping::view::check_view;
+        pub use crate::mapping::view::{check_view, check_view_of_all};
         pub use crate::schema::registry::TableEntry;
         pub use cassmodel_schema::{CqlType, NativeType, Similarity};
         pub use inventory;

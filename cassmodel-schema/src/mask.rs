@@ -121,6 +121,20 @@ impl fmt::Display for Mask {
 }
 
 impl Mask {
+    /// The mask as the derive's `#[cass(masked = ..)]` takes it: the call with Rust literals
+    /// (`mask_inner(1, null, "#")`, `mask_replace("hidden")`).
+    pub fn rust_form(&self) -> String {
+        let args: Vec<String> = self
+            .args
+            .iter()
+            .map(|a| match a {
+                MaskArg::Text(t) => format!("{t:?}"),
+                a => a.to_string(),
+            })
+            .collect();
+        format!("{}({})", self.function.name(), args.join(", "))
+    }
+
     /// Why `args` do not fit `function` (the count, the kinds), or `None`.
     pub fn problem(function: MaskFunction, args: &[MaskArg]) -> Option<String> {
         let ok = match function {
@@ -180,6 +194,7 @@ mod tests {
             args: vec![MaskArg::Int(1), MaskArg::Null, MaskArg::Text("#".into())],
         };
         assert_eq!(m.to_string(), "mask_inner(1, null, '#')");
+        assert_eq!(m.rust_form(), "mask_inner(1, null, \"#\")");
         assert_eq!(Mask::problem(m.function, &m.args), None);
         assert!(Mask::problem(MaskFunction::Inner, &[MaskArg::Int(1)]).is_some());
         assert!(Mask::problem(MaskFunction::Inner, &[MaskArg::Int(-1), MaskArg::Null]).is_some());

@@ -164,3 +164,30 @@ pub struct PageCounts {
     pub clicks: Option<Counter>,
     pub views: Option<Counter>,
 }
+
+/// A row of the table `readings`.
+#[derive(Debug, Clone, PartialEq, CassTable)]
+#[cass(table = "readings")]
+pub struct Readings {
+    #[partition_key]
+    pub sensor: i32,
+    #[clustering(desc)]
+    pub ts: i64,
+    pub note: Option<String>,
+    pub site: Option<String>,
+    pub value: Option<f64>,
+}
+
+/// A row of the table `readings_by_site`.
+#[derive(Debug, Clone, PartialEq, CassTable)]
+#[cass(table = "readings_by_site", view_of = Readings, all_columns)]
+pub struct ReadingsBySite {
+    #[partition_key]
+    pub site: String,
+    #[clustering]
+    pub sensor: i32,
+    #[clustering(desc)]
+    pub ts: i64,
+    pub note: Option<String>,
+    pub value: Option<f64>,
+}

@@ -29,7 +29,8 @@
 //! comment and in [`Pulled::warnings`], never silently left out: a `COMPACT STORAGE` table,
 //! a table with a type cassmodel cannot hold (a `vector` of anything but `float`), a
 //! materialized view that selects rows by more than its key columns being not null (any other
-//! view is written as a `#[cass(view_of = ..)]` struct of its base table), an index that is
+//! view is written as a `#[cass(view_of = ..)]` struct of its base table, with `all_columns`
+//! when it was created with `SELECT *`), an index that is
 //! not SAI or has options the derive does not declare (a note on its field; the cluster keeps
 //! it).
 //!

@@ -256,9 +256,10 @@ fn udt_item(t: &LiveType, udts: &BTreeMap<String, String>) -> Result<Item, Strin
     Ok(item)
 }
 
-/// A materialized view as a table struct with `view_of = Base`: its columns as the cluster
-/// has them (fields named as the base's, which the derive matches by name); a view that
-/// selects rows by more than its key columns being not null cannot be declared.
+/// A materialized view as a table struct with `view_of = Base` (and `all_columns` for a
+/// view of every column, `SELECT *`): its columns as the cluster has them (fields named as
+/// the base's, which the derive matches by name); a view that selects rows by more than its
+/// key columns being not null cannot be declared.
 fn view_item(
     v: &LiveView,
     ident: String,
@@ -274,6 +275,10 @@ fn view_item(
     }
     let mut item = table_item(&v.table, ident, udts)?;
     item.options = vec![format!("view_of = {base}")];
+    // `SELECT *`: its fields are every column of its base (the view has them all).
+    if v.include_all_columns {
+        item.options.push("all_columns".to_owned());
+    }
     Ok(item)
 }
 
@@ -321,29 +326,12 @@ fn table_item(
             f.options.push("static".to_owned());
         }
         if let Some(m) = &c.mask {
-            f.options.push(format!("masked = {}", rust_mask(m)));
+            f.options.push(format!("masked = {}", m.rust_form()));
         }
         item.fields.push(f);
     }
     indexes(t, &mut item);
     Ok(item)
-}
-
-/// A column's mask as the derive's `masked = ..` takes it: the call, with Rust literals
-/// (`mask_inner(1, null, "#")`).
-fn rust_mask(m: &cassmodel_schema::Mask) -> String {
-    use cassmodel_schema::MaskArg;
-    let args: Vec<String> = m
-        .args
-        .iter()
-        .map(|a| match a {
-            MaskArg::Null => "null".to_owned(),
-            MaskArg::Int(n) => n.to_string(),
-            MaskArg::Text(t) => format!("{t:?}"),
-            MaskArg::Literal(l) => l.clone(),
-        })
-        .collect();
-    format!("{}({})", m.function.name(), args.join(", "))
 }
 
 /// What a generated field stands for.

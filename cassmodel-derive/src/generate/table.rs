@@ -133,13 +133,25 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         a.dual_writes.map(|_| quote!(.with_dual_writes())),
         a.offline.map(|_| quote!(.offline())),
     ];
+    let all = a.all_columns.map(|_| quote!(.view_selecting_all()));
     let view_of = a
         .view_of
         .as_ref()
-        .map(|base| quote!(.with_view_of(<#base as #krate::Table>::schema())));
+        .map(|base| quote!(.with_view_of(<#base as #krate::Table>::schema()) #all));
     let is_view = a.view_of.as_ref().map(|_| {
         quote!(
             const __IS_VIEW: __bool = true;
+        )
+    });
+    let statics: Vec<String> = t
+        .fields
+        .iter()
+        .filter(|f| matches!(f.role, crate::model::Role::Static))
+        .map(|f| f.ident.to_string())
+        .collect();
+    let statics = (!statics.is_empty()).then(|| {
+        quote!(
+            const __STATIC_FIELDS: &'static [&'static ::core::primitive::str] = &[#(#statics),*];
         )
     });
     let source = a.from.as_ref().map(|from| match from {
@@ -167,6 +179,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         impl #krate::Table for #ident {
             const __FIELD_KINDS: &'static [(&'static ::core::primitive::str, ::core::primitive::u8)] = &[#(#kinds),*];
             #is_view
+            #statics
 
             fn schema() -> &'static #krate::TableSchema {
                 static SCHEMA: #p::std::OnceLock<#krate::TableSchema> = #p::std::OnceLock::new();
@@ -193,8 +206,9 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     }
 }
 
-/// For a view of `base`: Cassandra's rules for its key against the base's, checked in a
-/// `const` (an error names the column and the fix, spanned on `view_of = ..`), and the trait
+/// For a view of `base`: Cassandra's rules for its key against the base's (and, for a view
+/// of every column, its fields), checked in a `const` (an error names the column and the
+/// fix, spanned on `view_of = ..` or `all_columns`), and the trait
 /// whose message refuses `update()` and `delete()` and names the table to write instead.
 fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
     let (ident, table) = (cx.ident, cx.table);
@@ -219,8 +233,21 @@ fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
             <#ident as __cm::Table>::__FIELD_KINDS,
         );
     };
+    // A view of every column: spanned on `all_columns`.
+    let all = cx.t.attrs.all_columns.map(|at| {
+        quote_spanned! {at=>
+            const _: () = __p::table::check_view_of_all(
+                #view_name,
+                #base_name,
+                <#base as __cm::Table>::__STATIC_FIELDS,
+                <#base as __cm::Table>::__FIELD_KINDS,
+                <#ident as __cm::Table>::__FIELD_KINDS,
+            );
+        }
+    });
     quote! {
         #check
+        #all
         #[diagnostic::on_unimplemented(message = #message, label = "a write to a view", note = #note)]
         pub trait __WriteTheBase {}
     }

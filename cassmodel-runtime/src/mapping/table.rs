@@ -50,6 +50,11 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     /// by the views declared of it.
     #[doc(hidden)]
     const __IS_VIEW: bool = false;
+
+    /// Its static fields, checked at compile time by a view of every column declared of it
+    /// (Cassandra refuses `SELECT *` of a table with static columns).
+    #[doc(hidden)]
+    const __STATIC_FIELDS: &'static [&'static str] = &[];
 }
 
 /// Where the cells of a row of a table come from: the table's own struct, or an entity

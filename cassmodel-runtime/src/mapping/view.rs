@@ -178,6 +178,63 @@ pub const fn check_view(
     }
 }
 
+/// Cassandra's rules for a view of every column of its base (`#[cass(view_of = Base,
+/// all_columns)]`, `SELECT *`), checked when the view's crate compiles: the base has no
+/// static column (Cassandra refuses `SELECT *` of such a table), and the view's struct has
+/// every field of the base (the view has every column). `base_statics` are the base's static
+/// fields; the fields as in [`check_view`]. Panics (a compile error in a `const`) with a
+/// message that names the column and the fix.
+pub const fn check_view_of_all(
+    view: &str,
+    base: &str,
+    base_statics: &[&str],
+    base_fields: &[(&str, u8)],
+    view_fields: &[(&str, u8)],
+) {
+    if let [name, ..] = base_statics {
+        let m = message(&[
+            "`",
+            view,
+            "` is declared a view of every column of `",
+            base,
+            "` (`all_columns`), and `",
+            base,
+            "` has the static column `",
+            name,
+            "`: Cassandra refuses `SELECT *` of a table with static columns; remove \
+             `all_columns` from `",
+            view,
+            "` (its fields are then the columns it lists, without `",
+            name,
+            "`)",
+        ]);
+        panic!("{}", m.as_str());
+    }
+    let mut i = 0;
+    while i < base_fields.len() {
+        let (name, _) = base_fields[i];
+        if field_kind::of(view_fields, name) == field_kind::UNKNOWN {
+            let m = message(&[
+                "`",
+                view,
+                "` is declared a view of every column of `",
+                base,
+                "` (`all_columns`: `SELECT *`), and lacks `",
+                name,
+                "`: the view has every column of its base; add the field `",
+                name,
+                "` to `",
+                view,
+                "` (of its type in `",
+                base,
+                "`), or remove `all_columns` to list the view's columns",
+            ]);
+            panic!("{}", m.as_str());
+        }
+        i += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +344,27 @@ mod tests {
             )
         });
         assert!(text.contains("adds `site` and `kind`"), "{text}");
+    }
+
+    #[test]
+    fn a_view_of_every_column_has_every_field_of_a_base_without_statics() {
+        let view = &[
+            ("site", PARTITION_KEY),
+            ("sensor", CLUSTERING),
+            ("ts", CLUSTERING),
+        ];
+        check_view_of_all("BySite", "Reading", &[], BASE, view);
+        let text = panic_text(|| check_view_of_all("BySite", "Reading", &[], BASE, &view[1..]));
+        assert!(
+            text.contains(
+                "and lacks `site`: the view has every column of its base; add the field `site`"
+            ),
+            "{text}"
+        );
+        let text = panic_text(|| check_view_of_all("BySite", "Reading", &["site"], BASE, view));
+        assert!(
+            text.contains("`Reading` has the static column `site`: Cassandra refuses `SELECT *`"),
+            "{text}"
+        );
     }
 }

@@ -94,6 +94,27 @@ impl Migrator {
         self
     }
 
+    /// Lets the plan drop the mask of column `column` of `keyspace.table` (names as on the
+    /// cluster) when its field declares none: `ALTER TABLE .. ALTER column DROP MASKED`.
+    /// Every role without the `UNMASK` permission then reads the column's values in clear, so
+    /// without this the plan refuses to drop a mask (a mask the models change to another
+    /// masking function is replaced without it: the column stays masked).
+    ///
+    /// ```
+    /// # fn f(migrator: cassmodel_runtime::migrate::Migrator) {
+    /// // The models declare no mask on `customers.email` any more: expose it, by name.
+    /// let migrator = migrator.allow_unmask("shop", "customers", "email");
+    /// # }
+    /// ```
+    pub fn allow_unmask(mut self, keyspace: &str, table: &str, column: &str) -> Self {
+        self.settings.allow_unmask.insert((
+            keyspace.to_owned(),
+            table.to_owned(),
+            column.to_owned(),
+        ));
+        self
+    }
+
     /// Lets the plan create the materialized views the models declare
     /// (`#[cass(view_of = ..)]`); without it, a missing view is a
     /// [`Refusal`](super::Refusal). Cassandra calls views experimental: a server creates

@@ -57,6 +57,9 @@ pub(crate) struct Settings {
     pub keyspace_replication: BTreeMap<String, Replication>,
     /// `(keyspace, table, column)` that may be dropped.
     pub allow_drop: BTreeSet<(String, String, String)>,
+    /// `(keyspace, table, column)` whose mask may be dropped (the column's values then read
+    /// in clear by every role without `UNMASK`).
+    pub allow_unmask: BTreeSet<(String, String, String)>,
     /// Whether the plan creates the materialized views the models declare.
     pub create_views: bool,
     /// `(keyspace, view)` that may be dropped (to be created again, or because no model

@@ -4,6 +4,7 @@
 //! text is what `Db::create_table` sends and migrations plan. Users see it through
 //! [`TableSchema::create_cql`] and the migrator; the functions are the crate's own.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use cassmodel_schema::quote_ident;
@@ -213,10 +214,14 @@ pub(crate) fn view_definition(
     )
 }
 
-/// The definition of view `t` in `keyspace`: its columns, every row of its base whose key
-/// columns are not null, its key and clustering order.
+/// The definition of view `t` in `keyspace`: its columns (`*` for a view of every column),
+/// every row of its base whose key columns are not null, its key and clustering order.
 pub(crate) fn model_view_definition(t: &TableSchema, keyspace: &str) -> String {
-    let select: Vec<_> = t.columns.iter().map(|c| quote_ident(c.name)).collect();
+    let select: Vec<_> = if t.view_selects_all {
+        vec![Cow::Borrowed("*")]
+    } else {
+        t.columns.iter().map(|c| quote_ident(c.name)).collect()
+    };
     let not_null: Vec<String> = t
         .primary_key()
         .iter()

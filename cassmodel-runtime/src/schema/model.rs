@@ -337,6 +337,9 @@ pub struct TableSchema {
     /// For a materialized view (`#[cass(view_of = Base)]`), its base table: the view lives
     /// in the base's keyspace, and its rows are the base's, keyed again.
     pub view_of: Option<&'static TableSchema>,
+    /// For a view declared `#[cass(view_of = Base, all_columns)]`: it selects every column of
+    /// its base (`SELECT *`), and so gains the columns later added to the base.
+    pub view_selects_all: bool,
     udts: Vec<&'static UdtSchema>,
     all: Vec<usize>,
     written: Vec<usize>,
@@ -372,6 +375,7 @@ impl TableSchema {
             growth: None,
             source: None,
             view_of: None,
+            view_selects_all: false,
             udts: Vec::new(),
             all: Vec::new(),
             written: Vec::new(),
@@ -474,6 +478,13 @@ impl TableSchema {
     pub fn with_view_of(mut self, base: &'static TableSchema) -> Self {
         self.view_of = Some(base);
         self.keyspace = base.keyspace;
+        self
+    }
+
+    /// The description of a view that selects every column of its base (`SELECT *`,
+    /// `#[cass(view_of = .., all_columns)]`).
+    pub fn view_selecting_all(mut self) -> Self {
+        self.view_selects_all = true;
         self
     }
 

@@ -86,6 +86,8 @@ pub enum Change {
         column: String,
         /// The model's mask (`mask_inner(2, 1)`), `None` for none.
         mask: Option<String>,
+        /// The cluster's mask when the plan was made, `None` for none.
+        previous: Option<String>,
     },
     /// `CREATE MATERIALIZED VIEW` (only with [`Migrator::create_views`](crate::migrate::Migrator::create_views)).
     CreateView {
@@ -164,6 +166,7 @@ impl Change {
                 table,
                 column,
                 mask,
+                ..
             } => live
                 .table(keyspace, table)
                 .and_then(|t| t.column(column))
@@ -201,6 +204,16 @@ pub struct Step {
     pub description: String,
     /// What it changes.
     pub change: Change,
+}
+
+impl Step {
+    /// Whether the step drops a column's mask (`ALTER TABLE .. ALTER column DROP MASKED`):
+    /// every role without the `UNMASK` permission then reads the column's values. A plan
+    /// has such a step only when [`Migrator::allow_unmask`](crate::migrate::Migrator::allow_unmask)
+    /// names the column; its text marks it.
+    pub fn exposes_data(&self) -> bool {
+        matches!(&self.change, Change::AlterMask { mask: None, .. })
+    }
 }
 
 /// A change the plan will not make, because Cassandra cannot make it in place (or would lose
@@ -483,15 +496,18 @@ impl MigrationPlan {
                     table,
                     column,
                     mask,
-                } => (
-                    format!("{keyspace}.{table}"),
-                    Some(column.clone()),
-                    "the column's mask",
-                    match mask {
-                        Some(m) => format!("not masked with `{m}` as the models say"),
-                        None => "a mask the models do not have".to_owned(),
-                    },
-                ),
+                    previous,
+                } => {
+                    let (expected, actual) = mask_mismatch(mask.as_deref(), previous.as_deref());
+                    out.push(Mismatch {
+                        object: format!("{keyspace}.{table}"),
+                        column: Some(column.clone()),
+                        expected,
+                        actual,
+                        fix: None,
+                    });
+                    continue;
+                }
                 Change::CreateView { keyspace, view } => (
                     format!("{keyspace}.{view}"),
                     None,
@@ -511,6 +527,7 @@ impl MigrationPlan {
                 column,
                 expected: expected.to_owned(),
                 actual,
+                fix: None,
             });
         }
         for r in &self.refused {
@@ -519,10 +536,29 @@ impl MigrationPlan {
                 column: r.column.clone(),
                 expected: format!("`{}`", r.new),
                 actual: format!("`{}` ({})", r.old, r.problem),
+                fix: Some(r.advice.clone()),
             });
         }
         out
     }
+}
+
+/// What the models and the cluster have of a column's mask, as a [`Mismatch`]'s `expected`
+/// and `actual`: `mask` the model's, `previous` the cluster's.
+fn mask_mismatch(mask: Option<&str>, previous: Option<&str>) -> (String, String) {
+    let expected = match mask {
+        Some(m) => format!("the column masked with `{m}`"),
+        None => "the column without a mask (its field declares none)".to_owned(),
+    };
+    let actual = match (previous, mask) {
+        (Some(l), None) => format!(
+            "it masked with `{l}` (the plan drops the mask, allowed by name: every role \
+             without UNMASK then reads the column)"
+        ),
+        (Some(l), Some(_)) => format!("it masked with `{l}`"),
+        (None, _) => "it without a mask".to_owned(),
+    };
+    (expected, actual)
 }
 
 impl fmt::Display for MigrationPlan {
@@ -536,6 +572,19 @@ impl fmt::Display for MigrationPlan {
             )?;
         } else if self.steps.is_empty() {
             writeln!(f, "-- no statement to run")?;
+        }
+        let exposing: Vec<String> = (1..)
+            .zip(&self.steps)
+            .filter(|(_, s)| s.exposes_data())
+            .map(|(i, _)| i.to_string())
+            .collect();
+        if !exposing.is_empty() {
+            writeln!(
+                f,
+                "-- WARNING: step(s) {} drop a column's mask: every role without the UNMASK \
+                 permission then reads its values",
+                exposing.join(", ")
+            )?;
         }
         for (i, s) in self.steps.iter().enumerate() {
             writeln!(f, "-- {}. {}", i + 1, s.description)?;
@@ -584,6 +633,9 @@ pub struct Mismatch {
     pub expected: String,
     /// What the cluster has.
     pub actual: String,
+    /// What to do about it, when the plan cannot make the change by itself (a refusal's
+    /// advice).
+    pub fix: Option<String>,
 }
 
 impl fmt::Display for Mismatch {
@@ -596,6 +648,10 @@ impl fmt::Display for Mismatch {
             f,
             ": the models expect {}, the cluster has {}",
             self.expected, self.actual
-        )
+        )?;
+        if let Some(fix) = &self.fix {
+            write!(f, "\n  fix: {fix}")?;
+        }
+        Ok(())
     }
 }

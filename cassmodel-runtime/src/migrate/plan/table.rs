@@ -2,7 +2,7 @@
 //! (added, or refused when they cannot change), its options, its indexes, and what the
 //! cluster has that the model does not (dropped only when allowed, else left alone).
 
-use cassmodel_schema::{CqlType, quote_ident};
+use cassmodel_schema::{CqlType, Mask, quote_ident};
 
 use super::compare::{
     live_definition, live_key_clause, live_order_clause, option_changes, same_type,
@@ -48,7 +48,7 @@ pub(super) fn plan_table(
         key_advice: KEY_ADVICE.replace("<table>", t.name),
     };
     plan_key(&table, p);
-    plan_columns(&table, p);
+    plan_columns(&table, settings, p);
     plan_options(&table, p);
     // After the columns they index are added.
     plan_indexes(ks, t, live, p);
@@ -112,9 +112,9 @@ fn plan_key(table: &Table<'_>, p: &mut MigrationPlan) {
 }
 
 /// The model's columns: those the table lacks are added (unless they were dropped with
-/// another type); those it has with another kind or type are refused. Key columns are the
-/// key's ([`plan_key`]).
-fn plan_columns(table: &Table<'_>, p: &mut MigrationPlan) {
+/// another type); those it has with another kind or type are refused; masks are made the
+/// model's ([`changed_mask`]). Key columns are the key's ([`plan_key`]).
+fn plan_columns(table: &Table<'_>, settings: &Settings, p: &mut MigrationPlan) {
     let mut adds = Vec::new();
     for c in &table.model.columns {
         match table.live.column(c.name) {
@@ -128,41 +128,99 @@ fn plan_columns(table: &Table<'_>, p: &mut MigrationPlan) {
             }
             Some(lc) => match changed_column(table, c, lc) {
                 Some(refusal) => p.refused.push(refusal),
-                None => adds.extend(changed_mask(table, c, lc)),
+                None => match changed_mask(table, c, lc, settings) {
+                    Some(Ok(step)) => adds.push(step),
+                    Some(Err(refusal)) => p.refused.push(refusal),
+                    None => {}
+                },
             },
         }
     }
     p.steps.extend(adds);
 }
 
-/// `ALTER TABLE ... ALTER column MASKED WITH ..` (or `DROP MASKED`) when the column's mask
-/// differs from the model's.
-fn changed_mask(table: &Table<'_>, c: &ColumnDef, lc: &LiveColumn) -> Option<Step> {
-    let live = lc.mask.as_ref().map(ToString::to_string);
-    if live.as_deref() == c.mask {
+/// `ALTER TABLE ... ALTER column MASKED WITH ..` when the column's mask differs from the
+/// model's: a mask added, or replaced by another (the column stays masked). A mask the model
+/// does not declare is dropped (`DROP MASKED`) only when allowed by name, else refused:
+/// without it, every role without `UNMASK` reads the column's values in clear.
+fn changed_mask(
+    table: &Table<'_>,
+    c: &ColumnDef,
+    lc: &LiveColumn,
+    settings: &Settings,
+) -> Option<Result<Step, Refusal>> {
+    let previous = lc.mask.as_ref().map(ToString::to_string);
+    if previous.as_deref() == c.mask {
         return None;
     }
-    let column = quote_ident(c.name);
-    let (alter, description) = match c.mask {
-        Some(m) => (
+    let (name, object) = (c.name, &table.object);
+    let (alter, description) = match (c.mask, &lc.mask) {
+        (Some(m), None) => (
             format!("MASKED WITH {m}"),
-            format!("mask column {} of {} with {m}", c.name, table.object),
+            format!("mask column {name} of {object} with {m}"),
         ),
-        None => (
-            "DROP MASKED".to_owned(),
-            format!("drop the mask of column {} of {}", c.name, table.object),
+        (Some(m), Some(l)) => (
+            format!("MASKED WITH {m}"),
+            format!(
+                "replace the mask of column {name} of {object}: {l} -> {m} (the column stays \
+                 masked)"
+            ),
         ),
+        (None, Some(l)) => {
+            let key = (
+                table.ks.to_owned(),
+                table.model.name.to_owned(),
+                name.to_owned(),
+            );
+            if !settings.allow_unmask.contains(&key) {
+                return Some(Err(unmask_refusal(table, c, lc, l)));
+            }
+            (
+                "DROP MASKED".to_owned(),
+                format!(
+                    "EXPOSES DATA: drop the mask {l} of column {name} of {object} (allowed by \
+                     name); every role without the UNMASK permission then reads its values"
+                ),
+            )
+        }
+        (None, None) => return None,
     };
-    Some(Step {
-        cql: format!("ALTER TABLE {} ALTER {column} {alter}", table.quoted),
+    Some(Ok(Step {
+        cql: format!(
+            "ALTER TABLE {} ALTER {} {alter}",
+            table.quoted,
+            quote_ident(name)
+        ),
         description,
         change: Change::AlterMask {
             keyspace: table.ks.to_owned(),
             table: table.model.name.to_owned(),
-            column: c.name.to_owned(),
+            column: name.to_owned(),
             mask: c.mask.map(str::to_owned),
+            previous,
         },
-    })
+    }))
+}
+
+/// The refusal of dropping mask `mask` of column `c` (`lc` on the cluster), which the model
+/// does not declare and no setting allows to drop.
+fn unmask_refusal(table: &Table<'_>, c: &ColumnDef, lc: &LiveColumn, mask: &Mask) -> Refusal {
+    let (ks, t, name) = (table.ks, table.model.name, c.name);
+    Refusal {
+        table: table.object.clone(),
+        column: Some(name.to_owned()),
+        old: format!("{} MASKED WITH {mask}", live_definition(lc)),
+        new: format!("{} (no mask)", ddl::column_definition(c)),
+        problem: "dropping the mask would expose the column's values to every role without \
+                  the UNMASK permission"
+            .into(),
+        advice: format!(
+            "to keep the mask, declare it on the field: #[cass(masked = {})]; to expose the \
+             column, drop the mask by name: `Migrator::allow_unmask(\"{ks}\", \"{t}\", \
+             \"{name}\")` (CLI: `--allow-unmask {ks}.{t}.{name}`)",
+            mask.rust_form()
+        ),
+    }
 }
 
 /// `ALTER TABLE ... ADD IF NOT EXISTS` of column `c`.

@@ -786,8 +786,9 @@ fn one_index_name_on_two_tables_of_a_keyspace_is_a_models_error() {
     );
 }
 
-/// `orders` with `total` masked as `mask` in the model and as `live_mask` on the cluster.
-fn masked_plan(mask: Option<&'static str>, live_mask: Option<Mask>) -> MigrationPlan {
+/// `orders` with `total` masked as `mask` in the model and as `live_mask` on the cluster;
+/// dropping its mask allowed by name when `unmask`.
+fn masked_plan(mask: Option<&'static str>, live_mask: Option<Mask>, unmask: bool) -> MigrationPlan {
     let mut total = col("total", "double", ColumnKind::Regular);
     if let Some(m) = mask {
         total = total.with_mask(m);
@@ -813,38 +814,108 @@ fn masked_plan(mask: Option<&'static str>, live_mask: Option<Mask>) -> Migration
     {
         c.mask = live_mask;
     }
-    let m = migrator(&[orders, customers()]);
+    let mut m = migrator(&[orders, customers()]);
+    if unmask {
+        m = m.allow_unmask("shop", "orders", "total");
+    }
     plan(&m, &live)
 }
 
-#[test]
-fn masks_are_added_changed_and_dropped() {
-    let inner = Mask {
+fn inner_mask() -> Mask {
+    Mask {
         function: MaskFunction::Inner,
         args: vec![MaskArg::Int(1), MaskArg::Null],
-    };
-    let same = masked_plan(Some("mask_inner(1, null)"), Some(inner.clone()));
+    }
+}
+
+#[test]
+fn masks_are_added_and_replaced() {
+    let same = masked_plan(Some("mask_inner(1, null)"), Some(inner_mask()), false);
     assert!(same.is_empty(), "{same}");
     assert!(same.mismatches().is_empty());
-    let add = masked_plan(Some("mask_default()"), None);
+    let add = masked_plan(Some("mask_default()"), None, false);
     assert_eq!(
         add.statements(),
         ["ALTER TABLE shop.orders ALTER total MASKED WITH mask_default()"]
     );
-    let mismatch = add.mismatches();
-    assert_eq!(mismatch.len(), 1, "{mismatch:?}");
-    assert!(
-        mismatch[0].actual.contains("mask_default()"),
-        "{mismatch:?}"
+    assert_eq!(
+        add.mismatches()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "`shop.orders`, `total`: the models expect the column masked with `mask_default()`, \
+             the cluster has it without a mask"
+        ]
     );
-    let change = masked_plan(Some("mask_null()"), Some(inner.clone()));
+    // Another masking function: the column stays masked, so no opt-in is needed.
+    let change = masked_plan(Some("mask_null()"), Some(inner_mask()), false);
     assert_eq!(
         change.statements(),
         ["ALTER TABLE shop.orders ALTER total MASKED WITH mask_null()"]
     );
-    let drop = masked_plan(None, Some(inner));
     assert_eq!(
-        drop.statements(),
+        change.steps[0].description,
+        "replace the mask of column total of shop.orders: mask_inner(1, null) -> mask_null() \
+         (the column stays masked)"
+    );
+    assert_eq!(
+        change.mismatches()[0].to_string(),
+        "`shop.orders`, `total`: the models expect the column masked with `mask_null()`, the \
+         cluster has it masked with `mask_inner(1, null)`"
+    );
+}
+
+#[test]
+fn a_mask_the_model_lacks_is_dropped_only_when_allowed_by_name() {
+    let refused = masked_plan(None, Some(inner_mask()), false);
+    assert!(refused.steps.is_empty(), "{refused}");
+    assert_eq!(refused.refused.len(), 1, "{refused}");
+    assert_eq!(
+        refused.refused[0].to_string(),
+        "`shop.orders`, `total`: dropping the mask would expose the column's values to every \
+         role without the UNMASK permission\n  \
+         cluster: total double MASKED WITH mask_inner(1, null)\n  \
+         models:  total double (no mask)\n  \
+         instead: to keep the mask, declare it on the field: #[cass(masked = mask_inner(1, \
+         null))]; to expose the column, drop the mask by name: \
+         `Migrator::allow_unmask(\"shop\", \"orders\", \"total\")` (CLI: `--allow-unmask \
+         shop.orders.total`)"
+    );
+    // `validate` says what each side has, and the two ways out.
+    let mismatch = refused.mismatches();
+    assert_eq!(mismatch.len(), 1, "{mismatch:?}");
+    let text = mismatch[0].to_string();
+    assert!(
+        text.starts_with(
+            "`shop.orders`, `total`: the models expect `total double (no mask)`, the cluster \
+             has `total double MASKED WITH mask_inner(1, null)` (dropping the mask would \
+             expose"
+        ) && text.contains("\n  fix: to keep the mask, declare it on the field")
+            && text.contains("--allow-unmask shop.orders.total"),
+        "{text}"
+    );
+
+    let allowed = masked_plan(None, Some(inner_mask()), true);
+    assert_eq!(
+        allowed.statements(),
         ["ALTER TABLE shop.orders ALTER total DROP MASKED"]
+    );
+    assert!(allowed.steps[0].exposes_data());
+    let text = allowed.to_string();
+    assert!(
+        text.starts_with(
+            "-- WARNING: step(s) 1 drop a column's mask: every role without the UNMASK \
+             permission then reads its values\n\
+             -- 1. EXPOSES DATA: drop the mask mask_inner(1, null) of column total of \
+             shop.orders (allowed by name)"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        allowed.mismatches()[0].to_string(),
+        "`shop.orders`, `total`: the models expect the column without a mask (its field \
+         declares none), the cluster has it masked with `mask_inner(1, null)` (the plan drops \
+         the mask, allowed by name: every role without UNMASK then reads the column)"
     );
 }

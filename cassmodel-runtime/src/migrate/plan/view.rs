@@ -7,7 +7,7 @@ use cassmodel_schema::quote_ident;
 
 use super::compare::{live_key_clause, live_order_clause, same_type};
 use super::steps::{Change, MigrationPlan, Refusal, Step, Unmanaged};
-use crate::migrate::live::{LiveSchema, LiveView};
+use crate::migrate::live::{LiveSchema, LiveTable, LiveView};
 use crate::migrate::target::{Settings, Target};
 use crate::schema::ddl;
 use crate::schema::model::TableSchema;
@@ -61,7 +61,12 @@ pub(super) fn plan_view(
         }
         return;
     };
-    let Some(problem) = difference(t, l) else {
+    let live_base = live.table(ks, ddl::view_base(t));
+    let Some(Difference {
+        problem,
+        fix_in_models,
+    }) = difference(t, l, live_base)
+    else {
         return;
     };
     if settings
@@ -81,9 +86,12 @@ pub(super) fn plan_view(
                  build it again from its base table"
             ),
             advice: format!(
-                "allow the plan to drop the view and create it again: \
+                "{}allow the plan to drop the view and create it again: \
                  `Migrator::allow_drop_view(\"{ks}\", \"{}\")` (CLI: `--allow-drop-view \
                  {object}`); reads of it fail until the server has built it again",
+                fix_in_models
+                    .map(|f| format!("{f}; or "))
+                    .unwrap_or_default(),
                 t.name
             ),
         });
@@ -175,14 +183,37 @@ fn live_definition(ks: &str, l: &LiveView) -> String {
     )
 }
 
-/// How the cluster's view differs from the model's, or `None`.
-fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
+/// How the cluster's view differs from the model's: the problem, and the change to the
+/// models that would make them the cluster's instead of dropping the view, if one would.
+struct Difference {
+    problem: String,
+    fix_in_models: Option<String>,
+}
+
+impl From<String> for Difference {
+    fn from(problem: String) -> Self {
+        Difference {
+            problem,
+            fix_in_models: None,
+        }
+    }
+}
+
+/// How the cluster's view `l` differs from model `t`, or `None`. `live_base` is the
+/// cluster's base table, if it has it.
+fn difference(t: &TableSchema, l: &LiveView, live_base: Option<&LiveTable>) -> Option<Difference> {
     let base = ddl::view_base(t);
     if l.base_table != base {
-        return Some(format!(
-            "the cluster's view is of table {}, the model's of {base}",
-            l.base_table
-        ));
+        return Some(
+            format!(
+                "the cluster's view is of table {}, the model's of {base}",
+                l.base_table
+            )
+            .into(),
+        );
+    }
+    if let Some(d) = selection_difference(t, l) {
+        return Some(d);
     }
     let model_pk: Vec<&str> = t.partition_key.iter().map(|&i| t.columns[i].name).collect();
     let live_pk: Vec<&str> = l.table.partition_key().map(|c| c.name.as_str()).collect();
@@ -197,13 +228,72 @@ fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
         .map(|c| (c.name.as_str(), c.kind))
         .collect();
     if model_pk != live_pk || model_ck != live_ck {
-        return Some("the primary key or clustering order differs".into());
+        return Some(
+            "the primary key or clustering order differs"
+                .to_owned()
+                .into(),
+        );
     }
-    if t.columns.len() != l.table.columns.len() {
+    if let Some(problem) = column_difference(t, l, live_base) {
+        return Some(problem.into());
+    }
+    // The key columns are the model's (above).
+    if !l.selects_rows_by_key_only() {
+        return Some(
+            format!(
+                "the cluster's view selects rows `WHERE {}`, the model's every row whose key \
+                 columns are not null",
+                l.where_clause
+            )
+            .into(),
+        );
+    }
+    None
+}
+
+/// `SELECT *` on one side and the columns listed on the other, with the change to the
+/// view's struct that declares what the cluster has.
+fn selection_difference(t: &TableSchema, l: &LiveView) -> Option<Difference> {
+    let base = t.view_of.map_or(t.rust_name, |b| b.rust_name);
+    match (t.view_selects_all, l.include_all_columns) {
+        (false, true) => Some(Difference {
+            problem: "the cluster's view selects every column of its base (`SELECT *`: it gains \
+                      the columns added to the base), the model's lists its columns"
+                .into(),
+            fix_in_models: Some(format!(
+                "declare a view of every column on `{}`: #[cass(view_of = {base}, \
+                 all_columns)]",
+                t.rust_name
+            )),
+        }),
+        (true, false) => Some(Difference {
+            problem: "the cluster's view lists its columns, the model's selects every column \
+                      of its base (`SELECT *`, `all_columns`)"
+                .into(),
+            fix_in_models: Some(format!(
+                "remove `all_columns` from `{}` and keep the fields of the columns the \
+                 cluster's view lists",
+                t.rust_name
+            )),
+        }),
+        _ => None,
+    }
+}
+
+/// How the view's columns differ. A view of every column has the columns of its base: a
+/// column neither the view nor the base has yet is one the plan adds to the base (and the
+/// view gains it), and the base's columns the models do not have are the view's too.
+fn column_difference(
+    t: &TableSchema,
+    l: &LiveView,
+    live_base: Option<&LiveTable>,
+) -> Option<String> {
+    if !t.view_selects_all && t.columns.len() != l.table.columns.len() {
         return Some("the columns differ".into());
     }
     for c in &t.columns {
         match l.table.column(c.name) {
+            None if t.view_selects_all && live_base.is_none_or(|b| b.column(c.name).is_none()) => {}
             None => return Some(format!("the cluster's view has no column `{}`", c.name)),
             Some(lc) if !same_type(&c.cql_type, &lc.cql_type) => {
                 return Some(format!(
@@ -213,14 +303,6 @@ fn difference(t: &TableSchema, l: &LiveView) -> Option<String> {
             }
             Some(_) => {}
         }
-    }
-    // The key columns are the model's (above).
-    if !l.selects_rows_by_key_only() {
-        return Some(format!(
-            "the cluster's view selects rows `WHERE {}`, the model's every row whose key \
-             columns are not null",
-            l.where_clause
-        ));
     }
     None
 }
