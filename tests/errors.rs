@@ -61,7 +61,10 @@ async fn too_few_replicas_is_unavailable() {
     assert!(err.to_string().contains(&format!("{ks}.readings")), "{err}");
     // One node tried: the answer in cassmodel's words, as when several are.
     let msg = err.to_string();
-    assert!(msg.contains("failed: Unavailable: ALL needs 7 replicas alive, "), "{msg}");
+    assert!(
+        msg.contains("failed: Unavailable: ALL needs 7 replicas alive, "),
+        "{msg}"
+    );
     assert!(!msg.contains("Database returned an error"), "{msg}");
     // At ONE the same write goes through: the kind told the caller what to change.
     Insert::new(&row)
