@@ -12,6 +12,9 @@
 
 mod support;
 
+#[path = "key_change/edges.rs"]
+mod edges;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -780,7 +783,7 @@ async fn type_change_with_a_failing_row() {
         &["backfill", "--quiet"],
     )
     .await;
-    assert_eq!(exit, cli::Exit::Error);
+    assert_eq!(exit, cli::Exit::Refused, "a refusal, not an error: {err}");
     assert!(err.contains("does not exist"), "{err}");
 
     db.create_table::<Stock>().await.expect("create");
