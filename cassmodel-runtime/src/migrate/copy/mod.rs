@@ -28,7 +28,7 @@ mod counters;
 mod lease;
 mod pace;
 pub(crate) mod problem;
-mod record;
+pub(crate) mod record;
 mod registry;
 mod setup;
 mod source;

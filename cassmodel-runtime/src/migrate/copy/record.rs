@@ -25,6 +25,7 @@ use super::lease::{Lease, Watch};
 use super::setup;
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
+use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
 
@@ -229,6 +230,19 @@ pub(super) async fn ensure_tables(
         .await
         .map_err(|e| MigrationError::from(Error::Driver(Box::new(e))))?;
     Ok(())
+}
+
+/// The record of the copies, created if it is missing (or lacks the leases' heartbeat), in a
+/// keyspace replicated as `keyspace` (the keyspace of a new table) is: step 1 of a key change
+/// (`migrate apply`), so that the first `backfill` creates nothing.
+pub(crate) async fn create_record(db: &Db, keyspace: &str) -> Result<(), MigrationError> {
+    let live = LiveSchema::read(db.session(), &[keyspace]).await?;
+    let replication = live
+        .keyspaces
+        .get(keyspace)
+        .map(|k| k.replication.clone())
+        .unwrap_or_default();
+    ensure_tables(db, &replication).await
 }
 
 /// The statements of a record's leases, prepared at once.
@@ -717,4 +731,48 @@ pub(super) fn now_millis() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns(tables: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet<String>> {
+        tables
+            .iter()
+            .map(|(t, c)| ((*t).to_owned(), c.iter().map(|c| (*c).to_owned()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn a_record_without_heartbeats_or_a_table_is_not_complete() {
+        let old_leases: &[&str] = &["migration", "range_start", "owner", "lease_until"];
+        let leases: &[&str] = &[
+            "migration",
+            "range_start",
+            "owner",
+            "lease_until",
+            "heard",
+            "heartbeat",
+        ];
+        let rest: [(&str, &[&str]); 2] =
+            [("copies", &["migration"]), ("copy_ranges", &["migration"])];
+        let with = |l: &'static [&'static str]| {
+            let mut t = rest.to_vec();
+            t.push(("copy_leases", l));
+            columns(&t)
+        };
+        assert!(complete(&with(leases)));
+        assert!(!complete(&with(old_leases)), "the heartbeat is added");
+        assert!(!complete(&columns(&rest)), "a table is missing");
+        assert!(!complete(&BTreeMap::new()));
+        // Every table the DDL creates is one `complete` asks for, with the leases' heartbeat.
+        for (table, cql) in record_ddl() {
+            assert!(
+                cql.contains(&format!("{RECORD_KEYSPACE}.{table} (")),
+                "{cql}"
+            );
+        }
+        assert!(record_ddl()[2].1.contains("heard bigint, heartbeat int"));
+    }
 }
