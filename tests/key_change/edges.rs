@@ -126,6 +126,14 @@ async fn status_of_one_keyspace_to_the_end_and_forgotten() {
     let (exit, _, err) = migrate(db, both(), &["forget-copy", &target]).await;
     assert_eq!(exit, cli::Exit::Refused, "{err}");
     assert!(err.contains("no copy into"), "{err}");
+    let (exit, _, err) = migrate(db, both(), &["forget-copy"]).await;
+    assert_eq!(exit, cli::Exit::Error, "a table or --dropped: {err}");
+    let (exit, out, _) = migrate(db, both(), &["--help"]).await;
+    assert_eq!(exit, cli::Exit::Ok);
+    assert!(
+        out.contains("forget-copy") && out.contains("3 something refused"),
+        "{out}"
+    );
     t.drop_all().await;
 }
 
