@@ -21,31 +21,6 @@ fn both() -> Models {
     Models::new().table::<v1::Reading>().table::<v2::Reading>()
 }
 
-/// Runs the migration command `args` until it ends or `stop` does (the command's future is
-/// then dropped, as a process killed): its exit (`None`: stopped), output and error output.
-async fn migrate_until(
-    db: &Db,
-    stop: impl std::future::Future<Output = ()>,
-    args: &[&str],
-) -> (Option<cli::Exit>, String, String) {
-    let points = std::env::var("CASSMODEL_CONTACT_POINTS")
-        .unwrap_or_else(|_| cassmodel::config::local_contact_point());
-    let ks = db.keyspace().expect("a keyspace").to_owned();
-    let mut argv: Vec<String> = vec!["migrate".into(), "--contact-points".into(), points];
-    argv.extend(["--keyspace".into(), ks]);
-    argv.extend(args.iter().map(|a| (*a).to_owned()));
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let exit = tokio::select! {
-        exit = cli::run(argv, both(), &mut out, &mut err) => Some(exit),
-        () = stop => None,
-    };
-    (
-        exit,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
-
 /// The lines of `status` (of the test's keyspace) that name `target`.
 fn lines_of<'a>(out: &'a str, target: &str) -> Vec<&'a str> {
     out.lines().filter(|l| l.contains(target)).collect()
@@ -207,7 +182,7 @@ async fn a_stopped_holder_is_named_and_taken_over_before_its_lease_lapses() {
         }
         panic!("no range held after 30 s");
     };
-    let (exit, _, err) = migrate_until(db, holds_ranges, &args).await;
+    let (exit, _, err) = migrate_until(db, both(), holds_ranges, &args).await;
     assert_eq!(exit, None, "stopped half-way");
     assert!(
         err.contains("readings_v2") && err.contains("ranges"),
@@ -226,7 +201,7 @@ async fn a_stopped_holder_is_named_and_taken_over_before_its_lease_lapses() {
     let began = Instant::now();
     let args = ["backfill", "--ranges", "32", "--lease-seconds", "90"];
     let deadline = tokio::time::sleep(Duration::from_secs(45));
-    let (exit, out, err) = migrate_until(db, deadline, &args).await;
+    let (exit, out, err) = migrate_until(db, both(), deadline, &args).await;
     assert_eq!(exit, Some(cli::Exit::Ok), "{out}{err}");
     assert!(out.contains("all 32 ranges copied"), "{out}");
     assert!(

@@ -123,12 +123,16 @@ async fn applied(
     Ok(crate::exec::write::applied(res)?)
 }
 
-/// The columns of each table of the record, as `system_schema` has them.
-async fn record_columns(db: &Db) -> Result<BTreeMap<String, BTreeSet<String>>, MigrationError> {
-    let cql = "SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = ?";
-    let rows: Vec<(String, String)> = db
+/// Every column of keyspace `ks` as `system_schema` has it: table, column, type.
+pub(super) async fn keyspace_columns(
+    db: &Db,
+    ks: &str,
+) -> Result<Vec<(String, String, String)>, MigrationError> {
+    let cql = "SELECT table_name, column_name, type FROM system_schema.columns WHERE \
+               keyspace_name = ?";
+    Ok(db
         .session()
-        .query_unpaged(crate::exec::statement::repeatable(cql), (RECORD_KEYSPACE,))
+        .query_unpaged(crate::exec::statement::repeatable(cql), (ks,))
         .await
         .map_err(|e| Error::execute(db.session(), cql, e))?
         .into_rows_result()
@@ -136,9 +140,13 @@ async fn record_columns(db: &Db) -> Result<BTreeMap<String, BTreeSet<String>>, M
         .rows()
         .map_err(Error::from)?
         .collect::<Result<_, _>>()
-        .map_err(Error::from)?;
+        .map_err(Error::from)?)
+}
+
+/// The columns of each table of the record.
+async fn record_columns(db: &Db) -> Result<BTreeMap<String, BTreeSet<String>>, MigrationError> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (table, column) in rows {
+    for (table, column, _) in keyspace_columns(db, RECORD_KEYSPACE).await? {
         out.entry(table).or_default().insert(column);
     }
     Ok(out)

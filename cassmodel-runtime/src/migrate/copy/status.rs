@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::lease::{HeldRanges, holders};
-use super::record::{RECORD_KEYSPACE, forget, lease_lookup, leases, now_millis, recorded};
+use super::record::{
+    RECORD_KEYSPACE, forget, keyspace_columns, lease_lookup, leases, now_millis, recorded,
+};
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
 use crate::schema::ddl::qualified;
@@ -157,20 +159,8 @@ async fn copy_rows(db: &Db) -> Result<Vec<CopyRow>, MigrationError> {
 /// The tables of keyspace `ks`, each with whether it has a counter column (none when the
 /// keyspace does not exist).
 async fn tables_of(db: &Db, ks: &str) -> Result<BTreeMap<String, bool>, MigrationError> {
-    let cql = "SELECT table_name, type FROM system_schema.columns WHERE keyspace_name = ?";
-    let columns: Vec<(String, String)> = db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(cql), (ks,))
-        .await
-        .map_err(|e| Error::execute(db.session(), cql, e))?
-        .into_rows_result()
-        .map_err(Error::from)?
-        .rows()
-        .map_err(Error::from)?
-        .collect::<Result<_, _>>()
-        .map_err(Error::from)?;
     let mut out: BTreeMap<String, bool> = BTreeMap::new();
-    for (table, ty) in columns {
+    for (table, _, ty) in keyspace_columns(db, ks).await? {
         *out.entry(table).or_default() |= ty == "counter";
     }
     Ok(out)
