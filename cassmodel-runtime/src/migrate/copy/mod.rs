@@ -3,7 +3,8 @@
 //!
 //! The steps, which `migrate plan` prints for each such table:
 //!
-//! 1. create the new table (`migrate apply`);
+//! 1. create the new table, and the record of the copies if the cluster has none (`migrate
+//!    apply`);
 //! 2. release the application writing every change to both tables;
 //! 3. copy the old rows: [`backfill`] (`migrate backfill`), resumable, shared by any number
 //!    of processes through a record in the cluster (keyspace `cassmodel_migrations`); each
@@ -25,6 +26,7 @@
 mod backfill;
 mod convert;
 mod counters;
+pub(crate) mod keyspace;
 mod lease;
 mod pace;
 pub(crate) mod problem;
@@ -38,8 +40,8 @@ mod write;
 
 pub use backfill::{CopyFailure, CopyOptions, CopyProgress, CopyReport, ProgressFn, backfill};
 pub use convert::{Converted, CopyFrom, convert_with};
+pub use keyspace::RECORD_KEYSPACE;
 pub use lease::{HeldRanges, MISSED_HEARTBEATS};
-pub use record::RECORD_KEYSPACE;
 pub use registry::{Copier, CopyEntry, copier, registered_copiers};
 pub use status::{CopyStatus, forget_copy, forget_dropped, status, status_in};
 pub use verify::{VerifyOptions, VerifyReport, verify};

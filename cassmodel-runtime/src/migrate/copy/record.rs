@@ -21,6 +21,7 @@ use scylla::statement::batch::{Batch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency};
 
+use super::keyspace::RECORD_KEYSPACE;
 use super::lease::{Lease, Watch};
 use super::setup;
 use crate::error::Error;
@@ -28,9 +29,6 @@ use crate::migrate::error::MigrationError;
 use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
-
-/// The keyspace of the records of every copy.
-pub const RECORD_KEYSPACE: &str = "cassmodel_migrations";
 
 /// What a claim of a range got.
 #[derive(Debug, Clone, PartialEq, Eq)]

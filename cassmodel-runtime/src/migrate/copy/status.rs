@@ -3,10 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use super::keyspace::RECORD_KEYSPACE;
 use super::lease::{HeldRanges, holders};
-use super::record::{
-    RECORD_KEYSPACE, forget, keyspace_columns, lease_lookup, leases, now_millis, recorded,
-};
+use super::record::{forget, keyspace_columns, lease_lookup, leases, now_millis, recorded};
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
 use crate::schema::ddl::qualified;

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::compare::{matches_target, option_changes};
-use crate::migrate::copy::record::RECORD_KEYSPACE;
+use crate::migrate::copy::keyspace::RECORD_KEYSPACE;
 use crate::migrate::live::LiveSchema;
 use crate::schema::model::TableOptions;
 
