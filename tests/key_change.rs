@@ -12,6 +12,9 @@
 
 mod support;
 
+#[path = "key_change/edges.rs"]
+mod edges;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -99,6 +102,18 @@ async fn plain(db: &Db, table: &str) -> BTreeMap<(i32, DateTime<Utc>), (f64, Opt
 
 /// Runs the migration command `args` on `models` against the test's keyspace.
 async fn migrate(db: &Db, models: Models, args: &[&str]) -> (cli::Exit, String, String) {
+    let (exit, out, err) = migrate_until(db, models, std::future::pending(), args).await;
+    (exit.expect("the command ends"), out, err)
+}
+
+/// [`migrate`] until the command ends or `stop` does (the command's future is then dropped,
+/// as a process killed): its exit (`None`: stopped), output and error output.
+async fn migrate_until(
+    db: &Db,
+    models: Models,
+    stop: impl std::future::Future<Output = ()>,
+    args: &[&str],
+) -> (Option<cli::Exit>, String, String) {
     let points = std::env::var("CASSMODEL_CONTACT_POINTS")
         .unwrap_or_else(|_| cassmodel::config::local_contact_point());
     let ks = db.keyspace().expect("a keyspace").to_owned();
@@ -106,7 +121,10 @@ async fn migrate(db: &Db, models: Models, args: &[&str]) -> (cli::Exit, String, 
     argv.extend(["--keyspace".into(), ks]);
     argv.extend(args.iter().map(|a| (*a).to_owned()));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let exit = cli::run(argv, models, &mut out, &mut err).await;
+    let exit = tokio::select! {
+        exit = cli::run(argv, models, &mut out, &mut err) => Some(exit),
+        () = stop => None,
+    };
     (
         exit,
         String::from_utf8_lossy(&out).into_owned(),
@@ -780,7 +798,7 @@ async fn type_change_with_a_failing_row() {
         &["backfill", "--quiet"],
     )
     .await;
-    assert_eq!(exit, cli::Exit::Error);
+    assert_eq!(exit, cli::Exit::Refused, "a refusal, not an error: {err}");
     assert!(err.contains("does not exist"), "{err}");
 
     db.create_table::<Stock>().await.expect("create");

@@ -1,10 +1,11 @@
-//! The commands of a key change (`backfill`, `verify`, `status`, `drop-source`): the copy of
-//! each table that declares where its rows come from (`#[cass(from = ..)]`), run on the
-//! copiers of the models linked into the binary.
+//! The commands of a key change (`backfill`, `verify`, `status`, `drop-source`,
+//! `forget-copy`): the copy of each table that declares where its rows come from
+//! (`#[cass(from = ..)]`), run on the copiers of the models linked into the binary.
 
+use std::future::Future;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cassmodel_runtime::Db;
 use cassmodel_runtime::migrate::MigrationError;
@@ -15,7 +16,7 @@ use cassmodel_runtime::migrate::copy::{
 use clap::Args;
 
 use crate::exit::Exit;
-use crate::progress::Shown;
+use crate::progress::{PLAIN_EVERY, Shown};
 
 /// What `backfill` takes.
 #[derive(Debug, Args)]
@@ -37,13 +38,26 @@ pub(crate) struct BackfillArgs {
     /// At most this many rows per second (this process).
     #[arg(long)]
     rows_per_second: Option<u32>,
-    /// Seconds a claimed range stays this process's without a renewal: a range whose process
-    /// died is copied again by another after it.
+    /// Seconds a claimed range stays this process's without a renewal. Leases are renewed
+    /// every second: the ranges of a process silent for 5 s are taken over by another at once
+    /// (a copy of counters waits for the lease to lapse).
     #[arg(long, default_value_t = 30)]
     lease_seconds: u64,
-    /// No progress bar or progress lines.
+    /// No progress bar or progress lines (on stderr: a bar on a terminal, else a line at the
+    /// start, when the copy starts or stops waiting for other processes, and every 10 s).
     #[arg(long)]
     quiet: bool,
+}
+
+/// What `forget-copy` takes.
+#[derive(Debug, Args)]
+pub(crate) struct ForgetArgs {
+    /// The new table of the copy to forget, `keyspace.table`, whatever became of its tables.
+    #[arg(required_unless_present = "dropped")]
+    target: Option<String>,
+    /// Forget every copy whose new table no longer exists (dropped, or its keyspace).
+    #[arg(long, conflicts_with = "target")]
+    dropped: bool,
 }
 
 /// What `verify` takes.
@@ -85,7 +99,7 @@ fn copiers(
     };
     let Some(wanted) = table else {
         if all.is_empty() {
-            return Err(MigrationError::Copy(
+            return Err(MigrationError::CopyRefused(
                 "no model declares where its rows come from: add #[cass(from = \"old_table\")] \
                  to the struct of the new table"
                     .into(),
@@ -100,7 +114,7 @@ fn copiers(
         .collect();
     if chosen.is_empty() {
         let known: Vec<String> = all.iter().map(|c| name(*c)).collect();
-        return Err(MigrationError::Copy(format!(
+        return Err(MigrationError::CopyRefused(format!(
             "no model copies into `{wanted}`; the tables with a source are: {}",
             if known.is_empty() {
                 "none".to_owned()
@@ -117,6 +131,8 @@ pub(crate) async fn backfill(
     models: &Models,
     args: &BackfillArgs,
     out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
+    terminal: bool,
 ) -> Result<Exit, MigrationError> {
     let mut exit = Exit::Ok;
     for c in copiers(models, args.table.as_deref(), db)? {
@@ -128,15 +144,16 @@ pub(crate) async fn backfill(
         if let Some(r) = args.rows_per_second {
             options = options.rows_per_second(r);
         }
-        let bar = (!args.quiet).then(|| Progress::new(c.target().name));
-        if let Some(bar) = &bar {
-            let bar = Arc::clone(bar);
-            options = options.progress(move |p| bar.show(p));
-        }
-        let report = c.backfill(db, &options).await;
-        if let Some(bar) = &bar {
-            bar.finish();
-        }
+        let report = if args.quiet {
+            c.backfill(db, &options).await
+        } else {
+            let progress = Progress::new(c.target().name, args.ranges, terminal);
+            let shown = Arc::clone(&progress);
+            options = options.progress(move |p| shown.show(p));
+            let report = progress.lines(c.backfill(db, &options), err).await;
+            progress.finish();
+            report
+        };
         let report = report?;
         writeln!(out, "{report}").map_err(io)?;
         if report.failed_rows > 0 {
@@ -208,10 +225,19 @@ pub(crate) async fn verify(
     Ok(exit)
 }
 
+/// Where each copy stands: those into or from a table of the connection's keyspace
+/// (`--keyspace`, `CASSMODEL_KEYSPACE`) when it has one, else every copy of the cluster.
 pub(crate) async fn status(db: &Db, out: &mut (dyn Write + Send)) -> Result<Exit, MigrationError> {
-    let copies = copy::status(db).await?;
+    let copies = match db.keyspace() {
+        Some(ks) => copy::status_in(db, ks).await?,
+        None => copy::status(db).await?,
+    };
     if copies.is_empty() {
-        writeln!(out, "no copy has been started on this cluster").map_err(io)?;
+        match db.keyspace() {
+            Some(ks) => writeln!(out, "no copy into or from keyspace {ks} is recorded"),
+            None => writeln!(out, "no copy has been started on this cluster"),
+        }
+        .map_err(io)?;
     }
     for c in copies {
         writeln!(out, "{c}").map_err(io)?;
@@ -234,6 +260,34 @@ pub(crate) async fn drop_source(
     Ok(Exit::Ok)
 }
 
+pub(crate) async fn forget_copy(
+    db: &Db,
+    args: &ForgetArgs,
+    out: &mut (dyn Write + Send),
+) -> Result<Exit, MigrationError> {
+    if let Some(target) = &args.target {
+        copy::forget_copy(db, target).await?;
+        writeln!(out, "forgot the copy into {target}").map_err(io)?;
+        return Ok(Exit::Ok);
+    }
+    let forgotten = copy::forget_dropped(db).await?;
+    if forgotten.is_empty() {
+        writeln!(
+            out,
+            "every copy recorded copies into a table that exists: none forgotten"
+        )
+        .map_err(io)?;
+    }
+    for target in forgotten {
+        writeln!(
+            out,
+            "forgot the copy into {target} (the table no longer exists)"
+        )
+        .map_err(io)?;
+    }
+    Ok(Exit::Ok)
+}
+
 fn io(e: std::io::Error) -> MigrationError {
     MigrationError::Io {
         path: "<output>".into(),
@@ -241,48 +295,100 @@ fn io(e: std::io::Error) -> MigrationError {
     }
 }
 
-/// The progress of one backfill on stderr: a bar on a terminal, else a plain line every 10 s.
+/// The progress of one backfill: a bar on a terminal; else plain lines on the command's
+/// error output, one at the start, one when the copy reports for the first time and when it
+/// starts or stops waiting for other processes, and one every 10 s.
 struct Progress {
     table: &'static str,
-    shown: Shown,
+    /// The bar, on a terminal.
+    bar: Option<Shown>,
+    /// The line of the last report, and whether it must be written.
+    line: Mutex<Line>,
+}
+
+#[derive(Default)]
+struct Line {
+    text: String,
+    must: bool,
+    waiting: bool,
     /// The ranges done when this process started.
-    first: Mutex<Option<u32>>,
+    first: Option<u32>,
 }
 
 impl Progress {
-    fn new(table: &'static str) -> Arc<Self> {
+    fn new(table: &'static str, ranges: u32, terminal: bool) -> Arc<Self> {
         let template = format!("{table} [{{bar:30}}] {{pos}}/{{len}} ranges  {{msg}}");
         Arc::new(Progress {
             table,
-            shown: Shown::new(&template),
-            first: Mutex::new(None),
+            bar: terminal.then(|| Shown::new(&template)),
+            line: Mutex::new(Line {
+                text: format!("{table}: starting the copy ({ranges} ranges)"),
+                must: true,
+                ..Line::default()
+            }),
         })
     }
 
     fn show(&self, p: &CopyProgress) {
-        let Ok(mut first) = self.first.lock() else {
+        let Ok(mut line) = self.line.lock() else {
             return;
         };
-        let first = *first.get_or_insert(p.ranges_done);
-        let text = describe(p, first);
-        let position = Some((u64::from(p.ranges_done), u64::from(p.ranges)));
-        let line = || {
-            format!(
-                "{}: {}/{} ranges, {text}",
-                self.table, p.ranges_done, p.ranges
-            )
-        };
-        self.shown.show(position, text.clone(), false, line);
+        let first = line.first.is_none();
+        let from = *line.first.get_or_insert(p.ranges_done);
+        let text = describe(p, from);
+        line.must |= first || line.waiting != p.waiting;
+        line.waiting = p.waiting;
+        line.text = format!(
+            "{}: {}/{} ranges, {text}",
+            self.table, p.ranges_done, p.ranges
+        );
+        if let Some(bar) = &self.bar {
+            let position = Some((u64::from(p.ranges_done), u64::from(p.ranges)));
+            bar.show(position, text, false, String::new);
+        }
+    }
+
+    /// Runs `copy` to its end; without a terminal, writes the lines to `err` as it goes.
+    async fn lines<F: Future>(&self, copy: F, err: &mut (dyn Write + Send)) -> F::Output {
+        if self.bar.is_some() {
+            return copy.await;
+        }
+        let mut copy = std::pin::pin!(copy);
+        let mut last = None::<Instant>;
+        loop {
+            if let Ok(mut line) = self.line.lock()
+                && (line.must || last.is_none_or(|t| t.elapsed() >= PLAIN_EVERY))
+            {
+                line.must = false;
+                last = Some(Instant::now());
+                // A progress line that cannot be written is not worth failing the copy.
+                let _ = writeln!(err, "{}", line.text);
+            }
+            tokio::select! {
+                done = &mut copy => return done,
+                () = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+        }
     }
 
     fn finish(&self) {
-        self.shown.finish();
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
     }
 }
 
-/// `rows, rows/s, ETA` of a progress report; `first`: the ranges done when this process
-/// started (the ETA counts the ranges done since, by any process).
+/// `rows, rows/s, ETA` of a progress report, or what it waits for; `first`: the ranges done
+/// when this process started (the ETA counts the ranges done since, by any process).
 fn describe(p: &CopyProgress, first: u32) -> String {
+    let rows = format!("{} rows, {:.0} rows/s", p.rows, p.rate());
+    if p.waiting {
+        let held: Vec<String> = p.held.iter().map(ToString::to_string).collect();
+        return format!(
+            "{rows}, waiting for ranges other processes hold: {}",
+            held.join("; ")
+        );
+    }
     let done_here = p.ranges_done.saturating_sub(first);
     let left = p.ranges.saturating_sub(p.ranges_done);
     let eta = if done_here == 0 {
@@ -291,12 +397,7 @@ fn describe(p: &CopyProgress, first: u32) -> String {
         let per_range = p.elapsed.as_secs_f64() / f64::from(done_here);
         format!("ETA {}", seconds(per_range * f64::from(left)))
     };
-    let waiting = if p.waiting {
-        ", waiting for ranges other processes hold"
-    } else {
-        ""
-    };
-    format!("{} rows, {:.0} rows/s, {eta}{waiting}", p.rows, p.rate())
+    format!("{rows}, {eta}")
 }
 
 fn seconds(s: f64) -> String {

@@ -16,7 +16,10 @@ pub enum Exit {
     /// models (`validate`).
     Pending = 2,
     /// `3`: the plan refuses something (`plan`, `apply`, `generate`), or the models use
-    /// what the cluster's Cassandra version lacks (SAI, vectors, masks before 5.0).
+    /// what the cluster's Cassandra version lacks (SAI, vectors, masks before 5.0), or a key
+    /// change's command refuses to run and wrote nothing (`backfill` into a table that holds
+    /// rows of its own or from a source that is missing, `drop-source` before a clean
+    /// verify, `forget-copy` of a copy not recorded or being copied now).
     Refused = 3,
     /// `4`: a table's partitions outgrow the guidance (`analyze`; see
     /// [`sizing`](cassmodel_runtime::sizing)).

@@ -11,7 +11,8 @@
 //!
 //! ```text
 //! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema|analyze [--live]
-//!                    |backfill|verify [--sample F]|status|drop-source KS.TABLE>
+//!                    |backfill|verify [--sample F]|status|drop-source KS.TABLE
+//!                    |forget-copy KS.TABLE|forget-copy --dropped>
 //!
 //!   plan       dry run: print the CQL it would run, what it refuses, what it leaves alone
 //!   apply      run the plan (nothing at all if something is refused)
@@ -25,10 +26,13 @@
 //!   a key change (a new table with `#[cass(from = ..)]`; `plan` prints its steps):
 //!   backfill   copy the old table's rows into the new one: resumable after any crash,
 //!              shared by every process that runs it (`--ranges`, `--ranges-in-flight`,
-//!              `--writes-in-flight`, `--rows-per-second`, `--table`)
+//!              `--writes-in-flight`, `--rows-per-second`, `--lease-seconds`, `--table`)
 //!   verify     rows missing, different and extra between old and new (`--sample F`)
-//!   status     where each copy stands
+//!   status     where each copy of `--keyspace` stands (every copy without one), who holds
+//!              its ranges and whether they still renew their leases
 //!   drop-source KS.TABLE   drop the old table of a finished, verified copy
+//!   forget-copy KS.TABLE   forget the record of a copy; `--dropped`: of every copy whose
+//!              new table no longer exists
 //!
 //!   --keyspace KS                    keyspace of the models that do not name one
 //!   --replication SPEC               replication of keyspaces the plan creates:
@@ -51,11 +55,12 @@
 //!
 //! Exit codes ([`Exit`](crate::Exit)), for CI jobs: `0` nothing to do / done, `1` error (including a bad
 //! command line), `2` the plan is not empty or the cluster does not match (`plan`,
-//! `validate`), `3` something is refused, `4` a table outgrows the partition-size guidance
-//! (`analyze`), `5` a copy is incomplete (`backfill` left rows it could not convert, `verify`
-//! found differences), `6` the binary holds no model (every command but `status` and
-//! `drop-source` refuses to run: a `validate` that found nothing to compare would pass
-//! forever).
+//! `validate`), `3` something is refused (by the plan, or a key change's command that wrote
+//! nothing: `backfill` into a table with rows of its own, `drop-source` before a clean
+//! verify, ...), `4` a table outgrows the partition-size guidance (`analyze`), `5` a copy is
+//! incomplete (`backfill` left rows it could not convert, `verify` found differences), `6`
+//! the binary holds no model (every command but `status`, `drop-source` and `forget-copy`
+//! refuses to run: a `validate` that found nothing to compare would pass forever).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -67,7 +72,7 @@ use cassmodel_runtime::{Db, Replication, sizing};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::connect::{ConnectArgs, Warned};
-use crate::copy::{BackfillArgs, VerifyArgs};
+use crate::copy::{BackfillArgs, ForgetArgs, VerifyArgs};
 use crate::exit::{Exit, block_on};
 use crate::progress::Shown;
 
@@ -76,7 +81,9 @@ use crate::progress::Shown;
     version = concat!(env!("CARGO_PKG_VERSION"), " (cassmodel-cli)"),
     about = "Migrations from cassmodel structs: plan, apply, generate files, validate, print the schema",
     after_help = "Exit codes: 0 nothing to do or done; 1 error; 2 plan not empty or cluster \
-                  differs (plan, validate); 3 something refused; 4 a table outgrows the \
+                  differs (plan, validate); 3 something refused (plan, apply, generate; a key \
+                  change's command that wrote nothing: backfill, drop-source, forget-copy); \
+                  4 a table outgrows the \
                   partition-size guidance (analyze); 5 a copy is incomplete (backfill, \
                   verify); 6 the binary holds no model (cassmodel_cli::main!(your_crate))."
 )]
@@ -148,18 +155,24 @@ enum Command {
     Backfill(BackfillArgs),
     /// Compare each copy's source (converted) with its table: rows missing, different, extra.
     Verify(VerifyArgs),
-    /// Where each copy recorded on the cluster stands.
+    /// Where each copy into or from `--keyspace` stands (every copy of the cluster without
+    /// one): ranges copied, who holds the others and whether it still renews its leases, the
+    /// next step.
     Status,
     /// Drop the source table of a finished copy whose last verify was clean.
     DropSource {
         /// The new table, `keyspace.table`.
         target: String,
     },
+    /// Forget the record of a copy (kept in keyspace `cassmodel_migrations`): one by name,
+    /// or with `--dropped` every copy whose new table no longer exists.
+    ForgetCopy(ForgetArgs),
 }
 
 impl Command {
     /// What the command does with the models, for the refusal of a binary that holds none;
-    /// `None` for `status` and `drop-source`, which read only what the cluster recorded.
+    /// `None` for `status`, `drop-source` and `forget-copy`, which read only what the cluster
+    /// recorded.
     fn use_of_models(&self) -> Option<&'static str> {
         match self {
             Command::Plan | Command::Apply | Command::Generate { .. } | Command::Validate => {
@@ -168,7 +181,7 @@ impl Command {
             Command::Schema => Some("print"),
             Command::Analyze { .. } => Some("analyze"),
             Command::Backfill(_) | Command::Verify(_) => Some("copy or compare"),
-            Command::Status | Command::DropSource { .. } => None,
+            Command::Status | Command::DropSource { .. } | Command::ForgetCopy(_) => None,
         }
     }
 }
@@ -275,11 +288,14 @@ pub fn main() -> ExitCode {
 
 /// [`main()`](fn@main) with an explicit list of models instead of the registry.
 pub fn main_with(models: Models) -> ExitCode {
-    block_on(|out, err| Box::pin(run(std::env::args_os(), models, out, err)))
+    // A bar on a terminal; plain lines in a log.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    block_on(|out, err| Box::pin(run_on(std::env::args_os(), models, out, err, terminal)))
 }
 
 /// Runs the command `args` (the first item is the program name) on `models`, writing the
-/// report to `out` and errors to `err`. For tests and for programs that wrap the command.
+/// report to `out`, and errors and progress lines to `err`. For tests and for programs that
+/// wrap the command.
 ///
 /// ```
 /// # tokio_test_block_on(async {
@@ -304,6 +320,22 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    run_on(args, models, out, err, false).await
+}
+
+/// [`run`], with the progress of long commands drawn as a bar on the terminal (`terminal`:
+/// `err` is one) rather than written to `err` as lines.
+async fn run_on<I, T>(
+    args: I,
+    models: Models,
+    out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
+    terminal: bool,
+) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     let (cli, command) = match parse(args) {
         Ok(c) => c,
         Err(e) => return clap_exit(&e, out, err),
@@ -315,14 +347,16 @@ where
         return Exit::NoModels;
     }
     let warned = Warned::default();
-    let result = execute(cli, models, out, &warned).await;
+    let result = execute(cli, models, (out, err, terminal), &warned).await;
     warned.print(err);
     match result {
         Ok(exit) => exit,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
             match e {
-                MigrationError::Refused(_) | MigrationError::Unsupported { .. } => Exit::Refused,
+                MigrationError::Refused(_)
+                | MigrationError::Unsupported { .. }
+                | MigrationError::CopyRefused(_) => Exit::Refused,
                 MigrationError::Mismatch(_) => Exit::Pending,
                 _ => Exit::Error,
             }
@@ -405,10 +439,14 @@ fn configure(mut m: Migrator, cli: &Cli) -> Migrator {
     m.create_views(cli.create_views)
 }
 
+/// Where a command writes: its report, its errors and progress lines, and whether the latter
+/// is a terminal.
+type Output<'a> = (&'a mut (dyn Write + Send), &'a mut (dyn Write + Send), bool);
+
 async fn execute(
     cli: Cli,
     models: Models,
-    out: &mut (dyn Write + Send),
+    (out, err, terminal): Output<'_>,
     warned: &Warned,
 ) -> Result<Exit, MigrationError> {
     let io = |e: std::io::Error| MigrationError::Io {
@@ -443,12 +481,15 @@ async fn execute(
     }
     let db = connect(&cli, warned).await?;
     match &cli.command {
-        Command::Backfill(args) => return crate::copy::backfill(&db, &models, args, out).await,
+        Command::Backfill(args) => {
+            return crate::copy::backfill(&db, &models, args, out, err, terminal).await;
+        }
         Command::Verify(args) => return crate::copy::verify(&db, &models, args, out).await,
         Command::Status => return crate::copy::status(&db, out).await,
         Command::DropSource { target } => {
             return crate::copy::drop_source(&db, target, out).await;
         }
+        Command::ForgetCopy(args) => return crate::copy::forget_copy(&db, args, out).await,
         _ => {}
     }
     let m = configure(Migrator::new(&db, models), &cli);
@@ -507,6 +548,7 @@ async fn execute(
         | Command::Backfill(_)
         | Command::Verify(_)
         | Command::Status
-        | Command::DropSource { .. } => Ok(Exit::Ok),
+        | Command::DropSource { .. }
+        | Command::ForgetCopy(_) => Ok(Exit::Ok),
     }
 }

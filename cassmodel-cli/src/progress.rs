@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use cassmodel_runtime::migrate::Progress;
 
 /// How often a plain line is written for work that goes on.
-const PLAIN_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const PLAIN_EVERY: Duration = Duration::from_secs(10);
 
 /// One piece of long work on stderr.
 pub(crate) struct Shown {

@@ -74,10 +74,16 @@ pub enum MigrationError {
         #[source]
         source: std::io::Error,
     },
-    /// A key change's copy cannot run, or its input is wrong (source missing, a record of
-    /// another copy, ...): what and what to do.
+    /// A key change's copy failed on its way (ranges that failed every attempt, a lease that
+    /// ran out): what, and what to do.
     #[error("{0}")]
     Copy(String),
+    /// A key change's command refuses to run, and nothing was written: the source or the new
+    /// table is missing, the new table holds rows of its own, the record is of another copy,
+    /// `drop-source` before a clean verify, ...: what, and what to do. The CLI exits with
+    /// code 3, as for a plan's refusals.
+    #[error("{0}")]
+    CopyRefused(String),
     /// The operation needs a cluster, and the migrator has none ([`Migrator::offline`](super::Migrator::offline)).
     #[error("this needs a connection to the cluster; the migrator is offline")]
     Offline,

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::apply::{ApplyReport, apply_steps};
+use super::copy::record::create_record;
 use super::error::MigrationError;
 use super::files::{self, GeneratedFile};
 use super::live::LiveSchema;
@@ -255,14 +256,25 @@ impl Migrator {
 
     /// Runs the steps of `plan` in order (e.g. a prefix of a plan). Refuses to run anything
     /// when the plan refuses something. A step the cluster already has (another process
-    /// applied it) is reported in [`ApplyReport::already_applied`] and not run again.
+    /// applied it) is reported in [`ApplyReport::already_applied`] and not run again. When the
+    /// plan has a key change to copy ([`MigrationPlan::copies`]), the record of the copies
+    /// (keyspace [`RECORD_KEYSPACE`](super::copy::RECORD_KEYSPACE)) is created too, if it is
+    /// missing.
     pub async fn apply_plan(&self, plan: &MigrationPlan) -> Result<ApplyReport, MigrationError> {
         if !plan.refused.is_empty() {
             return Err(MigrationError::Refused(plan.refused.clone()));
         }
         let index_wait = self.settings.index_wait.unwrap_or(INDEX_WAIT);
         let progress = self.settings.on_progress.as_ref();
-        apply_steps(self.db()?, &plan.steps, index_wait, progress).await
+        let db = self.db()?;
+        let report = apply_steps(db, &plan.steps, index_wait, progress).await?;
+        // A key change to copy: its record too (the first copy on a cluster would otherwise
+        // create it, a second or more of schema changes at the start of its copy).
+        let copy = plan.copies.iter().find(|c| c.source_exists);
+        if let Some((keyspace, _)) = copy.and_then(|c| c.target.split_once('.')) {
+            create_record(db, keyspace).await?;
+        }
+        Ok(report)
     }
 
     /// Compares the models with the cluster and reports every mismatch in one error (missing

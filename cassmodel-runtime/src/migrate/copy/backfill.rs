@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context as Context_, Poll};
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,9 @@ use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 
 use super::convert::CopyFrom;
 use super::counters::{CounterAdd, Counters};
-use super::record::{Claim, Record, now_millis, recorded, started};
+use super::lease::{HeldRanges, Lease, Watch, holders, owner_name};
+use super::pace::Pace;
+use super::record::{Claim, Claimant, Record, now_millis, recorded, started};
 use super::setup::{Copy, check_target, copy_of, describe};
 use super::source::SourceRow;
 use super::write::{CellGroup, TimedWrite, cell_groups};
@@ -46,14 +48,21 @@ pub struct CopyOptions {
     pub writes_in_flight: usize,
     /// Rows per page of the source's scan (default 1000).
     pub page_size: i32,
-    /// How long a claimed range stays this process's without a renewal (default 30 s): a
-    /// range whose process died is taken again after it.
+    /// How long a claimed range stays this process's without a renewal (default 30 s): the
+    /// range of a process that stopped is taken again after it at the latest.
     pub lease: Duration,
+    /// How often a claimed range's lease is renewed (default 1 s, at most a third of the
+    /// lease): a process that misses [`MISSED_HEARTBEATS`](super::MISSED_HEARTBEATS) of them
+    /// is taken for stopped, and its ranges are taken over before their leases lapse (not
+    /// those of a copy of counters, which wait for the lease).
+    pub heartbeat: Duration,
     /// Attempts at one range before the backfill fails with its error (default 5).
     pub attempts: u32,
-    /// At most this many rows per second, if set.
+    /// At most this many rows per second, if set: each write waits for its rows' turn before
+    /// it is sent, so that the rows in flight count.
     pub rows_per_second: Option<u32>,
-    /// Called after every page copied, and while waiting for ranges other processes hold.
+    /// Called when the copy starts, every quarter of a second or so while it copies, after
+    /// each range, and while it waits for ranges other processes hold.
     pub progress: Option<ProgressFn>,
 }
 
@@ -65,6 +74,7 @@ impl Default for CopyOptions {
             writes_in_flight: 16,
             page_size: 1000,
             lease: Duration::from_secs(30),
+            heartbeat: Duration::from_secs(1),
             attempts: 5,
             rows_per_second: None,
             progress: None,
@@ -80,6 +90,7 @@ impl std::fmt::Debug for CopyOptions {
             .field("writes_in_flight", &self.writes_in_flight)
             .field("page_size", &self.page_size)
             .field("lease", &self.lease)
+            .field("heartbeat", &self.heartbeat)
             .field("attempts", &self.attempts)
             .field("rows_per_second", &self.rows_per_second)
             .finish_non_exhaustive()
@@ -116,13 +127,20 @@ impl CopyOptions {
         self
     }
 
+    /// How often a claimed range's lease is renewed (at least every 10 ms).
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every.max(Duration::from_millis(10));
+        self
+    }
+
     /// At most `rows` rows per second.
     pub fn rows_per_second(mut self, rows: u32) -> Self {
         self.rows_per_second = Some(rows.max(1));
         self
     }
 
-    /// Called with the progress after every page, and while waiting for other processes.
+    /// Called with the progress when the copy starts, every quarter of a second or so while it
+    /// copies, after each range, and while it waits for ranges other processes hold.
     pub fn progress(mut self, f: impl Fn(&CopyProgress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(f));
         self
@@ -143,6 +161,9 @@ pub struct CopyProgress {
     pub elapsed: Duration,
     /// Whether this process is waiting for ranges other processes hold.
     pub waiting: bool,
+    /// While it waits: the processes that hold the ranges left, with when each was last
+    /// heard from, when its leases lapse and when this process takes them over.
+    pub held: Vec<HeldRanges>,
 }
 
 impl CopyProgress {
@@ -231,9 +252,23 @@ impl std::fmt::Display for CopyReport {
 /// copy them). The reads and writes of the copy's record in the cluster are tried again the
 /// same way, so that a node going down does not end the backfill.
 ///
+/// A range held by another process is waited for (the progress says by whom, when it was
+/// last heard from and when its lease lapses). A holder that renews its leases at every
+/// [`CopyOptions::heartbeat`] is left alone; one silent for
+/// [`MISSED_HEARTBEATS`](super::MISSED_HEARTBEATS) heartbeats (killed, or cut off) has its
+/// ranges taken over then, not after its whole lease, each with a lightweight transaction
+/// conditioned on the lease as it was seen: a holder that was only slow loses the range at its
+/// next renewal and stops copying it; its writes in flight land twice, harmlessly, each cell
+/// at its source's write time.
+///
+/// Refusals ([`MigrationError::CopyRefused`], nothing written): no source declared, the
+/// source or the new table missing, rows that cannot be copied, a new table holding rows of
+/// its own, a record of another copy under the same name.
+///
 /// A counter table (`#[cass(from = "old", offline)]`) is copied with every writer of the old
 /// table stopped, into a new table that is empty when the copy starts: each old row's counts
-/// are added to the new row. A range claimed before (its process died, or a write of it
+/// are added to the new row; the ranges of a stopped process are taken over only once their
+/// leases lapse. A range claimed before (its process died, or a write of it
 /// failed, or [`verify`](super::verify) found it different) is repaired instead: each new row
 /// read at consistency ALL (every replica must answer) and only the difference added, so the
 /// copy ends exact however often it was interrupted. No write of a range is sent in the last
@@ -280,92 +315,16 @@ pub async fn backfill<T: CopyFrom>(
         started: begun,
         rows: AtomicU64::new(0),
         failed: AtomicU64::new(0),
-        failures: std::sync::Mutex::new(Vec::new()),
+        failures: Mutex::new(Vec::new()),
         ranges_done: AtomicUsize::new(0),
         ranges: AtomicUsize::new(0),
         repaired: AtomicU32::new(0),
-        finished: std::sync::Mutex::new(Vec::new()),
         repair_read,
+        watch: Watch::default(),
+        pace: Pace::new(options.rows_per_second),
+        reported: AtomicU64::new(0),
     };
-    let mut attempts: HashMap<i64, u32> = HashMap::new();
-    // Ranges that failed every attempt: left for another run, with their last error.
-    let mut set_aside: Vec<(i64, MigrationError)> = Vec::new();
-    let mut copied = 0u32;
-    let mut waiting = false;
-    let total;
-    loop {
-        let states = again(options.attempts, || record.ranges()).await?;
-        let done = states.iter().filter(|r| r.done).count();
-        state.ranges_done.store(done, Ordering::Relaxed);
-        state.ranges.store(states.len(), Ordering::Relaxed);
-        if done == states.len() {
-            total = states.len();
-            break;
-        }
-        let mut free: Vec<(i64, i64)> = states
-            .iter()
-            .filter(|r| !r.done && !set_aside.iter().any(|(lo, _)| *lo == r.start))
-            .map(|r| (r.start, r.end))
-            .collect();
-        if free.is_empty() {
-            // Every range left failed every attempt here; all the others are done.
-            return Err(state.gave_up(set_aside));
-        }
-        if waiting {
-            // Every range left was held by other processes: wait for them (or their leases).
-            state.report(done, states.len(), true);
-            tokio::time::sleep((options.lease / 4).min(Duration::from_secs(1))).await;
-        }
-        // Spread the processes over the ring (and over the replicas).
-        let turn = usize::try_from(now_millis().rem_euclid(free.len() as i64)).unwrap_or(0);
-        free.rotate_left(turn);
-        let results: Vec<(i64, Result<bool, MigrationError>)> = futures::stream::iter(free)
-            .map(|(lo, hi)| {
-                let state = &state;
-                async move { (lo, state.range::<T>(lo, hi).await) }
-            })
-            .buffer_unordered(options.ranges_in_flight)
-            .collect()
-            .await;
-        waiting = !results.iter().any(|(_, r)| matches!(r, Ok(true)));
-        // One pause before the next round, as long as the longest backoff of its failures.
-        let mut backoff = Duration::ZERO;
-        for (lo, result) in results {
-            match result {
-                Ok(true) => copied += 1,
-                Ok(false) => {}
-                Err(e) if transient(&e) => {
-                    let n = attempts.entry(lo).or_default();
-                    *n += 1;
-                    // A release that fails leaves the lease to end by itself (no write of
-                    // the range outlives it), so the range is only taken later.
-                    let _ = record.release(lo, &owner, state.released_until()).await;
-                    if *n >= options.attempts {
-                        set_aside.push((lo, e));
-                    } else {
-                        backoff = backoff.max(Duration::from_millis(200) * *n);
-                    }
-                }
-                Err(e) => {
-                    let _ = record.release(lo, &owner, state.released_until()).await;
-                    return Err(e);
-                }
-            }
-        }
-        // The leases of the ranges finished, given up (off the ranges' own path: one round
-        // trip of a lightweight transaction each). The ranges are done whatever becomes of
-        // it: a lease not given up only ends later.
-        let finished = state
-            .finished
-            .lock()
-            .map(|mut f| std::mem::take(&mut *f))
-            .unwrap_or_default();
-        for starts in finished.chunks(16) {
-            let releases = starts.iter().map(|&lo| record.release(lo, &owner, 0));
-            let _ = futures::future::join_all(releases).await;
-        }
-        tokio::time::sleep(backoff).await;
-    }
+    let (copied, total) = state.rounds::<T>().await?;
     let failures = state.failures.lock().map(|f| f.clone()).unwrap_or_default();
     Ok(CopyReport {
         target: copy.target.clone(),
@@ -378,17 +337,6 @@ pub async fn backfill<T: CopyFrom>(
         failed_rows: state.failed.load(Ordering::Relaxed),
         ranges_repaired: state.repaired.load(Ordering::Relaxed),
     })
-}
-
-/// A name for this backfill in the record, unique across processes and machines: the process
-/// id, the time in nanoseconds and a count of the backfills this process started.
-fn owner_name() -> String {
-    static STARTED: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let n = STARTED.fetch_add(1, Ordering::Relaxed);
-    format!("{}-{nanos:x}-{n}", std::process::id())
 }
 
 /// Why a range of counters stopped before its writes: its lease ended too soon.
@@ -441,16 +389,20 @@ struct Run<'a> {
     started: Instant,
     rows: AtomicU64,
     failed: AtomicU64,
-    failures: std::sync::Mutex<Vec<super::backfill::CopyFailure>>,
+    failures: Mutex<Vec<CopyFailure>>,
     /// Ranges done by any process (as last read, plus those this one did since), and in all.
     ranges_done: AtomicUsize,
     ranges: AtomicUsize,
     /// Ranges of counters this process repaired.
     repaired: AtomicU32,
-    /// Ranges this process finished in this round, whose leases it still holds.
-    finished: std::sync::Mutex<Vec<i64>>,
     /// For a copy of counters, the read of a new row by a repair, made once.
     repair_read: Option<Stmt>,
+    /// The leases of other processes as this one has seen them.
+    watch: Watch,
+    /// The rate limit.
+    pace: Pace,
+    /// When the progress was last reported (milliseconds since `started`).
+    reported: AtomicU64,
 }
 
 /// A range this process holds.
@@ -461,10 +413,26 @@ struct Held {
     until: AtomicI64,
 }
 
+/// What became of one range of a round.
+enum Outcome {
+    /// Copied by this process.
+    Copied,
+    /// Held by another process: its lease, and when this one takes it over if the holder
+    /// stays silent.
+    Held(Lease, Option<Duration>),
+    /// Taken over by another process while this one copied it (its renewals were late).
+    Lost,
+}
+
 impl Run<'_> {
     /// The lease in milliseconds.
     fn lease_millis(&self) -> i64 {
         i64::try_from(self.options.lease.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// How often a lease is renewed: the heartbeat, at most a third of the lease.
+    fn heartbeat(&self) -> Duration {
+        self.options.heartbeat.min(self.options.lease / 3)
     }
 
     /// When a range this process gives up may be claimed again: at once for a copy whose
@@ -474,6 +442,89 @@ impl Run<'_> {
         match self.copy.counters {
             Some(_) => now_millis() + self.lease_millis() / 3,
             None => 0,
+        }
+    }
+
+    /// Claims and copies the ranges not done, round after round, until every range is done:
+    /// the ranges this process copied, and the ranges in all. A round that copies nothing
+    /// (every range left is held by other processes) is followed by a pause, and reported
+    /// with who holds what.
+    async fn rounds<T: CopyFrom>(&self) -> Result<(u32, usize), MigrationError> {
+        let options = self.options;
+        let mut attempts: HashMap<i64, u32> = HashMap::new();
+        // Ranges that failed every attempt: left for another run, with their last error.
+        let mut set_aside: Vec<(i64, MigrationError)> = Vec::new();
+        let mut copied = 0u32;
+        let mut held: Vec<(Lease, Option<Duration>)> = Vec::new();
+        loop {
+            let states = again(options.attempts, || self.record.ranges()).await?;
+            let done = states.iter().filter(|r| r.done).count();
+            self.ranges_done.store(done, Ordering::Relaxed);
+            self.ranges.store(states.len(), Ordering::Relaxed);
+            if done == states.len() {
+                return Ok((copied, states.len()));
+            }
+            let mut free: Vec<(i64, i64)> = states
+                .iter()
+                .filter(|r| !r.done && !set_aside.iter().any(|(lo, _)| *lo == r.start))
+                .map(|r| (r.start, r.end))
+                .collect();
+            if free.is_empty() {
+                // Every range left failed every attempt here; all the others are done.
+                return Err(self.gave_up(set_aside));
+            }
+            self.report(holders(&held, now_millis()));
+            if !held.is_empty() {
+                tokio::time::sleep((options.lease / 4).min(Duration::from_secs(1))).await;
+            }
+            // Spread the processes over the ring (and over the replicas).
+            let turn = usize::try_from(now_millis().rem_euclid(free.len() as i64)).unwrap_or(0);
+            free.rotate_left(turn);
+            let results: Vec<(i64, Result<Outcome, MigrationError>)> = futures::stream::iter(free)
+                .map(|(lo, hi)| async move { (lo, self.range::<T>(lo, hi).await) })
+                .buffer_unordered(options.ranges_in_flight)
+                .collect()
+                .await;
+            held.clear();
+            let mut any_copied = false;
+            // One pause before the next round, as long as the longest backoff of its failures.
+            let mut backoff = Duration::ZERO;
+            for (lo, result) in results {
+                match result {
+                    Ok(Outcome::Copied) => {
+                        copied += 1;
+                        any_copied = true;
+                    }
+                    Ok(Outcome::Held(lease, wait)) => held.push((lease, wait)),
+                    Ok(Outcome::Lost) => {}
+                    Err(e) if transient(&e) => {
+                        let n = attempts.entry(lo).or_default();
+                        *n += 1;
+                        // A release that fails leaves the lease to end by itself (no write of
+                        // the range outlives it), so the range is only taken later.
+                        let _ = self
+                            .record
+                            .release(lo, self.owner, self.released_until())
+                            .await;
+                        if *n >= options.attempts {
+                            set_aside.push((lo, e));
+                        } else {
+                            backoff = backoff.max(Duration::from_millis(200) * *n);
+                        }
+                    }
+                    Err(e) => {
+                        let _ = self
+                            .record
+                            .release(lo, self.owner, self.released_until())
+                            .await;
+                        return Err(e);
+                    }
+                }
+            }
+            if any_copied {
+                held.clear();
+            }
+            tokio::time::sleep(backoff).await;
         }
     }
 
@@ -500,40 +551,72 @@ impl Run<'_> {
         ))
     }
 
-    fn report(&self, done: usize, ranges: usize, waiting: bool) {
-        if let Some(progress) = &self.options.progress {
-            progress(&CopyProgress {
-                rows: self.rows.load(Ordering::Relaxed),
-                ranges_done: u32::try_from(done).unwrap_or(u32::MAX),
-                ranges: u32::try_from(ranges).unwrap_or(u32::MAX),
-                elapsed: self.started.elapsed(),
-                waiting,
-            });
+    /// Reports the progress; `held`: the ranges this process waits for, by holder.
+    fn report(&self, held: Vec<HeldRanges>) {
+        let Some(progress) = &self.options.progress else {
+            return;
+        };
+        let elapsed = self.started.elapsed();
+        let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        self.reported.store(millis, Ordering::Relaxed);
+        let count = |n: &AtomicUsize| u32::try_from(n.load(Ordering::Relaxed)).unwrap_or(u32::MAX);
+        progress(&CopyProgress {
+            rows: self.rows.load(Ordering::Relaxed),
+            ranges_done: count(&self.ranges_done),
+            ranges: count(&self.ranges),
+            elapsed,
+            waiting: !held.is_empty(),
+            held,
+        });
+    }
+
+    /// Reports the progress if the last report is a quarter of a second old.
+    fn tick(&self) {
+        let millis = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let last = self.reported.load(Ordering::Relaxed);
+        if millis >= last + 250
+            && self
+                .reported
+                .compare_exchange(last, millis, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.report(Vec::new());
         }
     }
 
-    /// Claims range `lo..=hi` and copies it: `false` when another process had it first (or
-    /// took it over while this one was copying).
-    async fn range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<bool, MigrationError> {
-        let lease = self.lease_millis();
+    /// Claims range `lo..=hi` and copies it, renewing its lease at every heartbeat.
+    async fn range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<Outcome, MigrationError> {
+        let me = Claimant {
+            owner: self.owner,
+            lease: self.lease_millis(),
+            heartbeat: i32::try_from(self.heartbeat().as_millis()).unwrap_or(i32::MAX),
+        };
         let now = now_millis();
-        let claim = self.record.claim(lo, self.owner, now + lease, now).await?;
-        if claim == Claim::Held {
-            return Ok(false);
-        }
+        // A copy of counters waits for a stopped holder's lease to lapse: an increment of it
+        // still in flight would count twice.
+        let watch = self.copy.counters.is_none().then_some(&self.watch);
+        let repair = match self.record.claim(lo, me, now, watch).await? {
+            Claim::Held(lease, wait) => return Ok(Outcome::Held(lease, wait)),
+            Claim::First => false,
+            Claim::Again => self.copy.counters.is_some(),
+        };
         let held = Held {
-            repair: self.copy.counters.is_some() && claim == Claim::Again,
-            until: AtomicI64::new(now + lease),
+            repair,
+            until: AtomicI64::new(now + me.lease),
         };
         let copy = self.copy_rows::<T>(lo, hi, &held);
         let renew = async {
             loop {
-                tokio::time::sleep(self.options.lease / 3).await;
-                let until = now_millis() + lease;
-                if !self.record.renew(lo, self.owner, until).await? {
+                tokio::time::sleep(self.heartbeat()).await;
+                let now = now_millis();
+                if !self
+                    .record
+                    .renew(lo, self.owner, now + me.lease, now)
+                    .await?
+                {
                     return Ok::<(), MigrationError>(());
                 }
-                held.until.store(until, Ordering::Relaxed);
+                held.until.store(now + me.lease, Ordering::Relaxed);
             }
         };
         futures::pin_mut!(copy);
@@ -544,24 +627,20 @@ impl Run<'_> {
             // copy is as good as this one.
             futures::future::Either::Right((lost, _)) => {
                 lost?;
-                return Ok(false);
+                return Ok(Outcome::Lost);
             }
         };
         // Done, whoever holds the lease now: every row of the range was copied. Its lease is
-        // given up after the round (every write of it has ended), so that a range a verify
-        // marks to copy again is taken at once.
+        // left to lapse: a range a verify marks to copy again is given up then.
         self.record
             .done(lo, i64::try_from(rows).unwrap_or(i64::MAX))
             .await?;
-        if let Ok(mut finished) = self.finished.lock() {
-            finished.push(lo);
-        }
         if held.repair {
             self.repaired.fetch_add(1, Ordering::Relaxed);
         }
-        let done = self.ranges_done.fetch_add(1, Ordering::Relaxed) + 1;
-        self.report(done, self.ranges.load(Ordering::Relaxed), false);
-        Ok(true)
+        self.ranges_done.fetch_add(1, Ordering::Relaxed);
+        self.report(Vec::new());
+        Ok(Outcome::Copied)
     }
 
     /// Copies the rows of range `lo..=hi`: how many. Consecutive rows of one target
@@ -685,6 +764,7 @@ impl Run<'_> {
         self.send(&values, BatchType::Unlogged).await?;
         let n = chunk.rows.len() as u64;
         self.rows.fetch_add(n, Ordering::Relaxed);
+        self.tick();
         Ok(n)
     }
 
@@ -745,6 +825,7 @@ impl Run<'_> {
         self.send(&values, BatchType::Counter).await?;
         let n = chunk.rows.len() as u64;
         self.rows.fetch_add(n, Ordering::Relaxed);
+        self.tick();
         Ok(n)
     }
 
@@ -790,17 +871,10 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Waits as long as the rate limit asks before `rows` more rows are written, if there is
-    /// a limit.
+    /// Waits for the turn of `rows` more rows, if there is a rate limit.
     async fn pace(&self, rows: u64) {
-        let Some(rate) = self.options.rows_per_second else {
-            return;
-        };
-        let n = self.rows.load(Ordering::Relaxed) + self.failed.load(Ordering::Relaxed) + rows;
-        let due = self.started + Duration::from_secs_f64(n as f64 / f64::from(rate));
-        let now = Instant::now();
-        if due > now {
-            tokio::time::sleep(due - now).await;
+        if let Some(at) = self.pace.turn(rows) {
+            tokio::time::sleep_until(at.into()).await;
         }
     }
 }

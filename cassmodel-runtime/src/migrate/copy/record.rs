@@ -2,17 +2,18 @@
 //! a copy killed at any point continues where it was, from any machine, and several
 //! processes share one copy: the token ring is cut into ranges, and each range is claimed
 //! with a lightweight transaction and a lease before it is copied, then marked done. A range
-//! whose worker died is taken again when its lease ends; copying it twice is harmless, since
-//! every copied cell keeps its source's write time.
+//! whose worker stopped is taken again (`lease.rs` says when); copying it twice is harmless,
+//! since every copied cell keeps its source's write time.
 //!
 //! Tables: `copies` (one row per copy: its source, its number of ranges, the outcome of its
 //! last verify), `copy_ranges` (one partition per copy, a row per range: its end, whether it
 //! is done and with how many rows; plain writes only) and `copy_leases` (one partition per
-//! range: who holds it, until when; lightweight transactions only, so that claims of
-//! different ranges never contend in one Paxos partition, and no column is written both
-//! ways).
+//! range: who holds it, until when, when it was last renewed and how often it is;
+//! lightweight transactions only, so that claims of different ranges never contend in one
+//! Paxos partition, and no column is written both ways).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 
@@ -20,25 +21,34 @@ use scylla::statement::batch::{Batch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency};
 
+use super::keyspace::RECORD_KEYSPACE;
+use super::lease::{Lease, Watch};
 use super::setup;
 use crate::error::Error;
 use crate::migrate::error::MigrationError;
+use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
 
-/// The keyspace of the records of every copy.
-pub const RECORD_KEYSPACE: &str = "cassmodel_migrations";
-
 /// What a claim of a range got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Claim {
-    /// Another process holds the range.
-    Held,
+    /// Another process holds the range: its lease, and, when this process takes ranges of a
+    /// stopped holder over, how long until it does if the holder stays silent.
+    Held(Lease, Option<Duration>),
     /// The range, claimed for the first time: nothing of it was written before.
     First,
-    /// The range, claimed before (by a process that died, an attempt that failed, or before a
-    /// verify marked it to copy again): part of it may be written already.
+    /// The range, claimed before (by a process that stopped, an attempt that failed, or before
+    /// a verify marked it to copy again): part of it may be written already.
     Again,
+}
+
+/// Who claims a range, for how long, and how often it renews (milliseconds).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Claimant<'a> {
+    pub owner: &'a str,
+    pub lease: i64,
+    pub heartbeat: i32,
 }
 
 /// One range of the source's token ring, as the record has it.
@@ -50,70 +60,6 @@ pub(super) struct RangeState {
     pub rows: i64,
 }
 
-/// Where a copy stands: from [`status`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct CopyStatus {
-    /// `keyspace.table` copied into.
-    pub target: String,
-    /// `keyspace.table` copied from.
-    pub source: String,
-    /// Token ranges done, and in all.
-    pub ranges_done: u32,
-    /// Token ranges in all.
-    pub ranges: u32,
-    /// Ranges held by a worker now (their lease has not ended).
-    pub ranges_held: u32,
-    /// Rows copied by the ranges done.
-    pub rows: i64,
-    /// Whether every range is done.
-    pub finished: bool,
-    /// The outcome of the last verify: `Some(true)` when it found no difference.
-    pub verified_clean: Option<bool>,
-    /// Whether it is the offline copy of a counter table (its steps differ: no dual writes,
-    /// one release at the end).
-    pub offline: bool,
-}
-
-impl std::fmt::Display for CopyStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} <- {}: {} of {} ranges copied ({} rows)",
-            self.target, self.source, self.ranges_done, self.ranges, self.rows
-        )?;
-        if self.ranges_held > 0 {
-            write!(f, ", {} being copied now", self.ranges_held)?;
-        }
-        let (t, s) = (&self.target, &self.source);
-        let of = if self.offline { 6 } else { 7 };
-        match (self.finished, self.verified_clean) {
-            (false, _) => write!(
-                f,
-                "; step 3 of {of}, the copy: `backfill` (again, to continue; on more machines, \
-                 to share it)"
-            ),
-            (true, None) => write!(f, "; copied; step 4 of {of}: `verify`"),
-            (true, Some(false)) => write!(
-                f,
-                "; step 4 of {of}: the last verify found rows a copy does not mend (rows of \
-                 {t} that {s} lacks, or rows whose conversion failed): `verify` lists them; \
-                 mend them, then `verify` again"
-            ),
-            (true, Some(true)) if self.offline => write!(
-                f,
-                "; copied and verified; steps 5 and 6: release the application reading and \
-                 writing {t} (no more writes to {s}), then `drop-source {t}`"
-            ),
-            (true, Some(true)) => write!(
-                f,
-                "; copied and verified; steps 5 to 7: release the application reading {t}, then \
-                 writing {t} alone, then `drop-source {t}`"
-            ),
-        }
-    }
-}
-
 /// The record of one copy (`migration` = the target's `keyspace.table`).
 pub(super) struct Record<'d> {
     db: &'d Db,
@@ -121,6 +67,7 @@ pub(super) struct Record<'d> {
     take: PreparedStatement,
     lease_of: PreparedStatement,
     take_over: PreparedStatement,
+    take_stopped: PreparedStatement,
     renew: PreparedStatement,
     release: PreparedStatement,
     done: PreparedStatement,
@@ -140,17 +87,16 @@ async fn prepare(db: &Db, cql: String) -> Result<PreparedStatement, MigrationErr
     Ok(ps)
 }
 
-/// The one column of the row `ps` reads with `values`; `None` when there is no such row (or
-/// the value is null).
-async fn one_value<V>(
+/// The row `ps` reads with `values`, if any.
+async fn one_row<R>(
     db: &Db,
     ps: &PreparedStatement,
     values: impl scylla::serialize::row::SerializeRow,
-) -> Result<Option<V>, MigrationError>
+) -> Result<Option<R>, MigrationError>
 where
-    V: for<'f> scylla::deserialize::value::DeserializeValue<'f, 'f>,
+    R: for<'f> scylla::deserialize::row::DeserializeRow<'f, 'f>,
 {
-    let row: Option<(Option<V>,)> = db
+    Ok(db
         .session()
         .execute_unpaged(ps, values)
         .await
@@ -158,8 +104,7 @@ where
         .into_rows_result()
         .map_err(Error::from)?
         .maybe_first_row()
-        .map_err(Error::from)?;
-    Ok(row.and_then(|(v,)| v))
+        .map_err(Error::from)?)
 }
 
 /// Runs `ps` with `values`: whether its condition applied.
@@ -176,44 +121,113 @@ async fn applied(
     Ok(crate::exec::write::applied(res)?)
 }
 
-/// The tables of the record, created if missing, in a keyspace replicated as `replication`
-/// (the target keyspace's map, as `system_schema` has it).
-async fn ensure_tables(
+/// Every column of keyspace `ks` as `system_schema` has it: table, column, type.
+pub(super) async fn keyspace_columns(
+    db: &Db,
+    ks: &str,
+) -> Result<Vec<(String, String, String)>, MigrationError> {
+    let cql = "SELECT table_name, column_name, type FROM system_schema.columns WHERE \
+               keyspace_name = ?";
+    Ok(db
+        .session()
+        .query_unpaged(crate::exec::statement::repeatable(cql), (ks,))
+        .await
+        .map_err(|e| Error::execute(db.session(), cql, e))?
+        .into_rows_result()
+        .map_err(Error::from)?
+        .rows()
+        .map_err(Error::from)?
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)?)
+}
+
+/// The columns of each table of the record.
+async fn record_columns(db: &Db) -> Result<BTreeMap<String, BTreeSet<String>>, MigrationError> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (table, column, _) in keyspace_columns(db, RECORD_KEYSPACE).await? {
+        out.entry(table).or_default().insert(column);
+    }
+    Ok(out)
+}
+
+/// The tables of the record and the DDL that creates each.
+fn record_ddl() -> [(&'static str, String); 3] {
+    [
+        (
+            "copies",
+            "(migration text PRIMARY KEY, source text, ranges int, verified_clean boolean)",
+        ),
+        (
+            "copy_ranges",
+            "(migration text, range_start bigint, range_end bigint, done boolean, rows bigint, \
+             PRIMARY KEY (migration, range_start))",
+        ),
+        (
+            "copy_leases",
+            "(migration text, range_start bigint, owner text, lease_until bigint, heard bigint, \
+             heartbeat int, PRIMARY KEY ((migration, range_start)))",
+        ),
+    ]
+    .map(|(t, columns)| {
+        let cql = format!("CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.{t} {columns}");
+        (t, cql)
+    })
+}
+
+/// Whether the record has every table, and the leases their heartbeat.
+fn complete(have: &BTreeMap<String, BTreeSet<String>>) -> bool {
+    record_ddl().iter().all(|(t, _)| have.contains_key(*t)) && leases_have_heartbeats(have)
+}
+
+fn leases_have_heartbeats(have: &BTreeMap<String, BTreeSet<String>>) -> bool {
+    have.get("copy_leases")
+        .is_some_and(|c| c.contains("heard") && c.contains("heartbeat"))
+}
+
+/// The tables of the record, created if missing (the tables at once), in a keyspace
+/// replicated as `replication` (the target keyspace's map, as `system_schema` has it); the
+/// heartbeat of the leases added to a record made before it was kept. Nothing is run when
+/// the record is complete, as it is after the first copy on a cluster.
+pub(super) async fn ensure_tables(
     db: &Db,
     replication: &BTreeMap<String, String>,
 ) -> Result<(), MigrationError> {
-    let map: Vec<String> = replication
-        .iter()
-        .map(|(k, v)| format!("{}: {}", string_literal(k), string_literal(v)))
-        .collect();
+    if complete(&record_columns(db).await?) {
+        return Ok(());
+    }
     // Two `CREATE TABLE IF NOT EXISTS` of one table at the same moment may both create it,
     // under two table ids; statements prepared against the id that lost then fail with
     // "Unknown CF". Copies started at once in one process (tests run in parallel, a job
     // backfilling several tables) create the record one after the other.
     static CREATING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let _one_at_a_time = CREATING.lock().await;
-    let ddl = [
-        format!(
-            "CREATE KEYSPACE IF NOT EXISTS {RECORD_KEYSPACE} WITH replication = {{{}}}",
-            map.join(", ")
-        ),
-        format!(
-            "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copies (migration text PRIMARY KEY, \
-             source text, ranges int, verified_clean boolean)"
-        ),
-        format!(
-            "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copy_ranges (migration text, \
-             range_start bigint, range_end bigint, done boolean, rows bigint, \
-             PRIMARY KEY (migration, range_start))"
-        ),
-        format!(
-            "CREATE TABLE IF NOT EXISTS {RECORD_KEYSPACE}.copy_leases (migration text, \
-             range_start bigint, owner text, lease_until bigint, \
-             PRIMARY KEY ((migration, range_start)))"
-        ),
-    ];
-    for cql in ddl {
-        db.execute_ddl(&cql).await?;
+    let have = record_columns(db).await?;
+    if complete(&have) {
+        return Ok(());
+    }
+    let map: Vec<String> = replication
+        .iter()
+        .map(|(k, v)| format!("{}: {}", string_literal(k), string_literal(v)))
+        .collect();
+    db.execute_ddl(&format!(
+        "CREATE KEYSPACE IF NOT EXISTS {RECORD_KEYSPACE} WITH replication = {{{}}}",
+        map.join(", ")
+    ))
+    .await?;
+    let missing = record_ddl()
+        .into_iter()
+        .filter(|(t, _)| !have.contains_key(*t))
+        .map(|(_, cql)| async move { db.execute_ddl(&cql).await });
+    futures::future::try_join_all(missing).await?;
+    if have.contains_key("copy_leases") && !leases_have_heartbeats(&have) {
+        let alter =
+            format!("ALTER TABLE {RECORD_KEYSPACE}.copy_leases ADD (heard bigint, heartbeat int)");
+        if let Err(e) = db.execute_ddl(&alter).await {
+            // Added by another process a moment ago.
+            if !leases_have_heartbeats(&record_columns(db).await?) {
+                return Err(e.into());
+            }
+        }
     }
     // Created by another process a moment ago, perhaps: every node must know the tables
     // before they are read (else INCOMPATIBLE_SCHEMA).
@@ -224,10 +238,53 @@ async fn ensure_tables(
     Ok(())
 }
 
+/// The record of the copies, created if it is missing (or lacks the leases' heartbeat), in a
+/// keyspace replicated as `keyspace` (the keyspace of a new table) is: step 1 of a key change
+/// (`migrate apply`), so that the first `backfill` creates nothing.
+pub(crate) async fn create_record(db: &Db, keyspace: &str) -> Result<(), MigrationError> {
+    let live = LiveSchema::read(db.session(), &[keyspace]).await?;
+    let replication = live
+        .keyspaces
+        .get(keyspace)
+        .map(|k| k.replication.clone())
+        .unwrap_or_default();
+    ensure_tables(db, &replication).await
+}
+
+/// The statements of a record's leases, prepared at once.
+async fn lease_statements(db: &Db) -> Result<[PreparedStatement; 6], MigrationError> {
+    let l = qualified(RECORD_KEYSPACE, "copy_leases");
+    let set = "owner = ?, lease_until = ?, heard = ?, heartbeat = ? WHERE migration = ? AND \
+               range_start = ?";
+    let cqls = [
+        format!(
+            "INSERT INTO {l} (owner, lease_until, heard, heartbeat, migration, range_start) \
+             VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS"
+        ),
+        format!(
+            "SELECT owner, lease_until, heard, heartbeat FROM {l} WHERE migration = ? AND \
+             range_start = ?"
+        ),
+        format!("UPDATE {l} SET {set} IF lease_until = ?"),
+        format!("UPDATE {l} SET {set} IF owner = ? AND heard = ?"),
+        format!(
+            "UPDATE {l} SET lease_until = ?, heard = ? WHERE migration = ? AND range_start = ? \
+             IF owner = ?"
+        ),
+        format!(
+            "UPDATE {l} SET lease_until = ? WHERE migration = ? AND range_start = ? IF owner = ?"
+        ),
+    ];
+    let prepared = futures::future::try_join_all(cqls.map(|cql| prepare(db, cql))).await?;
+    prepared
+        .try_into()
+        .map_err(|_| MigrationError::Copy("six statements prepared, not six".into()))
+}
+
 impl<'d> Record<'d> {
     /// The record of the copy into `target` (`keyspace.table`) from `source`, with `ranges`
     /// ranges: created by the first process to start it; the others find it. A record of
-    /// another source under the same target is an error.
+    /// another source under the same target is refused.
     pub(super) async fn open(
         db: &'d Db,
         replication: &BTreeMap<String, String>,
@@ -237,111 +294,95 @@ impl<'d> Record<'d> {
     ) -> Result<Record<'d>, MigrationError> {
         ensure_tables(db, replication).await?;
         let r = qualified(RECORD_KEYSPACE, "copy_ranges");
-        let l = qualified(RECORD_KEYSPACE, "copy_leases");
         let plain = |cql: String| setup::prepare(db, cql, true);
+        let (leases, done, is_done, list, create, start) = futures::try_join!(
+            lease_statements(db),
+            plain(format!(
+                "UPDATE {r} SET done = true, rows = ? WHERE migration = ? AND range_start = ?"
+            )),
+            plain(format!(
+                "SELECT done FROM {r} WHERE migration = ? AND range_start = ?"
+            )),
+            plain(format!(
+                "SELECT range_start, range_end, done, rows FROM {r} WHERE migration = ?"
+            )),
+            plain(format!(
+                "UPDATE {r} SET range_end = ? WHERE migration = ? AND range_start = ?"
+            )),
+            prepare(
+                db,
+                format!(
+                    "INSERT INTO {} (migration, source, ranges) VALUES (?, ?, ?) IF NOT EXISTS",
+                    qualified(RECORD_KEYSPACE, "copies")
+                ),
+            ),
+        )?;
+        let [take, lease_of, take_over, take_stopped, renew, release] = leases;
         let record = Record {
             db,
             migration: target.to_owned(),
-            take: prepare(
-                db,
-                format!(
-                    "INSERT INTO {l} (migration, range_start, owner, lease_until) \
-                     VALUES (?, ?, ?, ?) IF NOT EXISTS"
-                ),
-            )
-            .await?,
-            lease_of: prepare(
-                db,
-                format!("SELECT lease_until FROM {l} WHERE migration = ? AND range_start = ?"),
-            )
-            .await?,
-            take_over: prepare(
-                db,
-                format!(
-                    "UPDATE {l} SET owner = ?, lease_until = ? WHERE migration = ? AND \
-                     range_start = ? IF lease_until = ?"
-                ),
-            )
-            .await?,
-            renew: prepare(
-                db,
-                format!(
-                    "UPDATE {l} SET lease_until = ? WHERE migration = ? AND range_start = ? \
-                     IF owner = ?"
-                ),
-            )
-            .await?,
-            release: prepare(
-                db,
-                format!(
-                    "UPDATE {l} SET lease_until = ? WHERE migration = ? AND range_start = ? \
-                     IF owner = ?"
-                ),
-            )
-            .await?,
-            done: plain(format!(
-                "UPDATE {r} SET done = true, rows = ? WHERE migration = ? AND range_start = ?"
-            ))
-            .await?,
-            is_done: plain(format!(
-                "SELECT done FROM {r} WHERE migration = ? AND range_start = ?"
-            ))
-            .await?,
-            list: plain(format!(
-                "SELECT range_start, range_end, done, rows FROM {r} WHERE migration = ?"
-            ))
-            .await?,
+            take,
+            lease_of,
+            take_over,
+            take_stopped,
+            renew,
+            release,
+            done,
+            is_done,
+            list,
         };
-        let start = prepare(
-            db,
-            format!(
-                "INSERT INTO {} (migration, source, ranges) VALUES (?, ?, ?) IF NOT EXISTS",
-                qualified(RECORD_KEYSPACE, "copies")
-            ),
-        )
-        .await?;
         let count = i32::try_from(ranges.len()).unwrap_or(i32::MAX);
         if !applied(db, &start, (target, source, count)).await? {
-            let (known, known_ranges) = record.copy_row().await?;
-            if known != source {
-                return Err(MigrationError::Copy(format!(
-                    "{target} is recorded as a copy of {known}, not of {source}: its record is \
-                     in {RECORD_KEYSPACE}.copies; delete it there to start a copy from {source}"
-                )));
-            }
-            if known_ranges != count {
-                return Err(MigrationError::Copy(format!(
-                    "the copy into {target} was started with {known_ranges} ranges, not \
-                     {count}: continue it with {known_ranges}"
-                )));
-            }
+            record.same_copy(source, count).await?;
         }
         // Every range row, written once by each process that opens the copy (a process
         // killed while writing them left some): only the range's end, which never changes,
         // so that a range done stays done.
-        let known: Vec<i64> = record.ranges().await?.iter().map(|r| r.start).collect();
-        let create = plain(format!(
-            "UPDATE {r} SET range_end = ? WHERE migration = ? AND range_start = ?"
-        ))
-        .await?;
+        let known: BTreeSet<i64> = record.ranges().await?.iter().map(|r| r.start).collect();
         let missing: Vec<(i64, i64)> = ranges
             .iter()
             .filter(|(lo, _)| !known.contains(lo))
             .copied()
             .collect();
-        for chunk in missing.chunks(64) {
-            let mut batch = Batch::new(BatchType::Unlogged);
-            for _ in chunk {
-                batch.append_statement(BatchStatement::PreparedStatement(create.clone()));
-            }
-            let values: Vec<(i64, &str, i64)> =
-                chunk.iter().map(|&(lo, hi)| (hi, target, lo)).collect();
-            db.session()
-                .batch(&batch, &values)
-                .await
-                .map_err(|e| Error::execute(db.session(), create.get_statement(), e))?;
-        }
+        let create = &create;
+        let chunks: Vec<Vec<(i64, i64)>> = missing.chunks(64).map(<[_]>::to_vec).collect();
+        futures::stream::iter(chunks)
+            .map(|chunk| async move {
+                let mut batch = Batch::new(BatchType::Unlogged);
+                for _ in &chunk {
+                    batch.append_statement(BatchStatement::PreparedStatement(create.clone()));
+                }
+                let values: Vec<(i64, &str, i64)> =
+                    chunk.iter().map(|&(lo, hi)| (hi, target, lo)).collect();
+                db.session()
+                    .batch(&batch, &values)
+                    .await
+                    .map_err(|e| Error::execute(db.session(), create.get_statement(), e))?;
+                Ok::<(), MigrationError>(())
+            })
+            .buffer_unordered(4)
+            .try_collect::<()>()
+            .await?;
         Ok(record)
+    }
+
+    /// Refuses a record of this target made for another source or number of ranges.
+    async fn same_copy(&self, source: &str, count: i32) -> Result<(), MigrationError> {
+        let target = &self.migration;
+        let (known, known_ranges) = self.copy_row().await?;
+        if known != source {
+            return Err(MigrationError::CopyRefused(format!(
+                "{target} is recorded as a copy of {known}, not of {source}: forget that \
+                 record (`migrate forget-copy {target}`) to start a copy from {source}"
+            )));
+        }
+        if known_ranges != count {
+            return Err(MigrationError::CopyRefused(format!(
+                "the copy into {target} was started with {known_ranges} ranges, not \
+                 {count}: continue it with {known_ranges}"
+            )));
+        }
+        Ok(())
     }
 
     /// The source and the number of ranges the record has for this copy.
@@ -368,53 +409,82 @@ impl<'d> Record<'d> {
         list_ranges(self.db, &self.list, &self.migration).await
     }
 
-    /// Claims range `start` for `owner` until `lease_until` if nobody holds it at `now`
-    /// (milliseconds) and it is not done: the first claim of a range creates its lease; a
-    /// later one takes over a lease that ended (or was given up), if no other process took it
-    /// over first.
+    /// Claims range `start` for `me` at `now` (milliseconds) if nobody holds it and it is not
+    /// done: the first claim of a range creates its lease; a later one takes over a lease that
+    /// lapsed (or was given up), or, with `watch`, the lease of a holder seen silent for
+    /// [`MISSED_HEARTBEATS`](super::lease::MISSED_HEARTBEATS) of its heartbeats, if no other
+    /// process took it over first and the holder did not renew it in between.
     pub(super) async fn claim(
         &self,
         start: i64,
-        owner: &str,
-        lease_until: i64,
+        me: Claimant<'_>,
         now: i64,
+        watch: Option<&Watch>,
     ) -> Result<Claim, MigrationError> {
         let m = &self.migration;
-        if applied(self.db, &self.take, (m, start, owner, lease_until)).await? {
+        let mine = (me.owner, now + me.lease, now, me.heartbeat, m, start);
+        if applied(self.db, &self.take, mine).await? {
             return Ok(Claim::First);
         }
-        let held: Option<i64> = one_value(self.db, &self.lease_of, (m, start)).await?;
-        let until = held.unwrap_or(0);
-        if until >= now {
-            return Ok(Claim::Held);
-        }
-        let taken = applied(
-            self.db,
-            &self.take_over,
-            (owner, lease_until, m, start, until),
-        )
-        .await?;
+        type Row = (Option<String>, Option<i64>, Option<i64>, Option<i32>);
+        let Some((owner, until, heard, heartbeat)) =
+            one_row::<Row>(self.db, &self.lease_of, (m, start)).await?
+        else {
+            // Forgotten a moment ago: claimed again at the next round.
+            return Ok(Claim::Held(Lease::nobody(), None));
+        };
+        let lease = Lease {
+            owner: owner.unwrap_or_default(),
+            until: until.unwrap_or(0),
+            heard,
+            heartbeat,
+        };
+        let taken = if lease.until < now {
+            let values = (mine.0, mine.1, mine.2, mine.3, m, start, lease.until);
+            applied(self.db, &self.take_over, values).await?
+        } else {
+            let wait = match (watch, lease.silence_allowed()) {
+                (Some(w), Some(allowed)) => allowed.checked_sub(w.unchanged_for(start, &lease)),
+                _ => return Ok(Claim::Held(lease, None)),
+            };
+            if let Some(wait) = wait.filter(|w| !w.is_zero()) {
+                return Ok(Claim::Held(lease, Some(wait)));
+            }
+            let values = (
+                mine.0,
+                mine.1,
+                mine.2,
+                mine.3,
+                m,
+                start,
+                &lease.owner,
+                lease.heard,
+            );
+            applied(self.db, &self.take_stopped, values).await?
+        };
         if !taken {
-            return Ok(Claim::Held);
+            return Ok(Claim::Held(lease, None));
         }
-        // A lease ends early when its range is done: taken over from a list of the ranges read
-        // before that, the range may be done already.
-        let done: Option<bool> = one_value(self.db, &self.is_done, (m, start)).await?;
-        if done == Some(true) {
-            self.release(start, owner, 0).await?;
-            return Ok(Claim::Held);
+        // Taken over from a list of the ranges read a moment ago: the range may be done
+        // since.
+        let done: Option<(Option<bool>,)> = one_row(self.db, &self.is_done, (m, start)).await?;
+        if done.and_then(|(d,)| d) == Some(true) {
+            self.release(start, me.owner, 0).await?;
+            return Ok(Claim::Held(lease, None));
         }
         Ok(Claim::Again)
     }
 
-    /// Extends `owner`'s lease of range `start`; false when someone else took it.
+    /// Extends `owner`'s lease of range `start` to `lease_until`, heard at `now`; false when
+    /// someone else took it.
     pub(super) async fn renew(
         &self,
         start: i64,
         owner: &str,
         lease_until: i64,
+        now: i64,
     ) -> Result<bool, MigrationError> {
-        let values = (lease_until, &self.migration, start, owner);
+        let values = (lease_until, now, &self.migration, start, owner);
         applied(self.db, &self.renew, values).await
     }
 
@@ -428,8 +498,8 @@ impl<'d> Record<'d> {
         Ok(())
     }
 
-    /// Gives range `start` up (after a failure, or once it is done): another attempt may take
-    /// it from `until` (milliseconds; 0: at once).
+    /// Gives range `start` up (after a failure): another attempt may take it from `until`
+    /// (milliseconds; 0: at once).
     pub(super) async fn release(
         &self,
         start: i64,
@@ -518,27 +588,37 @@ pub(super) async fn started(db: &Db, migration: &str) -> Result<bool, MigrationE
     Ok(leases.iter().any(Option::is_some))
 }
 
-/// The read of one range's lease end, prepared once for every lookup of [`leases`].
-async fn lease_lookup(db: &Db) -> Result<PreparedStatement, MigrationError> {
+/// The read of one range's lease, prepared once for every lookup of [`leases`].
+pub(super) async fn lease_lookup(db: &Db) -> Result<PreparedStatement, MigrationError> {
     let cql = format!(
-        "SELECT lease_until FROM {} WHERE migration = ? AND range_start = ?",
+        "SELECT owner, lease_until, heard, heartbeat FROM {} WHERE migration = ? AND \
+         range_start = ?",
         qualified(RECORD_KEYSPACE, "copy_leases")
     );
     setup::prepare(db, cql, true).await
 }
 
-/// The end of the lease of each range `starts` of the copy into `migration` (milliseconds;
-/// `None`: never claimed), looked up 16 at a time with `lease` ([`lease_lookup`]).
-async fn leases(
+/// The lease of each range `starts` of the copy into `migration` (`None`: never claimed),
+/// looked up 16 at a time with `lease` ([`lease_lookup`]).
+pub(super) async fn leases(
     db: &Db,
     lease: &PreparedStatement,
     migration: &str,
     starts: &[i64],
-) -> Result<Vec<Option<i64>>, MigrationError> {
+) -> Result<Vec<Option<Lease>>, MigrationError> {
+    type Row = (Option<String>, Option<i64>, Option<i64>, Option<i32>);
     // Owned: a `&str` captured by the stream's futures is not `Send` for every lifetime.
     let migration = &migration.to_owned();
     futures::stream::iter(starts.iter().copied())
-        .map(|start| one_value::<i64>(db, lease, (migration, start)))
+        .map(|start| async move {
+            let row = one_row::<Row>(db, lease, (migration, start)).await?;
+            Ok::<_, MigrationError>(row.map(|(owner, until, heard, heartbeat)| Lease {
+                owner: owner.unwrap_or_default(),
+                until: until.unwrap_or(0),
+                heard,
+                heartbeat,
+            }))
+        })
         .buffered(16)
         .try_collect()
         .await
@@ -546,7 +626,8 @@ async fn leases(
 
 /// Marks the recorded ranges of the copy into `migration` that overlap `ranges` (inclusive
 /// token bounds, which a verify found rows missing or different in) as not done, so that the
-/// next backfill copies them again: how many.
+/// next backfill copies them again, and gives their leases up (the lease of a range done is
+/// kept until it lapses), so that it takes them at once: how many.
 pub(super) async fn copy_again(
     db: &Db,
     migration: &str,
@@ -559,6 +640,16 @@ pub(super) async fn copy_again(
         "UPDATE {} SET done = false WHERE migration = ? AND range_start = ?",
         qualified(RECORD_KEYSPACE, "copy_ranges")
     );
+    // Only the leases of ranges done: no write of them is in flight any more (a copy of
+    // counters must not have two holders writing one range).
+    let free = prepare(
+        db,
+        format!(
+            "UPDATE {} SET lease_until = 0 WHERE migration = ? AND range_start = ? IF EXISTS",
+            qualified(RECORD_KEYSPACE, "copy_leases")
+        ),
+    )
+    .await?;
     let mut marked = 0;
     for r in recorded(db, migration).await? {
         if !ranges.iter().any(|&(lo, hi)| r.start <= hi && lo <= r.end) {
@@ -571,25 +662,72 @@ pub(super) async fn copy_again(
             )
             .await
             .map_err(|e| Error::execute(db.session(), &cql, e))?;
+        if r.done {
+            applied(db, &free, (migration, r.start)).await?;
+        }
         marked += 1;
     }
     Ok(marked)
 }
 
-/// Records the outcome of a verify of the copy into `migration`.
+/// Records the outcome of a verify of the copy into `migration` from `source`; nothing when
+/// no copy was ever started on this cluster.
 pub(super) async fn record_verified(
     db: &Db,
     migration: &str,
+    source: &str,
     clean: bool,
 ) -> Result<(), MigrationError> {
     let cql = format!(
-        "UPDATE {} SET verified_clean = ? WHERE migration = ?",
+        "UPDATE {} SET verified_clean = ?, source = ? WHERE migration = ?",
         qualified(RECORD_KEYSPACE, "copies")
     );
-    db.session()
-        .query_unpaged(crate::exec::statement::repeatable(&cql), (clean, migration))
+    let values = (clean, source, migration);
+    match db
+        .session()
+        .query_unpaged(crate::exec::statement::repeatable(&cql), values)
         .await
-        .map_err(|e| Error::execute(db.session(), &cql, e))?;
+    {
+        Ok(_) => Ok(()),
+        Err(e) => match Error::execute(db.session(), &cql, e) {
+            e if e.is_schema_mismatch() => Ok(()),
+            e => Err(e.into()),
+        },
+    }
+}
+
+/// Forgets the record of the copy into `migration`: its leases (each with a lightweight
+/// transaction, as they are written), its ranges, then the copy itself.
+pub(super) async fn forget(db: &Db, migration: &str) -> Result<(), MigrationError> {
+    let remove = prepare(
+        db,
+        format!(
+            "DELETE FROM {} WHERE migration = ? AND range_start = ? IF EXISTS",
+            qualified(RECORD_KEYSPACE, "copy_leases")
+        ),
+    )
+    .await?;
+    let starts: Vec<i64> = recorded(db, migration)
+        .await?
+        .iter()
+        .map(|r| r.start)
+        .collect();
+    let remove = &remove;
+    futures::stream::iter(starts)
+        .map(|start| async move { applied(db, remove, (migration, start)).await })
+        .buffer_unordered(16)
+        .try_collect::<Vec<bool>>()
+        .await?;
+    for table in ["copy_ranges", "copies"] {
+        let cql = format!(
+            "DELETE FROM {} WHERE migration = ?",
+            qualified(RECORD_KEYSPACE, table)
+        );
+        db.session()
+            .query_unpaged(crate::exec::statement::repeatable(&cql), (migration,))
+            .await
+            .map_err(|e| Error::execute(db.session(), &cql, e))?;
+    }
     Ok(())
 }
 
@@ -601,77 +739,46 @@ pub(super) fn now_millis() -> i64 {
         .unwrap_or(0)
 }
 
-/// Whether `table` (`keyspace.table`) is a counter table: the copy into it is offline, with
-/// steps of its own. A table that no longer exists is not.
-async fn counters(db: &Db, table: &str) -> Result<bool, MigrationError> {
-    let Some((ks, t)) = table.split_once('.') else {
-        return Ok(false);
-    };
-    let cql = "SELECT type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
-    let types: Vec<(String,)> = db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(cql), (ks, t))
-        .await
-        .map_err(|e| Error::execute(db.session(), cql, e))?
-        .into_rows_result()
-        .map_err(Error::from)?
-        .rows()
-        .map_err(Error::from)?
-        .collect::<Result<_, _>>()
-        .map_err(Error::from)?;
-    Ok(types.iter().any(|(t,)| t == "counter"))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Where every copy recorded on the cluster of `db` stands: one line each, by target.
-pub async fn status(db: &Db) -> Result<Vec<CopyStatus>, MigrationError> {
-    let copies_cql = format!(
-        "SELECT migration, source, ranges, verified_clean FROM {}",
-        qualified(RECORD_KEYSPACE, "copies")
-    );
-    let answer = db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(&copies_cql), &[])
-        .await
-        .map_err(|e| Error::execute(db.session(), &copies_cql, e));
-    type CopyRow = (String, Option<String>, Option<i32>, Option<bool>);
-    let copies: Vec<CopyRow> = match answer {
-        Ok(res) => res
-            .into_rows_result()
-            .map_err(Error::from)?
-            .rows()
-            .map_err(Error::from)?
-            .collect::<Result<_, _>>()
-            .map_err(Error::from)?,
-        // No copy was ever started on this cluster.
-        Err(e) if e.is_schema_mismatch() => return Ok(Vec::new()),
-        Err(e) => return Err(e.into()),
-    };
-    let lease = lease_lookup(db).await?;
-    let now = now_millis();
-    let mut out = Vec::new();
-    for (migration, source, ranges, verified) in copies {
-        let states = recorded(db, &migration).await?;
-        let done = states.iter().filter(|r| r.done).count();
-        let not_done: Vec<i64> = states.iter().filter(|r| !r.done).map(|r| r.start).collect();
-        let leases = leases(db, &lease, &migration, &not_done).await?;
-        let held = leases
+    fn columns(tables: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet<String>> {
+        tables
             .iter()
-            .flatten()
-            .filter(|&&until| until > now)
-            .count();
-        let ranges = u32::try_from(ranges.unwrap_or(0)).unwrap_or(0);
-        out.push(CopyStatus {
-            offline: counters(db, &migration).await?,
-            target: migration,
-            source: source.unwrap_or_default(),
-            ranges_done: u32::try_from(done).unwrap_or(u32::MAX),
-            ranges,
-            ranges_held: u32::try_from(held).unwrap_or(u32::MAX),
-            rows: states.iter().filter(|r| r.done).map(|r| r.rows).sum(),
-            finished: ranges > 0 && done == ranges as usize,
-            verified_clean: verified,
-        });
+            .map(|(t, c)| ((*t).to_owned(), c.iter().map(|c| (*c).to_owned()).collect()))
+            .collect()
     }
-    out.sort_by(|a, b| a.target.cmp(&b.target));
-    Ok(out)
+
+    #[test]
+    fn a_record_without_heartbeats_or_a_table_is_not_complete() {
+        let old_leases: &[&str] = &["migration", "range_start", "owner", "lease_until"];
+        let leases: &[&str] = &[
+            "migration",
+            "range_start",
+            "owner",
+            "lease_until",
+            "heard",
+            "heartbeat",
+        ];
+        let rest: [(&str, &[&str]); 2] =
+            [("copies", &["migration"]), ("copy_ranges", &["migration"])];
+        let with = |l: &'static [&'static str]| {
+            let mut t = rest.to_vec();
+            t.push(("copy_leases", l));
+            columns(&t)
+        };
+        assert!(complete(&with(leases)));
+        assert!(!complete(&with(old_leases)), "the heartbeat is added");
+        assert!(!complete(&columns(&rest)), "a table is missing");
+        assert!(!complete(&BTreeMap::new()));
+        // Every table the DDL creates is one `complete` asks for, with the leases' heartbeat.
+        for (table, cql) in record_ddl() {
+            assert!(
+                cql.contains(&format!("{RECORD_KEYSPACE}.{table} (")),
+                "{cql}"
+            );
+        }
+        assert!(record_ddl()[2].1.contains("heard bigint, heartbeat int"));
+    }
 }

@@ -53,7 +53,7 @@ pub(super) struct Copy {
 pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy, MigrationError> {
     let schema = T::schema();
     let Some(declared) = schema.source else {
-        return Err(MigrationError::Copy(format!(
+        return Err(MigrationError::CopyRefused(format!(
             "table `{}` declares no source: add #[cass(from = \"old_table\")] to `{}`",
             schema.name, schema.rust_name
         )));
@@ -66,25 +66,25 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
     let live = LiveSchema::read(db.session(), &[&target_keyspace, &source_keyspace]).await?;
     let target = format!("{target_keyspace}.{}", schema.name);
     let Some(source_live) = live.table(&source_keyspace, declared.table) else {
-        return Err(MigrationError::Copy(format!(
+        return Err(MigrationError::CopyRefused(format!(
             "the source table {source_keyspace}.{} of {target} does not exist: check \
              #[cass(from = ..)] on `{}`",
             declared.table, schema.rust_name
         )));
     };
     if live.table(&target_keyspace, schema.name).is_none() {
-        return Err(MigrationError::Copy(format!(
+        return Err(MigrationError::CopyRefused(format!(
             "{target} does not exist yet: create it first (`migrate apply`)"
         )));
     }
     if let Some(problem) = copy_problem(schema, &declared, source_live) {
-        return Err(MigrationError::Copy(format!(
+        return Err(MigrationError::CopyRefused(format!(
             "{target} cannot be copied from {source_keyspace}.{}: {problem}",
             declared.table
         )));
     }
     let source = SourceColumns::new::<T::Source>(&source_keyspace, source_live)
-        .map_err(MigrationError::Copy)?;
+        .map_err(MigrationError::CopyRefused)?;
     let source_cell = (!declared.converted).then(|| {
         schema
             .columns
@@ -175,7 +175,7 @@ pub(super) async fn check_target(
         }
     }
     let Some(what) = last else { return Ok(()) };
-    Err(MigrationError::Copy(format!(
+    Err(MigrationError::CopyRefused(format!(
         "{} already has rows that do not come from {} ({what}): a key change copies into a \
          new, empty table; give the struct another table name, or empty {} if it holds \
          nothing to keep",

@@ -214,7 +214,7 @@ pub async fn verify<T: CopyFrom>(
         report.extra = report.target_rows.saturating_sub(copied);
     }
     if !report.sampled {
-        record_verified(db, &copy.target, report.is_clean()).await?;
+        record_verified(db, &copy.target, &report.source, report.is_clean()).await?;
     }
     report.ranges_to_copy = copy_again(db, &copy.target, &differing).await?;
     Ok(report)

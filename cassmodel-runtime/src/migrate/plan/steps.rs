@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::compare::{matches_target, option_changes};
+use crate::migrate::copy::keyspace::RECORD_KEYSPACE;
 use crate::migrate::live::LiveSchema;
 use crate::schema::model::TableOptions;
 
@@ -392,7 +393,8 @@ impl fmt::Display for KeyChange {
             return write!(
                 f,
                 "{t} <- {s} ({how}); the steps, in order:\n\
-                 1. create {t}: `apply` (above, if it is not there yet)\n\
+                 1. create {t}, and the record of the copy in {RECORD_KEYSPACE}: `apply` \
+                 (above, if it is not there yet)\n\
                  2. stop every write to {s} (a release of the application, or a maintenance \
                  window): an increment made during the copy would be lost or counted twice\n\
                  3. copy the counts of {s}: `backfill` (resumable: a range interrupted half-way \
@@ -405,7 +407,8 @@ impl fmt::Display for KeyChange {
         write!(
             f,
             "{t} <- {s} ({how}); the steps, in order:\n\
-             1. create {t}: `apply` (above, if it is not there yet)\n\
+             1. create {t}, and the record of the copy in {RECORD_KEYSPACE}: `apply` (above, if \
+             it is not there yet)\n\
              2. release the application writing every change to both {s} and {t}\n\
              3. copy the rows of {s}: `backfill` (resumable; run it on several machines to share \
              it; `status` shows where it is)\n\
