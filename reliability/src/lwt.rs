@@ -20,6 +20,9 @@ use crate::env::{Env, Outcome};
 
 /// Writers, each on keys of its own (no two transactions contend).
 const TASKS: i32 = 16;
+/// The first key: the other cluster checks write small keys (`0..2N`, `-1`) into the same
+/// table, and a transaction on one of those would find a row and rightly not apply.
+const FIRST_KEY: i32 = 1_000_000_000;
 /// Load before the kill, with the node down, and after it has rejoined.
 const BEFORE: Duration = Duration::from_secs(10);
 const DOWN: Duration = Duration::from_secs(15);
@@ -45,6 +48,8 @@ struct Done {
     acked: Vec<i32>,
     ops: [u64; 4],
     not_applied: u64,
+    /// The first key whose transaction did not apply.
+    first_not_applied: Option<i32>,
     /// Transactions whose connection broke once sent, with a message that does not say they
     /// may have been applied.
     untold: u64,
@@ -65,7 +70,7 @@ async fn writer(db: Db, task: i32, phase: Arc<AtomicU8>, stop: Arc<AtomicBool>) 
     let mut done = Done::default();
     let mut seq = 0;
     while !stop.load(Ordering::Relaxed) && seq < MAX_OPS {
-        let key = task * 1_000_000 + seq;
+        let key = FIRST_KEY + task * 1_000_000 + seq;
         let row = kv(key, "lwt");
         let lwt = seq % 2 == 1;
         let at = phase.load(Ordering::Relaxed);
@@ -85,7 +90,10 @@ async fn writer(db: Db, task: i32, phase: Arc<AtomicU8>, stop: Arc<AtomicBool>) 
         done.ops[usize::from(at)] += 1;
         match result {
             Ok(true) => done.acked.push(key),
-            Ok(false) => done.not_applied += 1,
+            Ok(false) => {
+                done.not_applied += 1;
+                done.first_not_applied.get_or_insert(key);
+            }
             Err(e) => {
                 let connection = e.kind() == cassmodel::ErrorKind::Connection;
                 if lwt && connection && !e.to_string().contains("may have been applied") {
@@ -147,6 +155,7 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
             all.ops[i] += n;
         }
         all.not_applied += d.not_applied;
+        all.first_not_applied = all.first_not_applied.or(d.first_not_applied);
         all.untold += d.untold;
         all.failures.extend(d.failures);
         for (k, v) in d.first {
@@ -154,6 +163,9 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
         }
     }
     let (pid, rejoined) = timeline?;
+    if let Some(key) = all.first_not_applied {
+        eprintln!("lwt: first transaction not applied: key {key}, {}", held(&db, key).await);
+    }
     let lost = lost_keys(&db, &all.acked).await?;
     let ok = lost == 0 && all.not_applied == 0 && all.untold == 0 && !all.acked.is_empty();
     for ((p, lwt), msg) in &all.first {
@@ -206,17 +218,36 @@ fn failures_text(failures: &[Failure]) -> String {
         .join(", ")
 }
 
-/// How many of `keys` do not read back at QUORUM.
-async fn lost_keys(db: &Db, keys: &[i32]) -> Result<usize, String> {
-    let mut lost = 0;
-    for key in keys {
-        let back = Kv::select()
-            .key(key)
-            .consistency(Consistency::Quorum)
-            .fetch_first(db)
-            .await
-            .map_err(|e| format!("read of {key} at QUORUM: {e}"))?;
-        lost += usize::from(back.is_none());
+/// What `key` holds, read at SERIAL (the value the transaction found, or that it applied
+/// after all).
+async fn held(db: &Db, key: i32) -> String {
+    match Kv::select()
+        .key(&key)
+        .consistency(Consistency::Serial)
+        .fetch_first(db)
+        .await
+    {
+        Ok(Some(row)) => format!("which holds {:?}", row.value),
+        Ok(None) => "which holds no row".to_owned(),
+        Err(e) => format!("which could not be read: {e}"),
     }
-    Ok(lost)
+}
+
+/// How many of `keys` do not read back at QUORUM (64 reads in flight: tens of thousands of
+/// keys one after the other took minutes).
+async fn lost_keys(db: &Db, keys: &[i32]) -> Result<usize, String> {
+    use futures::{StreamExt, TryStreamExt};
+    futures::stream::iter(keys)
+        .map(|key| async move {
+            Kv::select()
+                .key(key)
+                .consistency(Consistency::Quorum)
+                .fetch_first(db)
+                .await
+                .map(|back| usize::from(back.is_none()))
+                .map_err(|e| format!("read of {key} at QUORUM: {e}"))
+        })
+        .buffer_unordered(64)
+        .try_fold(0, |lost, missing| async move { Ok(lost + missing) })
+        .await
 }
