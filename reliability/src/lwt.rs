@@ -164,7 +164,10 @@ pub async fn check(env: &Env) -> Result<Outcome, String> {
     }
     let (pid, rejoined) = timeline?;
     if let Some(key) = all.first_not_applied {
-        eprintln!("lwt: first transaction not applied: key {key}, {}", held(&db, key).await);
+        eprintln!(
+            "lwt: first transaction not applied: key {key}, {}",
+            held(&db, key).await
+        );
     }
     let lost = lost_keys(&db, &all.acked).await?;
     let ok = lost == 0 && all.not_applied == 0 && all.untold == 0 && !all.acked.is_empty();
