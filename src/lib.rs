@@ -736,7 +736,9 @@
 // docs.rs (`--cfg docsrs`, nightly): each item a cargo feature adds says which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
+pub use cassmodel_derive::{
+    CassAggregate, CassEntity, CassFunction, CassProjection, CassTable, CassUdt,
+};
 
 pub use cassmodel_runtime::*;
 
@@ -747,7 +749,9 @@ pub use cassmodel_runtime::*;
 /// path. (The runtime's own `__private` is hidden.)
 #[cfg_attr(doc, doc(hidden))]
 pub mod __private {
-    pub use cassmodel_runtime::__private::{bucket, copy, driver, query, std, table, testing, udt};
+    pub use cassmodel_runtime::__private::{
+        bucket, copy, driver, function, query, std, table, testing, udt,
+    };
 }
 
 /// What a file that uses cassmodel needs, in one import: the derive macros, the connection,
@@ -774,7 +778,9 @@ pub mod __private {
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
+    pub use cassmodel_derive::{
+        CassAggregate, CassEntity, CassFunction, CassProjection, CassTable, CassUdt,
+    };
     pub use cassmodel_runtime::prelude::*;
 }
 
