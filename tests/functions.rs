@@ -136,14 +136,19 @@ async fn functions_and_aggregates_are_created_compared_and_read() {
     let statements = plan.statements().join("\n");
     for expected in [
         format!("CREATE FUNCTION IF NOT EXISTS {ks}.mean_final (state tuple<int, bigint>)"),
-        format!("CREATE FUNCTION IF NOT EXISTS {ks}.mean_state (state tuple<int, bigint>, stars int)"),
+        format!(
+            "CREATE FUNCTION IF NOT EXISTS {ks}.mean_state (state tuple<int, bigint>, stars int)"
+        ),
         format!("CREATE FUNCTION IF NOT EXISTS {ks}.rating_ratio (count int, total bigint)"),
         format!(
             "CREATE AGGREGATE IF NOT EXISTS {ks}.mean_stars (int) SFUNC mean_state STYPE \
              tuple<int, bigint> FINALFUNC mean_final INITCOND (0, 0)"
         ),
     ] {
-        assert!(statements.contains(&expected), "{expected}\nnot in:\n{statements}");
+        assert!(
+            statements.contains(&expected),
+            "{expected}\nnot in:\n{statements}"
+        );
     }
     // Before `apply`, `validate` names each missing function; after, none.
     let missing = migrator.validate().await.expect_err("nothing created yet");
@@ -236,7 +241,9 @@ async fn a_changed_function_is_replaced_and_a_changed_result_refused() {
     let mismatches = changed.validate().await.expect_err("the body differs");
     assert!(
         mismatches.to_string().contains("rating_ratio(int, bigint)")
-            && mismatches.to_string().contains("CREATE OR REPLACE FUNCTION"),
+            && mismatches
+                .to_string()
+                .contains("CREATE OR REPLACE FUNCTION"),
         "{mismatches}"
     );
     let plan = changed.plan().await.expect("plan");
@@ -247,7 +254,11 @@ async fn a_changed_function_is_replaced_and_a_changed_result_refused() {
         )),
         "{plan}"
     );
-    assert!(plan.to_string().contains(&format!("function {ks}.by_hand(int)")), "{plan}");
+    assert!(
+        plan.to_string()
+            .contains(&format!("function {ks}.by_hand(int)")),
+        "{plan}"
+    );
     changed.apply().await.expect("apply the new body");
     changed.validate().await.expect("validate");
     let body: Vec<String> = db
@@ -307,7 +318,9 @@ async fn functions_are_refused_by_name_where_the_cluster_disables_them() {
         .await
         .expect_err("the node runs no user-defined function");
     assert!(
-        server.to_string().contains("user_defined_functions_enabled"),
+        server
+            .to_string()
+            .contains("user_defined_functions_enabled"),
         "{server}"
     );
 
@@ -326,11 +339,21 @@ async fn functions_are_refused_by_name_where_the_cluster_disables_them() {
         "{plan}"
     );
     for r in &plan.refused {
-        assert!(r.problem.contains("`user_defined_functions_enabled` is false"), "{r}");
-        assert!(r.advice.contains("user_defined_functions_enabled: true"), "{r}");
+        assert!(
+            r.problem
+                .contains("`user_defined_functions_enabled` is false"),
+            "{r}"
+        );
+        assert!(
+            r.advice.contains("user_defined_functions_enabled: true"),
+            "{r}"
+        );
     }
     // The table is planned; nothing is applied while anything is refused.
-    assert!(plan.statements().iter().any(|s| s.contains("fn_ratings")), "{plan}");
+    assert!(
+        plan.statements().iter().any(|s| s.contains("fn_ratings")),
+        "{plan}"
+    );
     db.execute_ddl(&format!("DROP KEYSPACE {ks}"))
         .await
         .expect("drop");

@@ -1003,12 +1003,20 @@ pub fn routine(cx: &mut Ctxt, attrs: &[Attribute], aggregate: bool) -> RoutineAt
                     let ty: syn::Type = meta.value()?.parse()?;
                     set_once(cx, &mut out.returns, ty, at, "`returns`");
                 }
-                _ if !aggregate && is("body") => set_once(cx, &mut out.body, text(&meta)?, at, "`body`"),
+                _ if !aggregate && is("body") => {
+                    set_once(cx, &mut out.body, text(&meta)?, at, "`body`")
+                }
                 _ if !aggregate && is("language") => {
                     set_once(cx, &mut out.language, text(&meta)?, at, "`language`")
                 }
                 _ if !aggregate && is("called_on_null_input") => {
-                    set_once(cx, &mut out.called_on_null_input, at, at, "`called_on_null_input`");
+                    set_once(
+                        cx,
+                        &mut out.called_on_null_input,
+                        at,
+                        at,
+                        "`called_on_null_input`",
+                    );
                     bare(&meta, "called_on_null_input")?;
                 }
                 _ if aggregate && is("state_function") => {

@@ -341,7 +341,10 @@ pub enum Sel {
         cast: Option<(String, Span)>,
     },
     /// A function or aggregate of the models, by the path of its struct.
-    User { path: syn::Path, args: Vec<Sel> },
+    User {
+        path: syn::Path,
+        args: Vec<Sel>,
+    },
     /// `left op right`.
     Op(Box<Sel>, &'static str, Box<Sel>),
     /// A number, as written (with its sign).
@@ -361,7 +364,11 @@ impl Sel {
             } => format!("cast({} as {to})", list(args)),
             Sel::Call { function, args, .. } => format!("{function}({})", list(args)),
             Sel::User { path, args } => {
-                format!("{}({})", quote::quote!(#path).to_string().replace(' ', ""), list(args))
+                format!(
+                    "{}({})",
+                    quote::quote!(#path).to_string().replace(' ', ""),
+                    list(args)
+                )
             }
             Sel::Op(l, op, r) => format!("{} {op} {}", l.cql(), r.cql()),
             Sel::Number(n) => n.clone(),
@@ -533,11 +540,8 @@ fn selector(cx: &mut Ctxt, expr: &syn::Expr) -> Option<Sel> {
     let bad = |cx: &mut Ctxt, at: &dyn quote::ToTokens| {
         cx.error(
             at,
-            format_args!(
-                "a selector is a field of the table, a function of selectors, arithmetic \
-                 between them (`+ - * / %`) or a number: write {}",
-                attr::SELECT_FORMS
-            ),
+            "this cannot be part of a selector, which is made of the table's fields (by their \
+             Rust names), numbers, functions, casts and `+ - * / %`",
         );
     };
     match expr {
@@ -557,7 +561,10 @@ fn selector(cx: &mut Ctxt, expr: &syn::Expr) -> Option<Sel> {
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match selector(cx, &u.expr)? {
             Sel::Number(n) => Some(Sel::Number(format!("-{n}"))),
             _ => {
-                cx.error(expr, "write `0 - x` to negate a selector: CQL negates numbers only");
+                cx.error(
+                    expr,
+                    "write `0 - x` to negate a selector: CQL negates numbers only",
+                );
                 None
             }
         },
@@ -590,7 +597,10 @@ fn selector(cx: &mut Ctxt, expr: &syn::Expr) -> Option<Sel> {
 
 fn call_selector(cx: &mut Ctxt, call: &syn::ExprCall) -> Option<Sel> {
     let syn::Expr::Path(func) = &*call.func else {
-        cx.error(&call.func, "call a function by its name: `max(score)`, `RatingRatio(a, b)`");
+        cx.error(
+            &call.func,
+            "call a function by its name: `max(score)`, `RatingRatio(a, b)`",
+        );
         return None;
     };
     let path = &func.path;
@@ -667,7 +677,11 @@ impl<'a> Routine<'a> {
     /// A function's model (`aggregate`: an aggregate's).
     pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput, aggregate: bool) -> Option<Self> {
         let attrs = attr::routine(cx, &input.attrs, aggregate);
-        let derive = if aggregate { "CassAggregate" } else { "CassFunction" };
+        let derive = if aggregate {
+            "CassAggregate"
+        } else {
+            "CassFunction"
+        };
         let named = named_fields(cx, input, derive)?;
         let mut params = Vec::new();
         for f in &named.named {

@@ -156,8 +156,8 @@ pub mod __private {
     /// compile-time rules of their calls.
     pub mod function {
         pub use crate::mapping::function::{
-            Aggregated, FieldRefs, ScalarFunction, RowKind, Rows, aggregate, argument_types,
-            arguments, final_function, per_row, returns, same_kind, state_function,
+            Aggregated, FieldRefs, RowKind, Rows, ScalarFunction, aggregate, arguments,
+            final_function, per_row, returns, same_kind, state_function,
         };
         pub use crate::schema::function::{AggregateSchema, FunctionSchema, UserFunction};
         pub use crate::schema::registry::FunctionEntry;

@@ -49,11 +49,15 @@ fn function(r: &Routine<'_>) -> (TokenStream, TokenStream) {
     let (krate, p, ident) = (&super::alias(), private(), r.ident);
     let a = &r.attrs;
     let (rust_name, name) = (ident.to_string(), &r.name);
-    let returns = a.returns.as_ref().map_or_else(|| quote!(()), |t| quote!(#t));
+    let returns = a
+        .returns
+        .as_ref()
+        .map_or_else(|| quote!(()), |t| quote!(#t));
     let body = a.body.as_ref().map(|b| b.value.clone()).unwrap_or_default();
-    let params = r.params.iter().map(|(n, t, _)| {
-        quote_spanned!(t.span()=> (#n, <#t as #krate::CqlMapping>::cql_type()))
-    });
+    let params = r
+        .params
+        .iter()
+        .map(|(n, t, _)| quote_spanned!(t.span()=> (#n, <#t as #krate::CqlMapping>::cql_type())));
     let keyspace = r.keyspace.as_ref().map(|k| quote!(.with_keyspace(#k)));
     let language = a.language.as_ref().map(|l| {
         let l = &l.value;
@@ -110,9 +114,10 @@ fn aggregate(r: &Routine<'_>) -> (TokenStream, TokenStream) {
     let cql_types = types
         .iter()
         .map(|t| quote_spanned!(t.span()=> <#t as #krate::CqlMapping>::cql_type()));
-    let with_final = a.final_function.as_ref().map(|f| {
-        quote!(.with_final(<#f as #p::function::ScalarFunction>::schema()))
-    });
+    let with_final = a
+        .final_function
+        .as_ref()
+        .map(|f| quote!(.with_final(<#f as #p::function::ScalarFunction>::schema())));
     let with_initial = a.initial.as_ref().map(|i| {
         let i = &i.value;
         quote!(.with_initial(#i))

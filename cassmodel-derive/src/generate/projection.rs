@@ -203,8 +203,8 @@ fn decided_by<'p>(pr: &'p Projection<'_>) -> Decided<'p> {
     if pr.computed.iter().any(Computed::is_aggregate) {
         return Decided::Aggregated;
     }
-    let per_row = !pr.fields.is_empty()
-        || pr.computed.iter().any(|c| c.tree.user_calls().is_empty());
+    let per_row =
+        !pr.fields.is_empty() || pr.computed.iter().any(|c| c.tree.user_calls().is_empty());
     match pr.computed.iter().flat_map(|c| c.tree.user_calls()).next() {
         Some((path, _)) if !per_row => Decided::Call(path),
         _ => Decided::Rows,
@@ -225,7 +225,7 @@ fn calls(pr: &Projection<'_>) -> TokenStream {
                 _ => None,
             });
             out.extend(quote_spanned! {path.span()=>
-                #p::function::arguments::<#path>(#p::function::argument_types((#(&row.#fields,)*)));
+                #p::function::arguments::<#path, _>((#(&row.#fields,)*));
             });
             out.extend(match &decided {
                 Decided::Rows => quote_spanned!(path.span()=> #p::function::per_row::<#path>();),

@@ -2,8 +2,6 @@
 //! of its arguments and result, which a projection's `select` calls by its type's name; the
 //! compile-time rules of such a call and of an aggregate's functions.
 
-use std::marker::PhantomData;
-
 use crate::schema::function::{FunctionSchema, UserFunction};
 
 /// A user-defined function (`#[derive(CassFunction)]`) or aggregate
@@ -67,9 +65,20 @@ impl<O> HoldsResult<O> for Option<O> {}
 /// The check of a call's result: the field's type `R` holds what `F` returns.
 pub fn returns<F: CqlFunction, R: HoldsResult<F::Output>>() {}
 
-/// The check of a call's arguments: the table's fields, as a tuple of their types, are the
+/// The fields a call passes (`R`, a tuple of references) as the arguments of `F`.
+#[diagnostic::on_unimplemented(
+    message = "`{F}` cannot take the fields `{Self}` as its arguments",
+    label = "the fields passed to `{F}`",
+    note = "pass fields of the table of the types of `{F}`'s fields, in the same order"
+)]
+pub trait ArgumentsOf<F> {}
+
+#[diagnostic::do_not_recommend]
+impl<F: CqlFunction, R: FieldRefs<Types = F::Args>> ArgumentsOf<F> for R {}
+
+/// The check of a call's arguments: the table's fields, as a tuple of references, are the
 /// function's arguments.
-pub fn arguments<F: CqlFunction>(_: PhantomData<F::Args>) {}
+pub fn arguments<F: CqlFunction, R: ArgumentsOf<F>>(_: R) {}
 
 /// A function that is not an aggregate, called beside a projection's columns.
 #[diagnostic::on_unimplemented(
@@ -79,6 +88,7 @@ pub fn arguments<F: CqlFunction>(_: PhantomData<F::Args>) {}
 )]
 pub trait PerRowFunction {}
 
+#[diagnostic::do_not_recommend]
 impl<F: CqlFunction<Kind = Rows>> PerRowFunction for F {}
 
 /// An aggregate, called beside a projection's other aggregates.
@@ -89,6 +99,7 @@ impl<F: CqlFunction<Kind = Rows>> PerRowFunction for F {}
 )]
 pub trait AggregateFunction {}
 
+#[diagnostic::do_not_recommend]
 impl<F: CqlFunction<Kind = Aggregated>> AggregateFunction for F {}
 
 /// The check that `F` gives one result per row.
@@ -97,8 +108,19 @@ pub fn per_row<F: PerRowFunction>() {}
 /// The check that `F` is an aggregate.
 pub fn aggregate<F: AggregateFunction>() {}
 
-/// The check that `B` reads rows as `A` does (both aggregates, or both not).
-pub fn same_kind<A: CqlFunction, B: CqlFunction<Kind = A::Kind>>() {}
+/// A function that reads rows as `A` does: both aggregates, or neither.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` and `{A}` read rows differently: one is an aggregate and the other not",
+    label = "in a projection whose first call is `{A}`",
+    note = "read aggregates and functions of one row in different projections"
+)]
+pub trait SameKind<A> {}
+
+#[diagnostic::do_not_recommend]
+impl<A: CqlFunction, B: CqlFunction<Kind = A::Kind>> SameKind<A> for B {}
+
+/// The check that `B` reads rows as `A` does.
+pub fn same_kind<A, B: SameKind<A>>() {}
 
 /// The state function of an aggregate whose arguments are `Args`: it takes the state (its
 /// own result type) and then those arguments.
@@ -120,10 +142,12 @@ pub trait StateFunctionOf<Args> {
 )]
 pub trait FinalFunctionOf<S> {}
 
+#[diagnostic::do_not_recommend]
 impl<F: ScalarFunction<Args = (S,)>, S> FinalFunctionOf<S> for F {}
 
 macro_rules! state_functions {
     ($($a:ident),*) => {
+        #[diagnostic::do_not_recommend]
         impl<F, S, $($a),*> StateFunctionOf<($($a,)*)> for F
         where
             F: ScalarFunction<Args = (S, $($a),*), Output = S>,
@@ -148,7 +172,7 @@ pub fn state_function<S: StateFunctionOf<A>, A>() {}
 pub fn final_function<F: FinalFunctionOf<S>, S>() {}
 
 /// A tuple of references to a table's fields, `(&row.count, &row.total)`: the arguments of a
-/// call, whose types [`argument_types`] gives.
+/// call, checked by [`arguments`].
 #[doc(hidden)]
 pub trait FieldRefs {
     /// The fields' types, as a tuple.
@@ -169,8 +193,3 @@ field_refs!(A1, A2, A3);
 field_refs!(A1, A2, A3, A4);
 field_refs!(A1, A2, A3, A4, A5);
 field_refs!(A1, A2, A3, A4, A5, A6);
-
-/// The types of the fields a call passes, for [`arguments`].
-pub fn argument_types<R: FieldRefs>(_: R) -> PhantomData<R::Types> {
-    PhantomData
-}

@@ -311,7 +311,11 @@ impl LiveSchema {
     ) -> Option<&LiveFunction> {
         let types: Vec<CqlType> = types.into_iter().map(CqlType::canonical).collect();
         self.keyspaces.get(keyspace)?.functions.iter().find(|f| {
-            f.name == name && f.params.iter().map(|(_, t, _)| t.canonical()).eq(types.clone())
+            f.name == name
+                && f.params
+                    .iter()
+                    .map(|(_, t, _)| t.canonical())
+                    .eq(types.clone())
         })
     }
 
@@ -324,7 +328,11 @@ impl LiveSchema {
     ) -> Option<&LiveAggregate> {
         let types: Vec<CqlType> = types.into_iter().map(CqlType::canonical).collect();
         self.keyspaces.get(keyspace)?.aggregates.iter().find(|a| {
-            a.name == name && a.params.iter().map(|(t, _)| t.canonical()).eq(types.clone())
+            a.name == name
+                && a.params
+                    .iter()
+                    .map(|(t, _)| t.canonical())
+                    .eq(types.clone())
         })
     }
 

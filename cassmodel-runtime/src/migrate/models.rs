@@ -9,8 +9,8 @@ use crate::mapping::function::CqlFunction;
 use crate::mapping::table::Table;
 use crate::mapping::udt::Udt;
 use crate::schema::ddl;
-use crate::schema::model::{TableSchema, UdtSchema};
 use crate::schema::function::{FunctionSchema, UserFunction};
+use crate::schema::model::{TableSchema, UdtSchema};
 use crate::schema::registry::{registered_functions, registered_tables, registered_udts};
 
 /// The tables and user-defined types a migration manages.
@@ -270,10 +270,10 @@ impl Placed {
     fn add_function(&mut self, ks: &str, f: &'static FunctionSchema, problems: &mut Vec<String>) {
         let same_signature = |o: &&&FunctionSchema| {
             o.name == f.name
-                && o.params.iter().map(|(_, t)| t.canonical()).eq(f
-                    .params
+                && o.params
                     .iter()
-                    .map(|(_, t)| t.canonical()))
+                    .map(|(_, t)| t.canonical())
+                    .eq(f.params.iter().map(|(_, t)| t.canonical()))
         };
         match self.functions.iter().find(same_signature) {
             Some(o) if *o != f => problems.push(format!(

@@ -215,8 +215,7 @@ async fn functions_enabled(session: &Session) -> Option<bool> {
                ('user_defined_functions_enabled', 'enable_user_defined_functions')";
     let result = session.query_unpaged(repeatable(cql), ()).await.ok()?;
     let rows = result.into_rows_result().ok()?;
-    let found: Vec<(String, Option<String>)> =
-        rows.rows().ok()?.collect::<Result<_, _>>().ok()?;
+    let found: Vec<(String, Option<String>)> = rows.rows().ok()?.collect::<Result<_, _>>().ok()?;
     found
         .into_iter()
         .find_map(|(_, value)| value)
@@ -244,13 +243,20 @@ async fn read_functions(session: &Session, ks: &str) -> Result<Vec<LiveFunction>
     let mut out = Vec::new();
     for (name, names, types, body, called, language, returns) in found {
         let mut params = Vec::new();
-        for (n, text) in names.unwrap_or_default().into_iter().zip(types.unwrap_or_default()) {
+        for (n, text) in names
+            .unwrap_or_default()
+            .into_iter()
+            .zip(types.unwrap_or_default())
+        {
             let t = parse_type(ks, &format!("function {name}, parameter {n},"), &text)?;
             params.push((n, t, text));
         }
         let returns = returns.unwrap_or_default();
         out.push(LiveFunction {
-            returns: (parse_type(ks, &format!("function {name}"), &returns)?, returns),
+            returns: (
+                parse_type(ks, &format!("function {name}"), &returns)?,
+                returns,
+            ),
             name,
             params,
             language: language.unwrap_or_default(),
@@ -289,7 +295,10 @@ async fn read_aggregates(
         }
         let state_type = state_type.unwrap_or_default();
         out.push(LiveAggregate {
-            state_type: (parse_type(ks, &format!("aggregate {name}"), &state_type)?, state_type),
+            state_type: (
+                parse_type(ks, &format!("aggregate {name}"), &state_type)?,
+                state_type,
+            ),
             name,
             params,
             state_function: state_function.unwrap_or_default(),

@@ -264,7 +264,7 @@ mod tests {
             keyspace: None,
             params: vec![
                 ("count", CqlType::Native(NativeType::Int)),
-                ("total", CqlType::Native(NativeType::BigInt)),
+                ("total", CqlType::Native(NativeType::Bigint)),
             ],
             returns: CqlType::Native(NativeType::Float),
             language: "java",

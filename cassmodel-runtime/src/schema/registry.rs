@@ -51,7 +51,9 @@ pub fn registered_udts() -> Vec<&'static UdtSchema> {
 /// Every `#[derive(CassFunction)]` and `#[derive(CassAggregate)]` type linked into this binary,
 /// sorted by name and Rust name.
 pub fn registered_functions() -> Vec<UserFunction> {
-    let mut out: Vec<UserFunction> = inventory::iter::<FunctionEntry>().map(|e| (e.0)()).collect();
+    let mut out: Vec<UserFunction> = inventory::iter::<FunctionEntry>()
+        .map(|e| (e.0)())
+        .collect();
     out.sort_by(|a, b| (a.name(), a.rust_name()).cmp(&(b.name(), b.rust_name())));
     out.dedup();
     out

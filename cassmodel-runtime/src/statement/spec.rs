@@ -215,9 +215,9 @@ impl Spec {
         for c in computed {
             c.selector.native_calls(&mut calls);
         }
-        let newer = calls.into_iter().find(|c| {
-            matches!(c, Selector::Call(f, _) if cassmodel_schema::added_in_cassandra_5(f))
-        });
+        let newer = calls.into_iter().find(
+            |c| matches!(c, Selector::Call(f, _) if cassmodel_schema::added_in_cassandra_5(f)),
+        );
         if let Some(call) = newer {
             return Some(format!("the function {}", call.describe()));
         }

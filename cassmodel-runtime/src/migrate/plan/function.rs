@@ -2,8 +2,9 @@
 //! whose definition changed (`CREATE OR REPLACE`), refuse a changed result type, and refuse
 //! them all when the cluster does not run user-defined functions.
 
+use super::compare::{same_aggregate, same_function};
 use super::steps::{Change, MigrationPlan, Refusal, Step, Unmanaged};
-use crate::migrate::live::{LiveAggregate, LiveFunction, LiveSchema};
+use crate::migrate::live::LiveSchema;
 use crate::migrate::target::{Placed, Target};
 use crate::schema::function::{
     AggregateSchema, FunctionSchema, create_aggregate, create_function, signature,
@@ -96,7 +97,10 @@ pub(super) fn unmanaged_functions(target: &Target, live: &LiveSchema, p: &mut Mi
             let declared = placed.is_some_and(|pl| {
                 pl.aggregates.iter().any(|a| {
                     a.name == l.name
-                        && crate::migrate::live::same_types(&a.params, l.params.iter().map(|p| &p.0))
+                        && crate::migrate::live::same_types(
+                            &a.params,
+                            l.params.iter().map(|p| &p.0),
+                        )
                 })
             });
             if !declared {
@@ -108,28 +112,6 @@ pub(super) fn unmanaged_functions(target: &Target, live: &LiveSchema, p: &mut Mi
             }
         }
     }
-}
-
-/// Whether `live` has function `f` as the models declare it.
-pub(crate) fn same_function(l: &LiveFunction, f: &FunctionSchema) -> bool {
-    l.params.len() == f.params.len()
-        && l.params
-            .iter()
-            .zip(&f.params)
-            .all(|((ln, lt, _), (n, t))| ln == n && super::compare::same_type(lt, t))
-        && super::compare::same_type(&l.returns.0, &f.returns)
-        && l.language.eq_ignore_ascii_case(f.language)
-        && l.body == f.body
-        && l.called_on_null_input == f.called_on_null_input
-}
-
-/// Whether `live` has aggregate `a` as the models declare it.
-pub(crate) fn same_aggregate(l: &LiveAggregate, a: &AggregateSchema) -> bool {
-    let literal = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
-    l.state_function == a.state_function.name
-        && l.final_function.as_deref() == a.final_function.map(|f| f.name)
-        && super::compare::same_type(&l.state_type.0, a.state_type())
-        && l.initial.as_deref().map(literal) == a.initial.map(literal)
 }
 
 fn function_signature(f: &FunctionSchema) -> String {

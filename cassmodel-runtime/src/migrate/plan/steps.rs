@@ -214,15 +214,19 @@ impl Change {
             Change::CreateFunction {
                 keyspace, function, ..
             } => live
-                .function(keyspace, function.name, function.params.iter().map(|(_, t)| t))
-                .is_some_and(|l| super::function::same_function(l, function)),
+                .function(
+                    keyspace,
+                    function.name,
+                    function.params.iter().map(|(_, t)| t),
+                )
+                .is_some_and(|l| super::compare::same_function(l, function)),
             Change::CreateAggregate {
                 keyspace,
                 aggregate,
                 ..
             } => live
                 .aggregate(keyspace, aggregate.name, &aggregate.params)
-                .is_some_and(|l| super::function::same_aggregate(l, aggregate)),
+                .is_some_and(|l| super::compare::same_aggregate(l, aggregate)),
         }
     }
 }
