@@ -352,15 +352,6 @@ fn ranges(n: u32) -> Vec<(i64, i64)> {
 /// One timed copy, in this (child) process: prints `rows seconds peak_kib`.
 async fn child(args: &[String]) -> Res<()> {
     let variant = args.first().ok_or("run VARIANT")?.as_str();
-    // `BACKFILL_TRACE=1`: every statement's span on stderr as it closes, with its time, to
-    // see where a run's time goes.
-    if std::env::var_os("BACKFILL_TRACE").is_some() {
-        tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-            .with_max_level(tracing::Level::DEBUG)
-            .init();
-    }
     let db = connect().await?;
     let t = Instant::now();
     let rows = match variant.split_once(':') {
