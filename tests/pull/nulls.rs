@@ -11,8 +11,8 @@ use cassmodel::{CassTable, CassUdt};
 pub struct Card {
     pub name: Option<String>,
     #[cass(cql_type = "list<text>")]
-    pub phones: Vec<String>,
-    pub last: Option<(i32, String)>,
+    pub phones: Option<Vec<String>>,
+    pub last: Option<(Option<i32>, Option<String>)>,
 }
 
 /// A row of the table `cards`.
@@ -23,7 +23,7 @@ pub struct Cards {
     pub id: i32,
     #[cass(frozen)]
     pub card: Option<Card>,
-    pub history: Vec<(i32, String)>,
+    pub history: Vec<(Option<i32>, Option<String>)>,
 }
 
 /// A row of the table `readings`.
@@ -33,6 +33,7 @@ pub struct Readings {
     #[partition_key]
     pub sensor: i32,
     #[clustering]
-    pub at: (i32, String),
-    pub value: Option<(i32, String, Vec<String>)>,
+    pub at: (Option<i32>, Option<String>),
+    #[allow(clippy::type_complexity)]
+    pub value: Option<(Option<i32>, Option<String>, Option<Vec<String>>)>,
 }
