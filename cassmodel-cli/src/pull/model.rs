@@ -391,7 +391,11 @@ fn field(
     } else if frozen {
         options.push("frozen".to_owned());
     }
-    let ty = if optional { format!("Option<{ty}>") } else { ty };
+    let ty = if optional {
+        format!("Option<{ty}>")
+    } else {
+        ty
+    };
     Ok(Field {
         ident,
         key: None,

@@ -1520,10 +1520,8 @@ mod tests {
         (1, None::<String>, None::<Vec<String>>)
             .__write(&typ, CellWriter::new(&mut buf))
             .expect("written");
-        let plain = <(i32, String, Vec<String>)>::__read(
-            &typ,
-            Some(FrameSlice::new_borrowed(&buf[4..])),
-        );
+        let plain =
+            <(i32, String, Vec<String>)>::__read(&typ, Some(FrameSlice::new_borrowed(&buf[4..])));
         assert!(plain.is_err());
         assert_key_column::<(Option<i32>, Option<String>)>();
     }
