@@ -106,10 +106,12 @@ async fn handwritten_keyspace_round_trips() {
 /// Issue 66: inside a frozen type a null list and an empty list are two values, and a tuple
 /// may hold nulls (`(1, null)`, in a clustering key too). The models `pull` wrote before held
 /// neither: a type's list was a `Vec<String>` (a null read back as `[]`, and written so), and
-/// a tuple's elements were plain, so a scan of `readings` failed: "Rust `(i32, String, ..)`
-/// could not read a CQL `tuple<..>` value: its element 1: Rust `String` could not read a CQL
-/// `text` value: expected a non-null value, got null". Every row, read through the pulled
-/// models and inserted into a copy of the keyspace, is there what it is here.
+/// a tuple's elements were plain, so the scan of `cards` failed: "column `card` (Rust
+/// `Option<Card>`): type `..card`, field `last` (Rust `Option<(i32, String)>`): Rust `(i32,
+/// String)` could not read a CQL `tuple<int, text>` value: its element 1: Rust `String` could
+/// not read a CQL `text` value: expected a non-null value, got null". Every row, read
+/// through the pulled models and inserted into a copy of the keyspace, is there what it is
+/// here.
 #[tokio::test]
 async fn nulls_inside_types_and_tuples_round_trip() {
     let t = support::test_db("pull_nulls").await;
