@@ -1,12 +1,14 @@
 //! `cassmodel pull` on a real node: the models it writes for a keyspace compile (they are
 //! this file's modules), `migrate plan` against the same keyspace has nothing to do,
-//! `validate` passes, and rows written with plain CQL read back through the generated
-//! structs equal to what plain CQL returns.
+//! `validate` passes, rows written with plain CQL read back through the generated structs
+//! equal to what plain CQL returns, and read through them and inserted into a copy of the
+//! keyspace, equal there to the first's (`SELECT JSON`).
 //!
 //! Two sources: every seed model (created by the models of `examples/models`, in the test's
 //! keyspace and the supermarket's two keyspaces), and a keyspace created only by the
 //! hand-written CQL of `tests/pull/handwritten.cql` (every CQL type and key shape, quoted
-//! mixed-case and reserved-word names, and what cannot be modelled). The generated modules
+//! mixed-case and reserved-word names, and what cannot be modelled); and a keyspace of
+//! values with nulls inside them (`tests/pull/nulls.cql`). The generated modules
 //! are committed (`tests/pull/*.rs`) and must equal what `pull` writes now; after a change to
 //! `pull`, rewrite them with `CASSMODEL_BLESS=1 cargo test --test pull` and review the diff.
 
@@ -14,6 +16,8 @@
 mod handwritten;
 #[path = "../examples/models/mod.rs"]
 mod models;
+#[path = "pull/nulls.rs"]
+mod nulls;
 #[path = "pull/round_trip.rs"]
 mod round_trip;
 #[path = "pull/seed.rs"]
@@ -28,9 +32,14 @@ use std::path::Path;
 
 use cassmodel::{Table, TableSchema};
 use cassmodel_cli::pull::{PullOptions, pull};
-use round_trip::{nothing_to_do, rows_match, write_rows_into};
+use round_trip::{
+    ROWS, copied_rows_match, copy_keyspace, drop_keyspace, json_rows, nothing_to_do, rows_match,
+    write_rows_into,
+};
 
 const HANDWRITTEN: &str = include_str!("pull/handwritten.cql");
+const NULLS: &str = include_str!("pull/nulls.cql");
+const NULLS_ROWS: &str = include_str!("pull/nulls_rows.cql");
 
 #[tokio::test]
 async fn handwritten_keyspace_round_trips() {
@@ -83,7 +92,58 @@ async fn handwritten_keyspace_round_trips() {
     rows_match::<handwritten::PageCounts>(&t.db).await;
     rows_match::<handwritten::Readings>(&t.db).await;
     rows_match::<handwritten::ReadingsBySite>(&t.db).await;
+    // Read through the structs and inserted into a copy (not the counter table, whose rows
+    // are counted, nor the view, which the server writes).
+    let copy = copy_keyspace(&t.db).await;
+    copied_rows_match::<handwritten::EveryType>(&t.db, &copy, ROWS).await;
+    copied_rows_match::<handwritten::Events>(&t.db, &copy, ROWS).await;
+    copied_rows_match::<handwritten::FrozenKeys>(&t.db, &copy, ROWS).await;
+    copied_rows_match::<handwritten::Readings>(&t.db, &copy, ROWS).await;
+    drop_keyspace(&copy).await;
     t.drop_all_unmodelled().await;
+}
+
+/// Issue 66: inside a frozen type a null list and an empty list are two values, and a tuple
+/// may hold nulls (`(1, null)`, in a clustering key too). The models `pull` wrote before held
+/// neither: a type's list was a `Vec<String>` (a null read back as `[]`, and written so), and
+/// a tuple's elements were plain, so the scan of `cards` failed: "column `card` (Rust
+/// `Option<Card>`): type `..card`, field `last` (Rust `Option<(i32, String)>`): Rust `(i32,
+/// String)` could not read a CQL `tuple<int, text>` value: its element 1: Rust `String` could
+/// not read a CQL `text` value: expected a non-null value, got null". Every row, read
+/// through the pulled models and inserted into a copy of the keyspace, is there what it is
+/// here.
+#[tokio::test]
+async fn nulls_inside_types_and_tuples_round_trip() {
+    let t = support::test_db("pull_nulls").await;
+    let ks = t.keyspace().to_owned();
+    t.db.session().use_keyspace(&ks, false).await.expect("USE");
+    for statement in cassmodel_cli::cql_statements(&format!("{NULLS}\n{NULLS_ROWS}")) {
+        t.db.execute_ddl(&statement)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+    let pulled = pull(&t.db, &ks, &PullOptions::new()).await.expect("pull");
+    fixture("tests/pull/nulls.rs", &pulled.module);
+    assert_eq!(pulled.warnings, Vec::<String>::new());
+    // The rows hold what the old models could not: the comparison below compares them.
+    let cards = json_rows::<nulls::Cards>(&t.db).await.join("\n");
+    let readings = json_rows::<nulls::Readings>(&t.db).await.join("\n");
+    for (rows, held) in [
+        (&cards, r#""phones": null"#),
+        (&cards, r#""phones": []"#),
+        (&cards, r#"[1, null]"#),
+        (&readings, r#""at": [null, "b"]"#),
+        (&readings, r#""value": [1, null, null]"#),
+    ] {
+        assert!(rows.contains(held), "no {held} in:\n{rows}");
+    }
+
+    nothing_to_do(&t.db, &[nulls::Cards::schema(), nulls::Readings::schema()]).await;
+    let copy = copy_keyspace(&t.db).await;
+    copied_rows_match::<nulls::Cards>(&t.db, &copy, 3).await;
+    copied_rows_match::<nulls::Readings>(&t.db, &copy, 4).await;
+    drop_keyspace(&copy).await;
+    t.drop_all().await;
 }
 
 #[tokio::test]
@@ -127,9 +187,16 @@ async fn seed_models_round_trip() {
     assert_eq!(covered, seed_tables.len());
     let db = &t.db;
     let mut checked = 0;
+    // Each table's rows as plain CQL reads them, and copied through its struct.
     macro_rules! rows_match {
         ($db:expr => $($m:ident::$t:ident),* $(,)?) => {
-            $(rows_match::<$m::$t>($db).await; checked += 1;)*
+            let copy = copy_keyspace($db).await;
+            $(
+                rows_match::<$m::$t>($db).await;
+                copied_rows_match::<$m::$t>($db, &copy, ROWS).await;
+                checked += 1;
+            )*
+            drop_keyspace(&copy).await;
         };
     }
     rows_match!(db =>

@@ -1,8 +1,9 @@
 //! `cassmodel pull` of every keyspace the test suite leaves: run by `cargo xtask test` after
 //! the suite, it checks for each of them what `tests/pull.rs` checks for the seed models and a
 //! hand-written keyspace. The generated module compiles (it is a module of this file),
-//! `migrate plan` against the keyspace has nothing to do, `validate` passes, and rows written
-//! with plain CQL read back through the generated structs equal to what plain CQL returns.
+//! `migrate plan` against the keyspace has nothing to do, `validate` passes, rows written
+//! with plain CQL read back through the generated structs equal to what plain CQL returns,
+//! and, inserted through them into a copy of the keyspace, equal there to the first's.
 //!
 //! How it gets them: with `CASSMODEL_PULL_DUMP` set, every test's `drop_all` (tests/support)
 //! leaves, before dropping a keyspace, the module `pull` writes for it, the server's
@@ -27,15 +28,27 @@ macro_rules! suite {
         /// (module, keyspace the suite made, the CQL that made it).
         const SUITE: &[(&str, &str, &str)] = &[$((stringify!($m), $ks, $cql)),*];
 
-        /// The round trip of `module`'s tables on `db`'s keyspace; how many tables it checked.
-        async fn check(db: &Db, module: &str) -> usize {
+        /// The round trip of `module`'s tables on `db`'s keyspace; how many tables it checked,
+        /// and how many of them it copied.
+        async fn check(db: &Db, module: &str) -> (usize, usize) {
             $(if module == stringify!($m) {
+                // Each table takes one of the two (a module may need only one).
+                #[allow(unused_imports)]
+                use crate::round_trip::{ByInsert as _, NotCopied as _};
                 let tables = [$(<$m::$t as cassmodel::Table>::schema()),*];
                 // Boxed: the futures of this many branches would not fit a test thread's stack.
                 Box::pin(crate::round_trip::nothing_to_do(db, &tables)).await;
                 Box::pin(crate::round_trip::write_rows_into(db, &tables)).await;
                 $(Box::pin(crate::round_trip::rows_match::<$m::$t>(db)).await;)*
-                return tables.len();
+                // Each table's rows read through its struct and inserted into a copy of the
+                // keyspace (a view's and a counter table's are not: `Copied`).
+                let copy = Box::pin(crate::round_trip::copy_keyspace(db)).await;
+                let mut copied = 0;
+                $(if (&&crate::round_trip::Copied::<$m::$t>::new()).copy(db, &copy).await {
+                    copied += 1;
+                })*
+                Box::pin(crate::round_trip::drop_keyspace(&copy)).await;
+                return (tables.len(), copied);
             })*
             panic!("no module {module} in the suite (keyspace {:?})", db.keyspace())
         }
@@ -54,42 +67,31 @@ async fn every_keyspace_the_suite_leaves_round_trips() {
     );
     let t = support::test_db("pull_suite").await;
     // A few at a time: most of the time goes to the server's schema changes.
-    let tables: Vec<usize> = futures::stream::iter(SUITE)
+    let counts: Vec<(usize, usize)> = futures::stream::iter(SUITE)
         .map(|(module, from, cql)| recreated_round_trip(&t.db, module, from, cql))
         .buffer_unordered(4)
         .collect()
         .await;
-    let tables: usize = tables.iter().sum();
+    let tables: usize = counts.iter().map(|c| c.0).sum();
+    let copied: usize = counts.iter().map(|c| c.1).sum();
     println!(
-        "{} keyspaces, {tables} tables: plan empty, validate passed, rows equal",
+        "{} keyspaces, {tables} tables: plan empty, validate passed, rows equal; {copied} \
+         tables copied through their structs, equal",
         SUITE.len()
     );
     assert!(tables > 0, "the suite's keyspaces have no table");
+    assert!(copied > 0, "no table of the suite's keyspaces was copied");
     t.drop_all().await;
 }
 
 /// Makes keyspace `from` again under a new name, from the `cql` the server described it
-/// with, checks `module` on it and drops it; how many tables it checked.
-async fn recreated_round_trip(db: &Db, module: &str, from: &str, cql: &str) -> usize {
+/// with, checks `module` on it and drops it; how many tables it checked and copied.
+async fn recreated_round_trip(db: &Db, module: &str, from: &str, cql: &str) -> (usize, usize) {
     let ks = support::unique_name("pull_suite");
-    for statement in cassmodel_cli::cql_statements(cql) {
-        // The keyspace as one node holds it: the replication is no part of the models.
-        let statement = if statement.starts_with("CREATE KEYSPACE ") {
-            format!(
-                "CREATE KEYSPACE {ks} WITH replication = \
-                 {{'class': 'SimpleStrategy', 'replication_factor': 1}}"
-            )
-        } else {
-            statement.replace(from, &ks)
-        };
-        db.execute_ddl(&statement)
-            .await
-            .unwrap_or_else(|e| panic!("{module} ({from}): {statement}: {e}"));
-    }
+    let statements = cassmodel_cli::cql_statements(cql);
+    round_trip::recreate(db, &statements, from, &ks, module).await;
     let in_ks = db.with_keyspace(&ks).expect("keyspace");
     let tables = check(&in_ks, module).await;
-    db.execute_ddl(&format!("DROP KEYSPACE {ks}"))
-        .await
-        .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
+    round_trip::drop_keyspace(&in_ks).await;
     tables
 }

@@ -36,7 +36,7 @@ pub use mapping::bind::BindAs;
 pub use mapping::function::CqlFunction;
 pub use mapping::projection::Projection;
 pub use mapping::table::Table;
-pub use mapping::types::{BucketSource, CqlMapping, KeyColumn};
+pub use mapping::types::{BucketSource, CqlMapping, KeyColumn, KeyElement};
 pub use mapping::udt::Udt;
 pub use mapping::vector::Scored;
 pub use mapping::view::Writable;

@@ -43,7 +43,7 @@ pub struct Contact {
     pub from: Option<String>,
     pub at: Option<DateTime<Utc>>,
     #[cass(cql_type = "list<text>")]
-    pub phones: Vec<String>,
+    pub phones: Option<Vec<String>>,
 }
 
 /// A row of the table `Events`.
@@ -131,7 +131,8 @@ pub struct EveryType {
     pub tm: Option<NaiveTime>,
     pub ts: Option<DateTime<Utc>>,
     pub tu: Option<Timeuuid>,
-    pub tup: Option<(i32, String, Vec<String>)>,
+    #[allow(clippy::type_complexity)]
+    pub tup: Option<(Option<i32>, Option<String>, Option<Vec<String>>)>,
     /// Not declared here: the index `vc_folded` on `vc` (options the derive does not declare: {'case_sensitive': 'false'}); the cluster keeps it, `migrate plan` lists it as not managed.
     pub vc: Option<String>,
     pub vi: Option<Varint>,
@@ -148,7 +149,7 @@ pub struct FrozenKeys {
     #[cass(frozen)]
     pub a: Address,
     #[clustering]
-    pub t: (i32, String),
+    pub t: (Option<i32>, Option<String>),
     /// Not declared here: the index `legacy_v` on `v` (a legacy secondary index: cassmodel declares storage-attached (SAI) indexes only); the cluster keeps it, `migrate plan` lists it as not managed.
     pub v: Option<String>,
 }

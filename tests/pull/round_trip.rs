@@ -1,19 +1,23 @@
 //! What the round trip of a pulled module checks, shared by `tests/pull.rs` (the seed models
 //! and a hand-written keyspace) and `tests/pull_suite.rs` (every keyspace the suite leaves):
-//! `migrate plan` has nothing to do, `validate` passes, and rows written with plain CQL read
-//! back through the generated structs equal to what plain CQL returns.
+//! `migrate plan` has nothing to do, `validate` passes, rows written with plain CQL read
+//! back through the generated structs equal to what plain CQL returns, and those rows, read
+//! through the structs and inserted into a copy of the keyspace, are there what they are in
+//! the keyspace (`SELECT JSON`, which tells a null inside a value from an empty one).
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 use cassmodel::migrate::{LiveSchema, LiveTable, LiveType, Migrator, Models};
 use cassmodel::scylla::deserialize::FrameSlice;
 use cassmodel::scylla::deserialize::value::DeserializeValue;
 use cassmodel::scylla::serialize::writers::CellWriter;
 use cassmodel::scylla::value::{CqlValue, Row};
-use cassmodel::{ColumnKind, CqlType, Db, NativeType, Table, TableSchema};
+use cassmodel::{ColumnKind, CqlType, Db, Insertable, NativeType, Table, TableSchema, Writable};
 use futures::TryStreamExt;
+use futures::future::BoxFuture;
 
 /// Rows written with plain CQL per table (the second with its key columns only).
 pub const ROWS: usize = 3;
@@ -259,4 +263,139 @@ pub fn normalized(
         })
         .collect();
     format!("{values:?}")
+}
+
+/// Makes keyspace `to` with the statements (`DESCRIBE KEYSPACE`) that made keyspace `from`,
+/// on one replica (the replication is no part of the models); `what` names the statements'
+/// source in a failure.
+pub async fn recreate(db: &Db, statements: &[String], from: &str, to: &str, what: &str) {
+    for statement in statements {
+        let statement = if statement.starts_with("CREATE KEYSPACE ") {
+            format!(
+                "CREATE KEYSPACE {to} WITH replication = \
+                 {{'class': 'SimpleStrategy', 'replication_factor': 1}}"
+            )
+        } else {
+            statement.replace(from, to)
+        };
+        db.execute_ddl(&statement)
+            .await
+            .unwrap_or_else(|e| panic!("{what} ({from}): {statement}: {e}"));
+    }
+}
+
+/// A new keyspace with the tables and types of `db`'s (without its views and indexes, which
+/// rows inserted there do not need), and a `Db` on it; drop it with [`drop_keyspace`].
+pub async fn copy_keyspace(db: &Db) -> Db {
+    let from = db.keyspace().expect("a keyspace");
+    let to = crate::support::unique_name("pull_copy");
+    let statements: Vec<String> = crate::support::describe(db, from)
+        .await
+        .into_iter()
+        .filter(|s| {
+            ![
+                "CREATE MATERIALIZED VIEW",
+                "CREATE INDEX",
+                "CREATE CUSTOM INDEX",
+            ]
+            .iter()
+            .any(|p| s.starts_with(p))
+        })
+        .collect();
+    recreate(db, &statements, from, &to, "the copy").await;
+    db.with_keyspace(&to).expect("keyspace")
+}
+
+/// Drops `db`'s keyspace.
+pub async fn drop_keyspace(db: &Db) {
+    let ks = db.keyspace().expect("a keyspace");
+    db.execute_ddl(&format!("DROP KEYSPACE {ks}"))
+        .await
+        .unwrap_or_else(|e| panic!("DROP KEYSPACE {ks}: {e}"));
+}
+
+/// Every row of `T`'s table in `from`, read through `T` and inserted into the same table in
+/// `to`, is there what it is in `from`: `SELECT JSON *` of the two, row by row. The rows
+/// compared, at least `least`.
+pub async fn copied_rows_match<T: Insertable + Writable>(from: &Db, to: &Db, least: usize) {
+    let rows: Vec<T> = cassmodel::__private::query::scan::<T>(from, 1)
+        .await
+        .expect("typed read")
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("{}: typed read: {e}", T::schema().name));
+    for row in &rows {
+        to.insert(row)
+            .await
+            .unwrap_or_else(|e| panic!("{}: insert into the copy: {e}", T::schema().name));
+    }
+    let (source, copy) = (json_rows::<T>(from).await, json_rows::<T>(to).await);
+    let name = T::schema().name;
+    assert!(source.len() >= least, "{name}: {} rows", source.len());
+    assert_eq!(
+        rows.len(),
+        source.len(),
+        "{name}: rows read through the struct"
+    );
+    assert_eq!(copy.len(), source.len(), "{name}: rows in the copy");
+    for (c, s) in copy.iter().zip(&source) {
+        assert_eq!(c, s, "{name}: the copy's row, then the source's");
+    }
+}
+
+/// `SELECT JSON *` of `T`'s table in `db`'s keyspace, sorted.
+pub async fn json_rows<T: Table>(db: &Db) -> Vec<String> {
+    let cql = format!("SELECT JSON * FROM {}", qualified(db, T::schema().name));
+    let mut rows: Vec<String> = db
+        .session()
+        .query_unpaged(cql.as_str(), ())
+        .await
+        .unwrap_or_else(|e| panic!("{cql}: {e}"))
+        .into_rows_result()
+        .expect("rows")
+        .rows::<(String,)>()
+        .expect("one text column")
+        .map(|r| r.expect("row").0)
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// [`copied_rows_match`] for a table whose rows can be inserted, nothing for a view or a
+/// counter table, chosen by the table's type where a macro names it (`tests/pull_suite.rs`):
+/// `(&&Copied::<T>::new()).copy(from, to)` takes [`ByInsert`]'s method when `T` is
+/// `Insertable + Writable`, else [`NotCopied`]'s (the method found with the fewest
+/// dereferences wins). Whether it copied.
+pub struct Copied<T>(PhantomData<T>);
+
+impl<T> Copied<T> {
+    pub fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// [`Copied`] of a table whose rows can be inserted.
+pub trait ByInsert {
+    fn copy<'a>(&self, from: &'a Db, to: &'a Db) -> BoxFuture<'a, bool>;
+}
+
+impl<T: Insertable + Writable> ByInsert for &Copied<T> {
+    fn copy<'a>(&self, from: &'a Db, to: &'a Db) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            copied_rows_match::<T>(from, to, ROWS).await;
+            true
+        })
+    }
+}
+
+/// [`Copied`] of a view (the server writes it) or a counter table (whose rows are counted,
+/// not inserted).
+pub trait NotCopied {
+    fn copy<'a>(&self, from: &'a Db, to: &'a Db) -> BoxFuture<'a, bool>;
+}
+
+impl<T> NotCopied for Copied<T> {
+    fn copy<'a>(&self, _: &'a Db, _: &'a Db) -> BoxFuture<'a, bool> {
+        Box::pin(async { false })
+    }
 }

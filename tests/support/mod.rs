@@ -246,9 +246,10 @@ impl TestDb {
 /// structs, one per line).
 pub const PULL_DUMP: &str = "CASSMODEL_PULL_DUMP";
 
-async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std::path::Path) {
-    let described = db
-        .session()
+/// The statements of the server's `DESCRIBE KEYSPACE ks`: the keyspace, then its types,
+/// tables, indexes and views, each as CQL that makes it.
+pub async fn describe(db: &Db, ks: &str) -> Vec<String> {
+    db.session()
         .query_unpaged(format!("DESCRIBE KEYSPACE {ks}"), ())
         .await
         .unwrap_or_else(|e| panic!("DESCRIBE KEYSPACE {ks}: {e}"))
@@ -258,7 +259,11 @@ async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std
         .expect("keyspace_name, type, name, create_statement")
         .map(|r| r.map(|(_, _, _, statement)| statement))
         .collect::<Result<Vec<_>, _>>()
-        .expect("DESCRIBE rows");
+        .expect("DESCRIBE rows")
+}
+
+async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std::path::Path) {
+    let described = describe(db, ks).await;
     let tables: Vec<&str> = pulled
         .structs
         .iter()

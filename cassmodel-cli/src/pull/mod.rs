@@ -10,7 +10,10 @@
 //! `#[cass(name = "..")]` where the column's name is not a Rust field name, its SAI and
 //! vector indexes (`#[cass(index(..))]`), and the table options the derive manages
 //! (`default_ttl`, `gc_grace_seconds`, `comment`, `compaction`) where they differ from a new
-//! table's. For each user-defined type: a struct, dependencies first.
+//! table's. For each user-defined type: a struct, dependencies first, whose fields are all
+//! `Option`s. Every value the cluster can hold reads and writes back unchanged: a type's field
+//! and a tuple's element can each be null (a null list inside a frozen type is not an empty
+//! one, and `(1, null)` is a tuple of a key column too), so they are `Option`s.
 //!
 //! | CQL | Rust |
 //! |---|---|
@@ -21,7 +24,7 @@
 //! | `timestamp`, `date`, `time` | chrono's `DateTime<Utc>`, `NaiveDate`, `NaiveTime` |
 //! | `timeuuid`, `counter`, `decimal`, `varint`, `duration` | `cassmodel::value::{Timeuuid, Counter, Decimal, Varint, Duration}` |
 //! | `vector<float, n>` | `cassmodel::value::Vector<n>` |
-//! | `list<T>`, `tuple<A, B>` | `Vec<T>`, `(A, B)` |
+//! | `list<T>`, `tuple<A, B>` | `Vec<T>`, `(Option<A>, Option<B>)` |
 //! | `set<T>`, `map<K, V>` | `BTreeSet<T>`, `BTreeMap<K, V>`; a `Vec<T>`, `Vec<(K, V)>` with `cql_type` when `T` or `K` is not `Ord` (floats, ...) |
 //! | a user-defined type | its struct |
 //!

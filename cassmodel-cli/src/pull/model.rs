@@ -9,7 +9,7 @@ use cassmodel_runtime::{ColumnKind, CqlType, IndexTarget, Order, Similarity};
 use cassmodel_schema::{default_index_name, field_index_name};
 
 use super::names::{field_ident, type_ident, unique, unique_snake};
-use super::types::{IMPORTED, RustType, Uses, rust_type};
+use super::types::{IMPORTED, RustType, Uses, rust_type, too_complex};
 
 /// `gc_grace_seconds` of a table created without it.
 const DEFAULT_GC_GRACE: i32 = 864_000;
@@ -63,6 +63,8 @@ pub(super) struct Field {
     pub options: Vec<String>,
     /// Its Rust type as written.
     pub ty: String,
+    /// Whether clippy's `type_complexity` lint is allowed on it (a long tuple type).
+    pub complex: bool,
     /// Doc lines: what the cluster has on this column that the model does not declare.
     pub notes: Vec<String>,
 }
@@ -339,14 +341,15 @@ fn table_item(
 enum Of {
     /// A table's column; a key column is never null.
     Column { nullable: bool },
-    /// A user-defined type's field (nullable): the derive freezes its type as a collection
-    /// element ([`CqlType::frozen_for_nesting`]) unless the field declares it.
+    /// A user-defined type's field (nullable, a collection too): the derive freezes its type
+    /// as a collection element ([`CqlType::frozen_for_nesting`]) unless the field declares it.
     TypeField,
 }
 
 /// The field for a column or UDT field `name` of type `t` (`text` as `system_schema` has
-/// it). A nullable non-collection is an `Option`; a collection that is not frozen is not
-/// (Cassandra stores an empty one as null, which reads back empty).
+/// it). A nullable column that is not a collection is an `Option`, a collection column that
+/// is not frozen is not (Cassandra stores an empty one as null, which reads back empty); a
+/// type's field always is (in a frozen value a null collection and an empty one differ).
 fn field(
     name: &str,
     t: &CqlType,
@@ -373,7 +376,10 @@ fn field(
         Of::TypeField => implied.frozen_for_nesting(),
         Of::Column { .. } => implied,
     };
-    let nullable = matches!(of, Of::TypeField | Of::Column { nullable: true });
+    let optional = match of {
+        Of::TypeField => true,
+        Of::Column { nullable } => nullable && (frozen || !inner.is_collection()),
+    };
     let (base, renamed) = field_ident(name);
     let ident = unique_snake(base.clone(), idents);
     let mut options = Vec::new();
@@ -385,7 +391,7 @@ fn field(
     } else if frozen {
         options.push("frozen".to_owned());
     }
-    let ty = if nullable && (frozen || !inner.is_collection()) {
+    let ty = if optional {
         format!("Option<{ty}>")
     } else {
         ty
@@ -394,6 +400,7 @@ fn field(
         ident,
         key: None,
         options,
+        complex: too_complex(&ty),
         ty,
         notes: Vec::new(),
     })

@@ -95,6 +95,9 @@ fn item(out: &mut String, item: &Item, is_udt: bool) {
         for (i, n) in f.notes.iter().enumerate() {
             let _ = writeln!(out, "{}/// {n}", if i > 0 { "///\n" } else { "" });
         }
+        if f.complex {
+            out.push_str("#[allow(clippy::type_complexity)]\n");
+        }
         if let Some(k) = f.key {
             let _ = writeln!(out, "#[{k}]");
         }

@@ -26,7 +26,7 @@ pub(super) type Uses = BTreeSet<&'static str>;
 
 /// The Rust type of a CQL type (its outer `frozen<...>` already taken off by the caller),
 /// with the names of the user-defined types' structs; `Err` says why cassmodel cannot hold
-/// it.
+/// it. A tuple's elements are `Option`s: the cluster can hold a null in each.
 pub(super) fn rust_type(
     t: &CqlType,
     udts: &BTreeMap<String, String>,
@@ -96,7 +96,8 @@ pub(super) fn rust_type(
                 .iter()
                 .map(|t| nested(t, uses))
                 .collect::<Result<Vec<_>, _>>()?;
-            let texts: Vec<&str> = ts.iter().map(|t| t.text.as_str()).collect();
+            // Every element can be null in CQL (`(1, null)`, in a key column's tuple too).
+            let texts: Vec<String> = ts.iter().map(|t| format!("Option<{}>", t.text)).collect();
             RustType {
                 text: if texts.len() == 1 {
                     format!("({},)", texts[0])
@@ -135,6 +136,40 @@ pub(super) fn rust_type(
             }
         }
     })
+}
+
+/// Clippy's `type_complexity` lint fires on a type whose score is above this.
+const CLIPPY_COMPLEXITY: u64 = 250;
+
+/// Whether clippy's `type_complexity` lint fires on the field type `text` (a tuple of
+/// `Option`s in an `Option` soon does): the field then allows it, since the type is the
+/// column's.
+pub(super) fn too_complex(text: &str) -> bool {
+    syn::parse_str::<syn::Type>(text).is_ok_and(|t| complexity(&t, 1) > CLIPPY_COMPLEXITY)
+}
+
+/// Clippy's score of type `t` at depth `nest`: ten times its depth for each named type and
+/// tuple in it.
+fn complexity(t: &syn::Type, nest: u64) -> u64 {
+    let inner: Vec<&syn::Type> = match t {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .filter_map(|s| match &s.arguments {
+                syn::PathArguments::AngleBracketed(a) => Some(a.args.iter()),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        syn::Type::Tuple(t) => t.elems.iter().collect(),
+        _ => return 0,
+    };
+    10 * nest + inner.iter().map(|t| complexity(t, nest + 1)).sum::<u64>()
 }
 
 fn unfrozen(t: &CqlType) -> &CqlType {
@@ -238,10 +273,16 @@ mod tests {
             of("list<frozen<address>>"),
             ("Vec<Address>".into(), "list<frozen<address>>".into())
         );
-        assert_eq!(of("tuple<int>"), ("(i32,)".into(), "tuple<int>".into()));
+        assert_eq!(
+            of("tuple<int>"),
+            ("(Option<i32>,)".into(), "tuple<int>".into())
+        );
         assert_eq!(
             of("frozen<tuple<int, text>>"),
-            ("(i32, String)".into(), "tuple<int, text>".into())
+            (
+                "(Option<i32>, Option<String>)".into(),
+                "tuple<int, text>".into()
+            )
         );
         assert_eq!(
             of("vector<float, 3>"),
@@ -257,5 +298,17 @@ mod tests {
         };
         assert!(refused("vector<int, 3>"));
         assert!(refused("unknown_udt"));
+    }
+
+    /// As clippy scores them: its own test's `Vec<Vec<Box<(u32, u32, u32, u32)>>>` (300)
+    /// is too complex, a key tuple of two `Option`s (110) is not.
+    #[test]
+    fn complexity_as_clippy_scores_it() {
+        assert!(too_complex("Vec<Vec<Box<(u32, u32, u32, u32)>>>"));
+        assert!(too_complex(
+            "Option<(Option<i32>, Option<String>, Option<Vec<String>>)>"
+        ));
+        assert!(!too_complex("(Option<i32>, Option<String>)"));
+        assert!(!too_complex("BTreeMap<String, Vec<(f64, String)>>"));
     }
 }

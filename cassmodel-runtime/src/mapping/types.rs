@@ -383,8 +383,9 @@ impl ColumnDef {
 
 /// A type that may be a partition-key or clustering column.
 ///
-/// Not implemented for `Option<T>` (key columns are never null), non-frozen collections,
-/// user-defined types (they must be frozen), `Counter` and `CqlDuration`.
+/// Not implemented for `Option<T>` (key columns are never null; an element of a key tuple
+/// may be, [`KeyElement`]), non-frozen collections, user-defined types (they must be
+/// frozen), `Counter` and `CqlDuration`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a primary-key column: add `#[cass(frozen)]` to the field if it is a collection or user-defined type, else move the field out of the key",
     label = "not allowed in a primary key",
@@ -392,6 +393,24 @@ impl ColumnDef {
     note = "for an `Option`, key the table on the inner type: a key column always has a value"
 )]
 pub trait KeyColumn: CqlMapping {}
+
+/// A type that may be an element of a tuple in a partition-key or clustering column: a key
+/// column's type, or an `Option` of one. The tuple of a key column is never null, but each of
+/// its elements may be (`(1, null)` is a legal key in CQL, and `cassmodel pull` writes every
+/// element of a tuple as an `Option` so that such a key reads back).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of a tuple in a primary key",
+    label = "not allowed in a primary key's tuple",
+    note = "an element of a key tuple is a type a key column may have, or an `Option` of one: not a counter, a duration or a collection"
+)]
+pub trait KeyElement: CqlMapping {}
+
+#[diagnostic::do_not_recommend]
+impl<T: KeyColumn> KeyElement for T {}
+
+/// A null element of a key tuple.
+#[diagnostic::do_not_recommend]
+impl<T: KeyColumn> KeyElement for Option<T> {}
 
 macro_rules! native {
     // `#[cfg(feature = "..")]` before a type gates its impls (and docs.rs shows the feature
@@ -1055,9 +1074,10 @@ macro_rules! tuples {
                 Ok(())
             }
         }
-        /// Tuples are frozen in Cassandra, so a tuple of key types may be a key column.
+        /// Tuples are frozen in Cassandra, so a tuple of key types (each maybe null) may be a
+        /// key column.
         #[diagnostic::do_not_recommend]
-        impl<$($t: KeyColumn),+> KeyColumn for ($($t,)+) {}
+        impl<$($t: KeyElement),+> KeyColumn for ($($t,)+) {}
     )*};
 }
 
@@ -1469,6 +1489,41 @@ mod tests {
             ),
             "{why}"
         );
+    }
+
+    /// A tuple's element may be null in CQL (`(1, null, null)`): an `Option` element reads
+    /// it as `None` and writes `None` as null, and a tuple of them may be a key column.
+    #[test]
+    fn a_tuple_holds_null_elements_in_options() {
+        use scylla::frame::response::result::NativeType as N;
+        type Triple = (i32, Option<String>, Option<Vec<String>>);
+        let typ = ColumnType::Tuple(vec![
+            ColumnType::Native(N::Int),
+            ColumnType::Native(N::Text),
+            ColumnType::Collection {
+                frozen: true,
+                typ: CollectionType::List(Box::new(ColumnType::Native(N::Text))),
+            },
+        ]);
+        for value in [(1, None, None), (2, Some("a".to_owned()), Some(vec![]))] {
+            let value: Triple = value;
+            let mut buf = Vec::new();
+            value
+                .__write(&typ, CellWriter::new(&mut buf))
+                .expect("written");
+            let back = Triple::__read(&typ, Some(FrameSlice::new_borrowed(&buf[4..])));
+            assert_eq!(back.expect("read"), value);
+        }
+        // A null element read into a plain element is the error `pull`'s models met before
+        // their elements were `Option`s.
+        let mut buf = Vec::new();
+        (1, None::<String>, None::<Vec<String>>)
+            .__write(&typ, CellWriter::new(&mut buf))
+            .expect("written");
+        let plain =
+            <(i32, String, Vec<String>)>::__read(&typ, Some(FrameSlice::new_borrowed(&buf[4..])));
+        assert!(plain.is_err());
+        assert_key_column::<(Option<i32>, Option<String>)>();
     }
 }
 
