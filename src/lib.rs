@@ -618,6 +618,8 @@
 //! | `cast(column as text)` | the value cast to a CQL native type | the Rust type of that CQL type |
 //! | `todate(ts)`, `totimestamp(..)`, `tounixtimestamp(..)`, `abs(..)`, `exp`, `log`, `log10`, `round`, `collection_count(..)`, `collection_min`/`max`/`sum`/`avg`, `map_keys`, `map_values` | Cassandra's native function of the column | the Rust type of its result |
 //! | `min(column)`, `max(..)`, `sum(..)`, `avg(..)`, `count(..)` | an aggregate of the rows the read selects: one row | `Option<T>` for `min`/`max` (null when no row), `T` for `sum`/`avg`, `i64` for `count` |
+//! | `RatingRatio(a, b)` | a function or aggregate of the models ([`CassFunction`], [`CassAggregate`]) of fields | its result type, or an `Option` of it |
+//! | `cast(a as float) / cast(b as float)`, `a * 2 + b` | arithmetic between selectors and numbers (`+ - * / %`, Cassandra 4.0 and later) | CQL's result type |
 //!
 //! Checked at compile time: each argument is a field of the table; `writetime` and `ttl`
 //! only of a column of one cell (Cassandra keeps none for a key column, a counter, and one
@@ -673,6 +675,39 @@
 //! A field that is a collection or another type is frozen in the type (`frozen<list<text>>`),
 //! unless a collection field declares its type: `#[cass(cql_type = "list<text>")]` keeps it
 //! non-frozen, as in a type made by hand that way (such a type can only be used frozen).
+//!
+//! ## `#[derive(CassFunction)]` and `#[derive(CassAggregate)]`
+//!
+//! Declare a user-defined function or aggregate of the models; the struct's fields are its
+//! parameters, in order, and its name is the struct's in snake case (`name = ".."` sets
+//! it). A projection calls one by its struct's name (`#[cass(select = RatingRatio(stars,
+//! total))]`), its arguments' types, its result's and its place among aggregates checked at
+//! compile time. Migrations create each in its keyspace (`keyspace = ".."`, or the default),
+//! replace one whose body changed, and refuse one whose result type changed, or all where
+//! the cluster runs none (`user_defined_functions_enabled`, named in the refusal). See the
+//! guide's chapter on projections.
+//!
+//! | derive | options |
+//! |---|---|
+//! | `CassFunction` | `returns = RustType` and `body = ".."` (required), `language = "java"` (the default), `called_on_null_input` (else a null argument gives null without running the body) |
+//! | `CassAggregate` | `state_function = Fn` (required: its first field the state, of the type it returns, then the aggregate's fields), `final_function = Fn` (one field, the state), `initial = "(0, 0)"` (a CQL literal) |
+//!
+//! ```
+//! # use cassmodel::{CassAggregate, CassFunction};
+//! #[derive(CassFunction)]
+//! #[cass(returns = i64, called_on_null_input, body = "return state + (x == null ? 0 : x);")]
+//! struct AddUp {
+//!     state: i64,
+//!     x: i32,
+//! }
+//!
+//! /// `total(int) SFUNC add_up STYPE bigint INITCOND 0`
+//! #[derive(CassAggregate)]
+//! #[cass(state_function = AddUp, initial = "0")]
+//! struct Total {
+//!     x: i32,
+//! }
+//! ```
 //!
 //! ## Types
 //!
@@ -736,7 +771,9 @@
 // docs.rs (`--cfg docsrs`, nightly): each item a cargo feature adds says which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
+pub use cassmodel_derive::{
+    CassAggregate, CassEntity, CassFunction, CassProjection, CassTable, CassUdt,
+};
 
 pub use cassmodel_runtime::*;
 
@@ -747,7 +784,9 @@ pub use cassmodel_runtime::*;
 /// path. (The runtime's own `__private` is hidden.)
 #[cfg_attr(doc, doc(hidden))]
 pub mod __private {
-    pub use cassmodel_runtime::__private::{bucket, copy, driver, query, std, table, testing, udt};
+    pub use cassmodel_runtime::__private::{
+        bucket, copy, driver, function, query, std, table, testing, udt,
+    };
 }
 
 /// What a file that uses cassmodel needs, in one import: the derive macros, the connection,
@@ -774,7 +813,9 @@ pub mod __private {
 /// # Ok(()) }
 /// ```
 pub mod prelude {
-    pub use cassmodel_derive::{CassEntity, CassProjection, CassTable, CassUdt};
+    pub use cassmodel_derive::{
+        CassAggregate, CassEntity, CassFunction, CassProjection, CassTable, CassUdt,
+    };
     pub use cassmodel_runtime::prelude::*;
 }
 

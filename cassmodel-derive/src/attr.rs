@@ -64,7 +64,9 @@ pub struct FieldAttrs {
 /// The forms of a projection field's `select`.
 pub const SELECT_FORMS: &str = "`#[cass(select = writetime(column))]`, `ttl(column)`, \
     `cast(column as text)`, a native function such as `todate(column)`, or an aggregate: \
-    `min(column)`, `max(..)`, `sum(..)`, `avg(..)`, `count(..)`";
+    `min(column)`, `max(..)`, `sum(..)`, `avg(..)`, `count(..)`; a function or aggregate of the \
+    models by its struct's name, `AvgRating(stars)`; arithmetic between selectors, \
+    `cast(a as float) / cast(b as float)`";
 
 /// How a bucket is computed from its source field.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -939,6 +941,102 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
                         Kind::Entity => ("#[derive(CassEntity)]", ENTITY_OPTIONS),
                     };
                     unknown_option(cx, &meta, &format!("a {what} struct"), opts)?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = res {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+/// The struct attributes of `#[derive(CassFunction)]` and `#[derive(CassAggregate)]`.
+#[derive(Default)]
+pub struct RoutineAttrs {
+    pub name: Option<Spanned<String>>,
+    pub keyspace: Option<Spanned<String>>,
+    pub krate: Option<syn::Path>,
+    /// A function's `returns = f32`.
+    pub returns: Option<syn::Type>,
+    /// A function's `body = ".."`.
+    pub body: Option<Spanned<String>>,
+    /// A function's `language = "java"`.
+    pub language: Option<Spanned<String>>,
+    /// A function's `called_on_null_input`.
+    pub called_on_null_input: Option<Span>,
+    /// An aggregate's `state_function = StateFn`.
+    pub state_function: Option<syn::Path>,
+    /// An aggregate's `final_function = FinalFn`.
+    pub final_function: Option<syn::Path>,
+    /// An aggregate's `initial = "(0, 0)"`.
+    pub initial: Option<Spanned<String>>,
+}
+
+const FUNCTION_OPTIONS: &str = "`returns = RustType`, `body = \"..\"`, `language = \"java\"`, \
+    `called_on_null_input`, `name = \"..\"`, `keyspace = \"..\"` or `crate = \"path\"`";
+const AGGREGATE_OPTIONS: &str = "`state_function = StateFn`, `final_function = FinalFn`, \
+    `initial = \"(0, 0)\"`, `name = \"..\"`, `keyspace = \"..\"` or `crate = \"path\"`";
+
+/// Parses the attributes of a function's (`aggregate`: an aggregate's) struct.
+pub fn routine(cx: &mut Ctxt, attrs: &[Attribute], aggregate: bool) -> RoutineAttrs {
+    let mut out = RoutineAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("cass")) {
+        let res = attr.parse_nested_meta(|meta| {
+            let at = meta.path.span();
+            let is = |n: &str| meta.path.is_ident(n);
+            let text = |meta: &ParseNestedMeta<'_>| -> syn::Result<Spanned<String>> {
+                let (value, span) = string(meta)?;
+                Ok(Spanned { value, span })
+            };
+            match () {
+                _ if is("name") => set_once(cx, &mut out.name, text(&meta)?, at, "`name`"),
+                _ if is("keyspace") => {
+                    set_once(cx, &mut out.keyspace, text(&meta)?, at, "`keyspace`")
+                }
+                _ if is("crate") => {
+                    let path = path_value(&meta, "crate = \"::cassmodel\"")?;
+                    set_once(cx, &mut out.krate, path, at, "`crate`");
+                }
+                _ if !aggregate && is("returns") => {
+                    let ty: syn::Type = meta.value()?.parse()?;
+                    set_once(cx, &mut out.returns, ty, at, "`returns`");
+                }
+                _ if !aggregate && is("body") => {
+                    set_once(cx, &mut out.body, text(&meta)?, at, "`body`")
+                }
+                _ if !aggregate && is("language") => {
+                    set_once(cx, &mut out.language, text(&meta)?, at, "`language`")
+                }
+                _ if !aggregate && is("called_on_null_input") => {
+                    set_once(
+                        cx,
+                        &mut out.called_on_null_input,
+                        at,
+                        at,
+                        "`called_on_null_input`",
+                    );
+                    bare(&meta, "called_on_null_input")?;
+                }
+                _ if aggregate && is("state_function") => {
+                    let path = path_value(&meta, "#[cass(state_function = StateFn)]")?;
+                    set_once(cx, &mut out.state_function, path, at, "`state_function`");
+                }
+                _ if aggregate && is("final_function") => {
+                    let path = path_value(&meta, "#[cass(final_function = FinalFn)]")?;
+                    set_once(cx, &mut out.final_function, path, at, "`final_function`");
+                }
+                _ if aggregate && is("initial") => {
+                    set_once(cx, &mut out.initial, text(&meta)?, at, "`initial`")
+                }
+                _ => {
+                    let (what, opts) = if aggregate {
+                        ("a #[derive(CassAggregate)] struct", AGGREGATE_OPTIONS)
+                    } else {
+                        ("a #[derive(CassFunction)] struct", FUNCTION_OPTIONS)
+                    };
+                    unknown_option(cx, &meta, what, opts)?;
                 }
             }
             Ok(())

@@ -9,7 +9,7 @@ use cassmodel_schema::{
 };
 
 use crate::ctxt::Ctxt;
-use crate::model::{Computed, Field, FieldIndex, Projection, Role, SelectorKind, Table, Udt};
+use crate::model::{Field, FieldIndex, Projection, Role, Routine, Sel, SelectorKind, Table, Udt};
 use crate::types::{self, Shape};
 
 pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
@@ -914,18 +914,20 @@ fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
     }
 }
 
-/// A projection's computed fields: a function cassmodel knows, with one argument, a cast to
-/// a native type; and, once one field is an aggregate, every field one (an aggregate reads
-/// one row of all the rows selected: another field would read only the first row's value).
+/// A projection's computed fields: functions cassmodel knows, each of one argument, casts to
+/// a native type, functions of the models of fields; and, once one field is a native
+/// aggregate, every field one (an aggregate reads one row of all the rows selected: another
+/// field would read only the first row's value). Functions of the models follow the same
+/// rule by their types (generated checks).
 pub fn projection(cx: &mut Ctxt, p: &Projection<'_>) {
     for c in &p.computed {
-        selector(cx, c);
+        let mut nodes = Vec::new();
+        c.tree.walk(&mut nodes);
+        for n in nodes {
+            selector(cx, n);
+        }
     }
-    let Some(aggregate) = p
-        .computed
-        .iter()
-        .find(|c| c.kind.is_some_and(SelectorKind::is_aggregate))
-    else {
+    let Some(aggregate) = p.computed.iter().find(|c| c.is_aggregate()) else {
         return;
     };
     let others = p
@@ -942,7 +944,7 @@ pub fn projection(cx: &mut Ctxt, p: &Projection<'_>) {
         .chain(
             p.computed
                 .iter()
-                .filter(|c| c.kind.is_some_and(|k| !k.is_aggregate()))
+                .filter(|c| !c.is_aggregate() && c.tree.user_calls().is_empty())
                 .map(|c| {
                     let hint = "read it in another projection".to_owned();
                     (c.ident, format!("`{}`", c.cql()), hint)
@@ -961,39 +963,71 @@ pub fn projection(cx: &mut Ctxt, p: &Projection<'_>) {
     }
 }
 
-/// One selector: a known function with one argument; a cast to a native type.
-fn selector(cx: &mut Ctxt, c: &Computed<'_>) {
-    let Some(kind) = c.kind else {
-        let hint = if c.function.starts_with("similarity_") {
+/// One node of a selector: a known function with one argument; a cast to a native type; a
+/// function of the models of fields.
+fn selector(cx: &mut Ctxt, s: &Sel) {
+    match s {
+        Sel::Call {
+            function,
+            span,
+            args,
+            cast,
+        } => native_call(cx, function, *span, args.len(), cast.as_ref()),
+        Sel::User { path, args } => {
+            for a in args.iter().filter(|a| !matches!(a, Sel::Field(_))) {
+                cx.error(
+                    path,
+                    format_args!(
+                        "`{}` is a function of the models, whose arguments are fields of the \
+                         table (their types are checked against its struct's fields): pass \
+                         fields, e.g. `{}(column)`, not `{}`",
+                        quote::quote!(#path).to_string().replace(' ', ""),
+                        quote::quote!(#path).to_string().replace(' ', ""),
+                        a.cql()
+                    ),
+                );
+            }
+        }
+        Sel::Field(_) | Sel::Op(..) | Sel::Number(_) => {}
+    }
+}
+
+fn native_call(
+    cx: &mut Ctxt,
+    function: &str,
+    span: proc_macro2::Span,
+    arity: usize,
+    cast: Option<&(String, proc_macro2::Span)>,
+) {
+    let Some(kind) = SelectorKind::of(function) else {
+        let hint = if function.starts_with("similarity_") {
             "a similarity to a query vector is read by the query, not the projection: \
              `.read_as::<Projection>().similarity_<field>(Similarity::Cosine, &query)` \
              gives `Scored { score, row }` (after a vector search, `.with_score()`); "
         } else {
-            ""
+            "a user-defined function or aggregate is declared in the models with \
+             `#[derive(CassFunction)]` or `#[derive(CassAggregate)]` and called by its struct's \
+             name (`AvgRating(stars)`); "
         };
         cx.error_at(
-            c.function_span,
+            span,
             format_args!(
-                "`{}` is not a CQL function a projection can read: {hint}write \
+                "`{function}` is not a CQL function a projection can read: {hint}write \
                  `writetime`, `ttl`, `cast(column as type)`, an aggregate (`min`, `max`, \
                  `sum`, `avg`, `count`) or one of {}",
-                c.function,
                 crate::model::SCALAR_FUNCTIONS.join(", ")
             ),
         );
         return;
     };
-    if c.args.len() != 1 {
+    if arity != 1 {
         cx.error_at(
-            c.function_span,
-            format_args!(
-                "`{}` takes one field of the table: write `{}(column)`",
-                c.function, c.function
-            ),
+            span,
+            format_args!("`{function}` takes one field of the table: write `{function}(column)`"),
         );
     }
     if kind == SelectorKind::Cast
-        && let Some((to, span)) = &c.cast
+        && let Some((to, span)) = cast
         && cassmodel_schema::NativeType::from_name(to).is_none()
     {
         cx.error_at(
@@ -1061,6 +1095,72 @@ fn mask(cx: &mut Ctxt, f: &Field<'_>) {
                 "`mask_null()` shows `{}` as null to every role without UNMASK, and `{}` cannot \
                  hold a null: declare the field `Option<..>`, or mask with `mask_default()`",
                 f.column, f.ident
+            ),
+        );
+    }
+}
+
+/// A function's or aggregate's struct: what it needs (a result type and a body; a state
+/// function), the language Cassandra runs, and at most six parameters (the arity the
+/// runtime's checks of calls cover).
+pub fn routine(cx: &mut Ctxt, r: &Routine<'_>) {
+    let a = &r.attrs;
+    if r.params.len() > 6 {
+        cx.error(
+            r.ident,
+            "a function of the models takes at most six parameters: pass fewer columns, or \
+             a user-defined type or tuple holding them",
+        );
+    }
+    if r.aggregate {
+        if a.state_function.is_none() {
+            cx.error(
+                r.ident,
+                format_args!(
+                    "name the aggregate's state function: `#[cass(state_function = StateFn)]` \
+                     above `struct {}` (a `#[derive(CassFunction)]` struct whose first field \
+                     is the state, then one field per field of `{}`)",
+                    r.ident, r.ident
+                ),
+            );
+        }
+        if r.params.is_empty() {
+            cx.error(
+                r.ident,
+                "an aggregate reads at least one column: give the struct one field per argument",
+            );
+        }
+        return;
+    }
+    if a.returns.is_none() {
+        cx.error(
+            r.ident,
+            format_args!(
+                "a function returns a value: write `#[cass(returns = f64)]` above `struct {}` \
+                 with the Rust type of its result",
+                r.ident
+            ),
+        );
+    }
+    if a.body.is_none() {
+        cx.error(
+            r.ident,
+            format_args!(
+                "a function needs its body: write `#[cass(body = \"return a / b;\")]` above \
+                 `struct {}` (Java; its parameters are the struct's fields)",
+                r.ident
+            ),
+        );
+    }
+    if let Some(l) = &a.language
+        && !["java", "javascript"].contains(&l.value.as_str())
+    {
+        cx.error_at(
+            l.span,
+            format_args!(
+                "Cassandra runs user-defined functions in `java` (and `javascript` before 5.0), \
+                 not `{}`: write `language = \"java\"` or leave it out",
+                l.value
             ),
         );
     }

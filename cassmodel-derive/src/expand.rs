@@ -62,6 +62,19 @@ pub fn entity(input: TokenStream) -> TokenStream {
     })
 }
 
+/// `#[derive(CassFunction)]` (`aggregate`: `#[derive(CassAggregate)]`)
+pub fn routine(input: TokenStream, aggregate: bool) -> TokenStream {
+    parse(input, |input| {
+        pipeline(
+            input,
+            |cx, input| model::Routine::from_input(cx, input, aggregate),
+            check::routine,
+            |r| generate::function::generate(r),
+            |_| TokenStream::new(),
+        )
+    })
+}
+
 /// The item, handed to `expand`, or the parse error.
 fn parse(input: TokenStream, expand: impl FnOnce(&DeriveInput) -> TokenStream) -> TokenStream {
     match syn::parse2::<DeriveInput>(input) {

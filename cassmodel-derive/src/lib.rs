@@ -42,3 +42,15 @@ pub fn derive_cass_projection(input: TokenStream) -> TokenStream {
 pub fn derive_cass_entity(input: TokenStream) -> TokenStream {
     expand::entity(input.into()).into()
 }
+
+/// Declares a user-defined function of the models; see the `cassmodel` crate.
+#[proc_macro_derive(CassFunction, attributes(cass))]
+pub fn derive_cass_function(input: TokenStream) -> TokenStream {
+    expand::routine(input.into(), false).into()
+}
+
+/// Declares a user-defined aggregate of the models; see the `cassmodel` crate.
+#[proc_macro_derive(CassAggregate, attributes(cass))]
+pub fn derive_cass_aggregate(input: TokenStream) -> TokenStream {
+    expand::routine(input.into(), true).into()
+}

@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Fields};
 
-use crate::attr::{self, BucketRule, ContainerAttrs, FieldAttrs, Kind, Order};
+use crate::attr::{self, BucketRule, ContainerAttrs, FieldAttrs, Kind, Order, RoutineAttrs};
 use crate::ctxt::Ctxt;
 use crate::types::{self, Shape};
 
@@ -317,16 +317,102 @@ pub struct Computed<'a> {
     pub ty: &'a syn::Type,
     /// The selector's alias: the field's name without `r#`.
     pub alias: String,
-    /// The function, lower case (CQL's unquoted names are), or `cast`.
+    /// The function, lower case (CQL's unquoted names are), or `cast`; empty for another
+    /// selector (arithmetic, a function of the models, nested calls).
     pub function: String,
-    /// What the function is; `None` for one cassmodel does not know (reported by the check).
+    /// What the selector is; `None` for a function cassmodel does not know (reported by the
+    /// check).
     pub kind: Option<SelectorKind>,
-    /// Where to point for the function.
-    pub function_span: Span,
-    /// The table's fields it is applied to.
+    /// The table's fields it reads, each once, in order.
     pub args: Vec<syn::Ident>,
-    /// `cast(c as text)`: the CQL type, lower case, and where it is written.
-    pub cast: Option<(String, Span)>,
+    /// The whole selector.
+    pub tree: Sel,
+}
+
+/// A selector as written: a field, a native function or cast of selectors, a function of the
+/// models (by its type), arithmetic between selectors, a number.
+pub enum Sel {
+    Field(syn::Ident),
+    /// A native function (lower case), or `cast` with its type.
+    Call {
+        function: String,
+        span: Span,
+        args: Vec<Sel>,
+        cast: Option<(String, Span)>,
+    },
+    /// A function or aggregate of the models, by the path of its struct.
+    User {
+        path: syn::Path,
+        args: Vec<Sel>,
+    },
+    /// `left op right`.
+    Op(Box<Sel>, &'static str, Box<Sel>),
+    /// A number, as written (with its sign).
+    Number(String),
+}
+
+impl Sel {
+    /// The selector in CQL's words (for messages).
+    pub fn cql(&self) -> String {
+        let list = |args: &[Sel]| args.iter().map(Sel::cql).collect::<Vec<_>>().join(", ");
+        match self {
+            Sel::Field(f) => f.to_string(),
+            Sel::Call {
+                cast: Some((to, _)),
+                args,
+                ..
+            } => format!("cast({} as {to})", list(args)),
+            Sel::Call { function, args, .. } => format!("{function}({})", list(args)),
+            Sel::User { path, args } => {
+                format!(
+                    "{}({})",
+                    quote::quote!(#path).to_string().replace(' ', ""),
+                    list(args)
+                )
+            }
+            Sel::Op(l, op, r) => format!("{} {op} {}", l.cql(), r.cql()),
+            Sel::Number(n) => n.clone(),
+        }
+    }
+
+    /// Every node, depth first.
+    pub fn walk<'s>(&'s self, out: &mut Vec<&'s Sel>) {
+        out.push(self);
+        match self {
+            Sel::Call { args, .. } | Sel::User { args, .. } => {
+                for a in args {
+                    a.walk(out);
+                }
+            }
+            Sel::Op(l, _, r) => {
+                l.walk(out);
+                r.walk(out);
+            }
+            Sel::Field(_) | Sel::Number(_) => {}
+        }
+    }
+
+    /// Whether a native aggregate is part of it.
+    pub fn has_aggregate(&self) -> bool {
+        let mut all = Vec::new();
+        self.walk(&mut all);
+        all.iter().any(|s| {
+            matches!(s, Sel::Call { function, .. }
+                if SelectorKind::of(function).is_some_and(SelectorKind::is_aggregate))
+        })
+    }
+
+    /// The functions of the models it calls.
+    pub fn user_calls(&self) -> Vec<(&syn::Path, &[Sel])> {
+        let mut all = Vec::new();
+        self.walk(&mut all);
+        all.into_iter()
+            .filter_map(|s| match s {
+                Sel::User { path, args } => Some((path, args.as_slice())),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// What a selector's function is, for its rules and its result type.
@@ -344,6 +430,10 @@ pub enum SelectorKind {
     Scalar,
     /// `cast(c as type)`.
     Cast,
+    /// A function or aggregate of the models (`AvgRating(stars)`).
+    User,
+    /// Arithmetic, nested calls: checked node by node.
+    Expression,
 }
 
 pub use cassmodel_schema::SCALAR_FUNCTIONS;
@@ -371,81 +461,65 @@ impl SelectorKind {
 impl Computed<'_> {
     /// The selector as the user wrote it, in CQL's words (for messages).
     pub fn cql(&self) -> String {
-        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
-        match &self.cast {
-            Some((to, _)) => format!("cast({} as {to})", args.join(", ")),
-            None => format!("{}({})", self.function, args.join(", ")),
-        }
+        self.tree.cql()
+    }
+
+    /// Whether it makes one row of all the rows a read selects (a native aggregate in it).
+    pub fn is_aggregate(&self) -> bool {
+        self.tree.has_aggregate()
     }
 }
 
-/// The selector of `#[cass(select = ..)]`: `f(column, ..)` or `cast(column as type)`, each
-/// column a field of the table; `None` (reported) for any other expression.
+/// The selector of `#[cass(select = ..)]`; `None` (reported) for an expression that is not
+/// one.
 fn computed<'a>(
     cx: &mut Ctxt,
     ident: &'a syn::Ident,
     ty: &'a syn::Type,
     expr: &syn::Expr,
 ) -> Option<Computed<'a>> {
-    let single = |e: &syn::Expr| match e {
-        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-        _ => None,
-    };
-    let bad = |cx: &mut Ctxt, at: &dyn quote::ToTokens| {
+    let tree = selector(cx, expr)?;
+    if matches!(tree, Sel::Field(_) | Sel::Number(_)) {
         cx.error(
-            at,
+            expr,
             format_args!(
-                "a selector is a function of the table's fields: write {}",
+                "a selector computes a value: write {}; a field named after a column reads \
+                 that column without `select`",
                 attr::SELECT_FORMS
             ),
         );
-    };
-    let syn::Expr::Call(call) = expr else {
-        bad(cx, expr);
         return None;
-    };
-    let Some(function) = single(&call.func) else {
-        bad(cx, &call.func);
-        return None;
-    };
-    let name = function.to_string().to_lowercase();
-    let mut args = Vec::new();
-    let mut cast = None;
-    for arg in &call.args {
-        match arg {
-            syn::Expr::Cast(c) if name == "cast" => {
-                let to = match &*c.ty {
-                    syn::Type::Path(t) if t.qself.is_none() => t.path.get_ident(),
-                    _ => None,
-                };
-                match (single(&c.expr), to) {
-                    (Some(column), Some(to)) => {
-                        args.push(column);
-                        cast = Some((to.to_string().to_lowercase(), to.span()));
-                    }
-                    _ => {
-                        cx.error(
-                            arg,
-                            "write the cast as `cast(column as type)`, with a field of the \
-                             table and a CQL type, e.g. `cast(score as text)`",
-                        );
-                        return None;
-                    }
-                }
-            }
-            _ => match single(arg) {
-                Some(column) => args.push(column),
-                None => {
-                    cx.error(
-                        arg,
-                        "a selector's argument is a field of the table, by its Rust name \
-                         (values and nested functions are not selected)",
-                    );
-                    return None;
-                }
-            },
+    }
+    let mut nodes = Vec::new();
+    tree.walk(&mut nodes);
+    let mut args: Vec<syn::Ident> = Vec::new();
+    for n in &nodes {
+        if let Sel::Field(f) = n
+            && !args.contains(f)
+        {
+            args.push(f.clone());
         }
     }
+    // A native function of fields keeps its own kind and rules; anything else is checked
+    // node by node.
+    let simple = match &tree {
+        Sel::Call {
+            function, args: a, ..
+        } if a.iter().all(|a| matches!(a, Sel::Field(_))) => {
+            Some((function.clone(), SelectorKind::of(function)))
+        }
+        _ => None,
+    };
+    let (function, kind) = match simple {
+        Some(s) => s,
+        None => {
+            let kind = match &tree {
+                Sel::User { .. } => SelectorKind::User,
+                _ => SelectorKind::Expression,
+            };
+            (String::new(), Some(kind))
+        }
+    };
     let alias = ident.to_string();
     Some(Computed {
         ident,
@@ -453,12 +527,195 @@ fn computed<'a>(
         alias: alias
             .strip_prefix("r#")
             .map_or(alias.clone(), str::to_owned),
-        kind: SelectorKind::of(&name),
-        function: name,
-        function_span: function.span(),
+        function,
+        kind,
         args,
-        cast,
+        tree,
     })
+}
+
+/// One selector: a field, a number, arithmetic, a call (a native function by its lower-case
+/// name, `cast(x as type)`, a function of the models by its struct's path).
+fn selector(cx: &mut Ctxt, expr: &syn::Expr) -> Option<Sel> {
+    let bad = |cx: &mut Ctxt, at: &dyn quote::ToTokens| {
+        cx.error(
+            at,
+            "this cannot be part of a selector, which is made of the table's fields (by their \
+             Rust names), numbers, functions, casts and `+ - * / %`",
+        );
+    };
+    match expr {
+        syn::Expr::Paren(p) => selector(cx, &p.expr),
+        syn::Expr::Group(g) => selector(cx, &g.expr),
+        syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            p.path.get_ident().cloned().map(Sel::Field)
+        }
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => Some(Sel::Number(i.base10_digits().to_owned())),
+            syn::Lit::Float(f) => Some(Sel::Number(f.base10_digits().to_owned())),
+            _ => {
+                bad(cx, expr);
+                None
+            }
+        },
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match selector(cx, &u.expr)? {
+            Sel::Number(n) => Some(Sel::Number(format!("-{n}"))),
+            _ => {
+                cx.error(
+                    expr,
+                    "write `0 - x` to negate a selector: CQL negates numbers only",
+                );
+                None
+            }
+        },
+        syn::Expr::Binary(b) => {
+            let op = match b.op {
+                syn::BinOp::Add(_) => "+",
+                syn::BinOp::Sub(_) => "-",
+                syn::BinOp::Mul(_) => "*",
+                syn::BinOp::Div(_) => "/",
+                syn::BinOp::Rem(_) => "%",
+                _ => {
+                    cx.error(
+                        b.op,
+                        "a selector's arithmetic is `+`, `-`, `*`, `/` or `%` (Cassandra 4.0 and \
+                         later)",
+                    );
+                    return None;
+                }
+            };
+            let (l, r) = (selector(cx, &b.left), selector(cx, &b.right));
+            Some(Sel::Op(Box::new(l?), op, Box::new(r?)))
+        }
+        syn::Expr::Call(call) => call_selector(cx, call),
+        _ => {
+            bad(cx, expr);
+            None
+        }
+    }
+}
+
+fn call_selector(cx: &mut Ctxt, call: &syn::ExprCall) -> Option<Sel> {
+    let syn::Expr::Path(func) = &*call.func else {
+        cx.error(
+            &call.func,
+            "call a function by its name: `max(score)`, `RatingRatio(a, b)`",
+        );
+        return None;
+    };
+    let path = &func.path;
+    // A native function by its name in any case (`max`, `WRITETIME`); an unknown name in
+    // lower case is taken as meant to be native (the check names the forms); any other path
+    // names the struct of a function of the models.
+    let native = path.get_ident().filter(|i| {
+        let name = i.to_string();
+        SelectorKind::of(&name.to_lowercase()).is_some()
+            || name.starts_with(|c: char| c.is_lowercase())
+    });
+    let Some(function) = native else {
+        let mut args = Vec::new();
+        for a in &call.args {
+            args.push(selector(cx, a)?);
+        }
+        return Some(Sel::User {
+            path: path.clone(),
+            args,
+        });
+    };
+    let name = function.to_string().to_lowercase();
+    if name == "cast" {
+        let cast = match call.args.first() {
+            Some(syn::Expr::Cast(c)) if call.args.len() == 1 => Some(c),
+            _ => None,
+        };
+        let to = cast.and_then(|c| match &*c.ty {
+            syn::Type::Path(t) if t.qself.is_none() => t.path.get_ident(),
+            _ => None,
+        });
+        let (Some(c), Some(to)) = (cast, to) else {
+            cx.error(
+                call,
+                "write the cast as `cast(column as type)`, with a selector and a CQL type, e.g. \
+                 `cast(score as text)`",
+            );
+            return None;
+        };
+        return Some(Sel::Call {
+            function: name,
+            span: function.span(),
+            args: vec![selector(cx, &c.expr)?],
+            cast: Some((to.to_string().to_lowercase(), to.span())),
+        });
+    }
+    let mut args = Vec::new();
+    for a in &call.args {
+        args.push(selector(cx, a)?);
+    }
+    Some(Sel::Call {
+        function: name,
+        span: function.span(),
+        args,
+        cast: None,
+    })
+}
+
+/// A user-defined function (`#[derive(CassFunction)]`) or aggregate (`#[derive(CassAggregate)]`):
+/// its struct's fields are its parameters, in order.
+pub struct Routine<'a> {
+    pub ident: &'a syn::Ident,
+    /// The CQL name: `name = ".."`, else the struct's name in snake case.
+    pub name: String,
+    pub keyspace: Option<String>,
+    /// The parameters: name (without `r#`) and Rust type.
+    pub params: Vec<(String, &'a syn::Type, &'a syn::Ident)>,
+    pub attrs: RoutineAttrs,
+    pub aggregate: bool,
+    pub krate: syn::Path,
+}
+
+impl<'a> Routine<'a> {
+    /// A function's model (`aggregate`: an aggregate's).
+    pub fn from_input(cx: &mut Ctxt, input: &'a DeriveInput, aggregate: bool) -> Option<Self> {
+        let attrs = attr::routine(cx, &input.attrs, aggregate);
+        let derive = if aggregate {
+            "CassAggregate"
+        } else {
+            "CassFunction"
+        };
+        let named = named_fields(cx, input, derive)?;
+        let mut params = Vec::new();
+        for f in &named.named {
+            let ident = f.ident.as_ref()?;
+            if let Some(a) = f.attrs.iter().find(|a| a.path().is_ident("cass")) {
+                cx.error(
+                    a,
+                    format_args!(
+                        "a field of a #[derive({derive})] struct is one parameter, named and \
+                         typed by the field: remove this attribute"
+                    ),
+                );
+            }
+            let name = ident.to_string();
+            let name = name.strip_prefix("r#").map_or(name.clone(), str::to_owned);
+            params.push((name, &f.ty, ident));
+        }
+        let name = match &attrs.name {
+            Some(n) => n.value.clone(),
+            None => snake_case(&input.ident.to_string()),
+        };
+        Some(Routine {
+            ident: &input.ident,
+            name,
+            keyspace: attrs.keyspace.as_ref().map(|k| k.value.clone()),
+            params,
+            krate: attrs
+                .krate
+                .clone()
+                .unwrap_or_else(|| syn::parse_quote!(::cassmodel)),
+            attrs,
+            aggregate,
+        })
+    }
 }
 
 /// `PostsFacebook` -> `posts_facebook`, `HTTPLog` -> `http_log`.
@@ -493,6 +750,7 @@ fn named_fields<'a>(
 ) -> Option<&'a syn::FieldsNamed> {
     let (what, part) = match derive {
         "CassTable" => ("a table", "column"),
+        "CassFunction" | "CassAggregate" => ("a function", "parameter"),
         _ => ("a user-defined type", "UDT field"),
     };
     let generics = &input.generics;

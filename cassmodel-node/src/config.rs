@@ -69,6 +69,11 @@ pub struct NodeConfig {
     /// by the node's authority (`require_client_auth`). The certificates are generated into
     /// `<work_dir>/tls/` on the first start ([`tls_files`](Self::tls_files)).
     pub tls: bool,
+    /// Whether the node runs user-defined functions and aggregates
+    /// (`user_defined_functions_enabled`): on for the local node and the clusters, which
+    /// serve development and tests; off on the password-protected node, where the refusal of
+    /// a plan that needs them is tested.
+    pub user_functions: bool,
     /// Jar cache root: the jars go to `<cache_dir>/cassandra-<version>/lib`.
     pub cache_dir: PathBuf,
     /// The node's own folder: `conf/`, `data/`, `logs/`, the pid file and the lock file.
@@ -186,6 +191,7 @@ impl NodeConfig {
             datacenter: None,
             authentication: false,
             tls: false,
+            user_functions: true,
             cache_dir,
             work_dir,
             java_home,
@@ -219,6 +225,7 @@ impl NodeConfig {
         cfg.datacenter = None;
         cfg.authentication = true;
         cfg.tls = true;
+        cfg.user_functions = false;
         // A few logins and small tables: half the default heap is plenty.
         cfg.heap = "512M".into();
         cfg.work_dir = sibling_dir(&self.work_dir, "password");

@@ -134,7 +134,7 @@ commitlog_sync: periodic
 commitlog_sync_period: 10000ms
 materialized_views_enabled: true
 {masking}sasi_indexes_enabled: true
-user_defined_functions_enabled: false
+user_defined_functions_enabled: {user_functions}
 # Small caches: this node is for tests, and off-heap memory counts too.
 key_cache_size: 8MiB
 counter_cache_size: 4MiB
@@ -143,6 +143,7 @@ networking_cache_size: 16MiB
 concurrent_compactors: 1
 {auth}{tls}",
         initial_token = cfg.initial_token,
+        user_functions = cfg.user_functions,
         // Cassandra 4.1 refuses the option ("Invalid yaml. Please remove properties
         // [dynamic_data_masking_enabled]"): masking came with 5.0.
         masking = if cfg.major_version().is_none_or(|v| v >= 5) {
@@ -461,6 +462,7 @@ mod tests {
             datacenter: None,
             authentication: false,
             tls: false,
+            user_functions: true,
             cache_dir: PathBuf::from("/c"),
             work_dir: PathBuf::from("/w/my dir"),
             java_home: None,

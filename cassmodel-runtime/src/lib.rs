@@ -33,6 +33,7 @@ pub use exec::entity::FromEntity;
 pub use exec::insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
 pub use exec::result::{Outcome, Page, QueryFuture, RowStream};
 pub use mapping::bind::BindAs;
+pub use mapping::function::CqlFunction;
 pub use mapping::projection::Projection;
 pub use mapping::table::Table;
 pub use mapping::types::{BucketSource, CqlMapping, KeyColumn, KeyElement};
@@ -41,6 +42,7 @@ pub use mapping::vector::Scored;
 pub use mapping::view::Writable;
 pub use query::bucket::{BucketRange, BucketRead, BucketStream, LatestRange};
 pub use schema::ddl::Replication;
+pub use schema::function::{AggregateSchema, FunctionSchema, UserFunction};
 pub use schema::model::{
     BucketDef, BucketRule, ColumnDef, ColumnKind, Growth, IndexDef, Order, SourceDef, TableOptions,
     TableSchema, UdtSchema,
@@ -110,7 +112,7 @@ pub mod __private {
         pub use crate::mapping::cells::Cells;
         pub use crate::mapping::erased::ErasedValue;
         pub use crate::mapping::projection::{
-            Computed, PerRow, assert_count, assert_ttl, assert_write_time, field_kind,
+            Computed, PerRow, Selector, assert_count, assert_ttl, assert_write_time, field_kind,
             projection_columns, projection_defs,
         };
         pub use crate::mapping::table::{RowReader, check_columns, check_row, serialize_by_name};
@@ -148,6 +150,17 @@ pub mod __private {
     /// A key change's copy (`#[cass(from = ..)]`): the conversion and the registration.
     pub mod copy {
         pub use crate::migrate::copy::{Converted, CopyEntry, convert_with, copier};
+    }
+
+    /// User-defined functions and aggregates: their descriptions, registration and the
+    /// compile-time rules of their calls.
+    pub mod function {
+        pub use crate::mapping::function::{
+            Aggregated, FieldRefs, RowKind, Rows, ScalarFunction, aggregate, arguments,
+            final_function, per_row, returns, same_kind, state_function,
+        };
+        pub use crate::schema::function::{AggregateSchema, FunctionSchema, UserFunction};
+        pub use crate::schema::registry::FunctionEntry;
     }
 
     /// A user-defined type's codec and registration.

@@ -12,10 +12,11 @@
 //! - [`query`]: the read side of the builder (restrictions, ordering, reads).
 //! - [`write`]: the write side (setters, conditions, `execute`, batches).
 //! - [`fallback`]: what is expanded when the input has errors.
-//! - [`udt`], [`projection`], [`entity`]: the other derives.
+//! - [`udt`], [`projection`], [`entity`], [`function`]: the other derives.
 
 pub mod entity;
 pub mod fallback;
+pub mod function;
 pub mod keys;
 pub mod projection;
 pub mod query;

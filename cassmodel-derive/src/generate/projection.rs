@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{private, readers};
-use crate::model::{Computed, Projection, SelectorKind};
+use crate::model::{Computed, Projection, Sel, SelectorKind};
 
 pub fn generate(pr: &Projection<'_>) -> TokenStream {
     let krate = &super::alias();
@@ -42,23 +42,16 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         ))
     });
     let computed = pr.computed.iter().map(|c| {
-        let (function, alias) = (&c.function, &c.alias);
-        let args = c.args.iter().map(ToString::to_string);
-        let cast = match &c.cast {
-            Some((to, _)) => quote!(#p::std::Option::Some(#to)),
-            None => quote!(#p::std::Option::None),
-        };
-        quote!(#p::table::Computed { function: #function, args: &[#(#args),*], cast: #cast, alias: #alias })
+        let (selector, alias) = (selector(&p, krate, &c.tree), &c.alias);
+        quote!(#p::table::Computed { selector: #selector, alias: #alias })
     });
-    let per_row = (!pr
-        .computed
-        .iter()
-        .any(|c| c.kind.is_some_and(SelectorKind::is_aggregate)))
-    .then(|| quote!(impl #p::table::PerRow for #ident {}));
+    let row_kind = row_kind(pr);
+    let calls = calls(pr);
     let computed_fn = (!pr.computed.is_empty()).then(|| {
         quote! {
             fn computed() -> &'static [#p::table::Computed] {
-                &[#(#computed),*]
+                const COMPUTED: &[#p::table::Computed] = &[#(#computed),*];
+                COMPUTED
             }
         }
     });
@@ -68,6 +61,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         fn __fields_of_table(row: &#table) {
             #(#same_fields)*
             #(#arguments)*
+            #calls
         }
         #(#rules)*
 
@@ -87,7 +81,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
             }
             #computed_fn
         }
-        #per_row
+        #row_kind
 
         impl<'__f, '__m> #p::driver::DeserializeRow<'__f, '__m> for #ident {
             fn type_check(specs: &[#p::driver::ColumnSpec<'_>]) -> #p::std::Result<(), #p::driver::TypeCheckError> {
@@ -150,4 +144,103 @@ fn rules(pr: &Projection<'_>, c: &Computed<'_>) -> TokenStream {
         }
     });
     quote!(#field_type #(#columns)*)
+}
+
+/// A selector as the runtime's data: `Selector::Call("max", &[Selector::Field("score")])`.
+fn selector(p: &syn::Ident, krate: &syn::Path, s: &Sel) -> TokenStream {
+    let list = |args: &[Sel]| {
+        let args = args.iter().map(|a| selector(p, krate, a));
+        quote!(&[#(#args),*])
+    };
+    match s {
+        Sel::Field(f) => {
+            let name = f.to_string();
+            quote!(#p::table::Selector::Field(#name))
+        }
+        Sel::Call {
+            cast: Some((to, _)),
+            args,
+            ..
+        } => {
+            let of = args.first().map(|a| selector(p, krate, a));
+            quote!(#p::table::Selector::Cast(&#of, #to))
+        }
+        Sel::Call { function, args, .. } => {
+            let args = list(args);
+            quote!(#p::table::Selector::Call(#function, #args))
+        }
+        Sel::User { path, args } => {
+            let args = list(args);
+            quote_spanned!(path.span()=> #p::table::Selector::UserCall(<#path as #krate::CqlFunction>::NAME, #args))
+        }
+        Sel::Op(l, op, r) => {
+            let (l, r) = (selector(p, krate, l), selector(p, krate, r));
+            quote!(#p::table::Selector::Op(&#l, #op, &#r))
+        }
+        Sel::Number(n) => quote!(#p::table::Selector::Number(#n)),
+    }
+}
+
+/// Whether the projection reads one row per row or one of all rows: fixed by its columns and
+/// native functions, else by the first function of the models it calls.
+fn row_kind(pr: &Projection<'_>) -> TokenStream {
+    let (krate, p, ident) = (&super::alias(), private(), pr.ident);
+    let kind = match decided_by(pr) {
+        Decided::Rows => quote!(#p::function::Rows),
+        Decided::Aggregated => quote!(#p::function::Aggregated),
+        Decided::Call(path) => quote!(<#path as #krate::CqlFunction>::Kind),
+    };
+    quote!(impl #p::function::RowKind for #ident { type Kind = #kind; })
+}
+
+enum Decided<'p> {
+    Rows,
+    Aggregated,
+    Call(&'p syn::Path),
+}
+
+fn decided_by<'p>(pr: &'p Projection<'_>) -> Decided<'p> {
+    if pr.computed.iter().any(Computed::is_aggregate) {
+        return Decided::Aggregated;
+    }
+    let per_row =
+        !pr.fields.is_empty() || pr.computed.iter().any(|c| c.tree.user_calls().is_empty());
+    match pr.computed.iter().flat_map(|c| c.tree.user_calls()).next() {
+        Some((path, _)) if !per_row => Decided::Call(path),
+        _ => Decided::Rows,
+    }
+}
+
+/// The checks of each call of a function of the models: its arguments are the fields' types,
+/// a field that reads its result directly holds what it returns, and it reads rows as the
+/// projection does (an aggregate beside aggregates, a function beside columns).
+fn calls(pr: &Projection<'_>) -> TokenStream {
+    let p = private();
+    let decided = decided_by(pr);
+    let mut out = TokenStream::new();
+    for c in &pr.computed {
+        for (path, args) in c.tree.user_calls() {
+            let fields = args.iter().filter_map(|a| match a {
+                Sel::Field(f) => Some(f),
+                _ => None,
+            });
+            out.extend(quote_spanned! {path.span()=>
+                #p::function::arguments::<#path, _>((#(&row.#fields,)*));
+            });
+            out.extend(match &decided {
+                Decided::Rows => quote_spanned!(path.span()=> #p::function::per_row::<#path>();),
+                Decided::Aggregated => {
+                    quote_spanned!(path.span()=> #p::function::aggregate::<#path>();)
+                }
+                Decided::Call(first) => quote_spanned! {path.span()=>
+                    #p::function::same_kind::<#first, #path>();
+                },
+            });
+        }
+        if let Sel::User { path, .. } = &c.tree {
+            let ty = c.ty;
+            out.extend(quote_spanned!(ty.span()=> #p::function::returns::<#path, #ty>();));
+        }
+    }
+    out
 }

@@ -11,6 +11,7 @@ pub(crate) mod bind;
 pub(crate) mod bucket;
 pub(crate) mod cells;
 pub(crate) mod erased;
+pub(crate) mod function;
 pub(crate) mod literal;
 pub(crate) mod projection;
 pub(crate) mod reason;

@@ -3,6 +3,7 @@
 
 use scylla::deserialize::row::DeserializeRow;
 
+use super::function::{RowKind, Rows};
 use super::table::Table;
 use crate::schema::model::ColumnDef;
 
@@ -37,22 +38,74 @@ pub trait Projection<T: Table>:
 pub trait PerRow {}
 
 #[diagnostic::do_not_recommend]
-impl<T: Table> PerRow for T {}
+impl<T: RowKind<Kind = Rows>> PerRow for T {}
 
-/// A field of a projection read from a CQL selector over the table's columns: a function
-/// of columns (`WRITETIME(c)`, `TTL(c)`, `toDate(c)`, an aggregate such as `max(c)`) or a
-/// cast (`CAST(c AS text)`), selected `AS` the field's name. Written by the derive.
+impl<T: Table> RowKind for T {
+    type Kind = Rows;
+}
+
+/// A field of a projection read from a CQL selector over the table's columns, selected `AS`
+/// the field's name. Written by the derive.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Computed {
-    /// The function (lower case, a native function the derive knows), or `cast`.
-    pub function: &'static str,
-    /// The table's fields (Rust names) it is applied to.
-    pub args: &'static [&'static str],
-    /// For `cast`: the CQL type cast to.
-    pub cast: Option<&'static str>,
+    /// What it selects.
+    pub selector: Selector,
     /// The projection's field (the selector's alias).
     pub alias: &'static str,
+}
+
+/// A CQL selector over a table's columns: a column, a function of selectors (`WRITETIME(c)`,
+/// `toDate(c)`, an aggregate such as `max(c)`, a user-defined function or aggregate), a cast
+/// (`CAST(c AS text)`), arithmetic between selectors, a number. Written by the derive.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    /// A field of the table, by its Rust name (the column's CQL name when written).
+    Field(&'static str),
+    /// A native function (lower case) of its arguments.
+    Call(&'static str, &'static [Selector]),
+    /// A user-defined function or aggregate, by its CQL name (quoted when written).
+    UserCall(&'static str, &'static [Selector]),
+    /// `CAST(selector AS type)`.
+    Cast(&'static Selector, &'static str),
+    /// `left op right`, `op` one of `+ - * / %`.
+    Op(&'static Selector, &'static str, &'static Selector),
+    /// A number, as written (`2`, `-0.5`).
+    Number(&'static str),
+}
+
+impl Selector {
+    /// The native function calls in it, depth first.
+    pub(crate) fn native_calls<'s>(&'s self, out: &mut Vec<&'s Selector>) {
+        match self {
+            Selector::Call(_, args) => {
+                out.push(self);
+                args.iter().for_each(|a| a.native_calls(out));
+            }
+            Selector::UserCall(_, args) => args.iter().for_each(|a| a.native_calls(out)),
+            Selector::Cast(of, _) => of.native_calls(out),
+            Selector::Op(l, _, r) => {
+                l.native_calls(out);
+                r.native_calls(out);
+            }
+            Selector::Field(_) | Selector::Number(_) => {}
+        }
+    }
+
+    /// The selector with the fields' Rust names, for messages: `collection_count(tags)`.
+    pub(crate) fn describe(&self) -> String {
+        let list = |args: &[Selector]| {
+            let args: Vec<String> = args.iter().map(Selector::describe).collect();
+            args.join(", ")
+        };
+        match self {
+            Selector::Field(f) | Selector::Number(f) => (*f).to_owned(),
+            Selector::Call(f, args) | Selector::UserCall(f, args) => format!("{f}({})", list(args)),
+            Selector::Cast(of, to) => format!("CAST({} AS {to})", of.describe()),
+            Selector::Op(l, op, r) => format!("{} {op} {}", l.describe(), r.describe()),
+        }
+    }
 }
 
 impl<T: Table> Projection<T> for T {

@@ -297,7 +297,9 @@ pub struct Scored<R, S = f32> {
 }
 
 #[diagnostic::do_not_recommend]
-impl<R: super::projection::PerRow, S> super::projection::PerRow for Scored<R, S> {}
+impl<R: super::function::RowKind, S> super::function::RowKind for Scored<R, S> {
+    type Kind = R::Kind;
+}
 
 impl<T: Table, R: Projection<T>, S> Projection<T> for Scored<R, S>
 where

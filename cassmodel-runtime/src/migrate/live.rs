@@ -15,6 +15,10 @@ use crate::schema::model::ColumnKind;
 pub struct LiveSchema {
     /// Keyspaces that exist, by name.
     pub keyspaces: BTreeMap<String, LiveKeyspace>,
+    /// Whether the cluster runs user-defined functions (`user_defined_functions_enabled` in
+    /// `cassandra.yaml`, as `system_views.settings` of the node read says); `None` when
+    /// unknown.
+    pub functions_enabled: Option<bool>,
 }
 
 /// One keyspace.
@@ -31,6 +35,56 @@ pub struct LiveKeyspace {
     pub types: BTreeMap<String, LiveType>,
     /// Materialized views by name (`system_schema.views`).
     pub views: BTreeMap<String, LiveView>,
+    /// User-defined functions, by name and argument types.
+    pub functions: Vec<LiveFunction>,
+    /// User-defined aggregates, by name and argument types.
+    pub aggregates: Vec<LiveAggregate>,
+}
+
+/// A user-defined function (`system_schema.functions`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LiveFunction {
+    /// Its name.
+    pub name: String,
+    /// Its parameters: name, type, type text as stored.
+    pub params: Vec<(String, CqlType, String)>,
+    /// What it returns, and the type text as stored.
+    pub returns: (CqlType, String),
+    /// Its language (`java`).
+    pub language: String,
+    /// Its body.
+    pub body: String,
+    /// `CALLED ON NULL INPUT`.
+    pub called_on_null_input: bool,
+}
+
+/// A user-defined aggregate (`system_schema.aggregates`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LiveAggregate {
+    /// Its name.
+    pub name: String,
+    /// The types of its arguments, and their texts as stored.
+    pub params: Vec<(CqlType, String)>,
+    /// Its state function's name.
+    pub state_function: String,
+    /// Its state's type, and the text as stored.
+    pub state_type: (CqlType, String),
+    /// Its final function's name, if one.
+    pub final_function: Option<String>,
+    /// Its initial state, as the server writes it back (`(0, 0)`), if one.
+    pub initial: Option<String>,
+}
+
+/// Whether two lists of types are the same signature.
+pub(crate) fn same_types<'a>(
+    a: impl IntoIterator<Item = &'a CqlType>,
+    b: impl IntoIterator<Item = &'a CqlType>,
+) -> bool {
+    let a: Vec<CqlType> = a.into_iter().map(CqlType::canonical).collect();
+    let b: Vec<CqlType> = b.into_iter().map(CqlType::canonical).collect();
+    a == b
 }
 
 /// A materialized view of a table.
@@ -246,6 +300,40 @@ impl LiveSchema {
     /// The materialized view `keyspace.view`, if it exists.
     pub fn view(&self, keyspace: &str, view: &str) -> Option<&LiveView> {
         self.keyspaces.get(keyspace)?.views.get(view)
+    }
+
+    /// The function `keyspace.name` with parameters of `types`, if it exists.
+    pub fn function<'a>(
+        &self,
+        keyspace: &str,
+        name: &str,
+        types: impl IntoIterator<Item = &'a CqlType>,
+    ) -> Option<&LiveFunction> {
+        let types: Vec<CqlType> = types.into_iter().map(CqlType::canonical).collect();
+        self.keyspaces.get(keyspace)?.functions.iter().find(|f| {
+            f.name == name
+                && f.params
+                    .iter()
+                    .map(|(_, t, _)| t.canonical())
+                    .eq(types.clone())
+        })
+    }
+
+    /// The aggregate `keyspace.name` of arguments of `types`, if it exists.
+    pub fn aggregate<'a>(
+        &self,
+        keyspace: &str,
+        name: &str,
+        types: impl IntoIterator<Item = &'a CqlType>,
+    ) -> Option<&LiveAggregate> {
+        let types: Vec<CqlType> = types.into_iter().map(CqlType::canonical).collect();
+        self.keyspaces.get(keyspace)?.aggregates.iter().find(|a| {
+            a.name == name
+                && a.params
+                    .iter()
+                    .map(|(t, _)| t.canonical())
+                    .eq(types.clone())
+        })
     }
 
     /// The type `keyspace.name`, if it exists.

@@ -58,13 +58,13 @@ pub(crate) mod progress;
 mod read;
 mod target;
 
-pub use crate::schema::registry::{registered_tables, registered_udts};
+pub use crate::schema::registry::{registered_functions, registered_tables, registered_udts};
 pub use apply::ApplyReport;
 pub use error::MigrationError;
 pub use files::{GeneratedFile, migration_files, next_file_name};
 pub use live::{
-    DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
-    LiveType, LiveView,
+    DroppedColumn, LiveAggregate, LiveColumn, LiveFunction, LiveIndex, LiveKeyspace, LiveOptions,
+    LiveSchema, LiveTable, LiveType, LiveView,
 };
 pub use migrator::Migrator;
 pub use models::Models;

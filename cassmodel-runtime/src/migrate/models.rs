@@ -4,12 +4,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::MigrationError;
-use super::target::Target;
+use super::target::{Placed, Target};
+use crate::mapping::function::CqlFunction;
 use crate::mapping::table::Table;
 use crate::mapping::udt::Udt;
 use crate::schema::ddl;
+use crate::schema::function::{FunctionSchema, UserFunction};
 use crate::schema::model::{TableSchema, UdtSchema};
-use crate::schema::registry::{registered_tables, registered_udts};
+use crate::schema::registry::{registered_functions, registered_tables, registered_udts};
 
 /// The tables and user-defined types a migration manages.
 ///
@@ -26,6 +28,7 @@ use crate::schema::registry::{registered_tables, registered_udts};
 pub struct Models {
     tables: Vec<&'static TableSchema>,
     udts: Vec<&'static UdtSchema>,
+    functions: Vec<UserFunction>,
 }
 
 impl Models {
@@ -34,11 +37,13 @@ impl Models {
         Self::default()
     }
 
-    /// Every `#[derive(CassTable)]` and `#[derive(CassUdt)]` type linked into the binary.
+    /// Every `#[derive(CassTable)]`, `#[derive(CassUdt)]`, `#[derive(CassFunction)]` and
+    /// `#[derive(CassAggregate)]` type linked into the binary.
     pub fn registered() -> Self {
         Models {
             tables: registered_tables(),
             udts: registered_udts(),
+            functions: registered_functions(),
         }
     }
 
@@ -66,6 +71,21 @@ impl Models {
             self.udts.push(schema);
         }
         self
+    }
+
+    /// Adds user-defined function or aggregate `F` (an aggregate with its functions), created
+    /// in its declared keyspace or the default one.
+    pub fn function<F: CqlFunction>(mut self) -> Self {
+        let f = F::declaration();
+        if !self.functions.contains(&f) {
+            self.functions.push(f);
+        }
+        self
+    }
+
+    /// The user-defined functions and aggregates, in the order given.
+    pub fn functions(&self) -> &[UserFunction] {
+        &self.functions
     }
 
     /// The tables, in the order given.
@@ -168,10 +188,12 @@ impl Models {
                 }
             }
         }
+        let functions = place_functions(&self.functions, &resolve, &mut problems);
         if !problems.is_empty() {
             return Err(MigrationError::Models(problems));
         }
         Ok(Target {
+            functions,
             tables: tables.into_iter().map(|((ks, _), t)| (ks, t)).collect(),
             udts: udts
                 .into_iter()
@@ -202,6 +224,67 @@ fn view_problems(t: &TableSchema, base: &TableSchema) -> Vec<String> {
         }
     }
     out
+}
+
+/// The functions and aggregates in their keyspaces: per keyspace, the functions (those of
+/// the aggregates too) by name, then the aggregates by name. Two different declarations of
+/// one signature are a problem.
+fn place_functions<'a>(
+    declared: &[UserFunction],
+    resolve: &impl Fn(Option<&'static str>) -> Option<&'a str>,
+    problems: &mut Vec<String>,
+) -> BTreeMap<String, Placed> {
+    let mut out: BTreeMap<String, Placed> = BTreeMap::new();
+    for &f in declared {
+        let Some(ks) = resolve(f.keyspace()) else {
+            problems.push(format!(
+                "function `{}` (struct `{}`) has no keyspace: give a default keyspace \
+                 (`--keyspace`, `Db::with_keyspace`) or annotate the struct with \
+                 #[cass(keyspace = \"...\")]",
+                f.name(),
+                f.rust_name()
+            ));
+            continue;
+        };
+        let placed = out.entry(ks.to_owned()).or_default();
+        match f {
+            UserFunction::Function(f) => placed.add_function(ks, f, problems),
+            UserFunction::Aggregate(a) => {
+                for f in a.functions() {
+                    placed.add_function(ks, f, problems);
+                }
+                if !placed.aggregates.iter().any(|o| o == &a) {
+                    placed.aggregates.push(a);
+                }
+            }
+        }
+    }
+    for placed in out.values_mut() {
+        placed.functions.sort_by_key(|f| (f.name, f.rust_name));
+        placed.aggregates.sort_by_key(|a| (a.name, a.rust_name));
+    }
+    out
+}
+
+impl Placed {
+    fn add_function(&mut self, ks: &str, f: &'static FunctionSchema, problems: &mut Vec<String>) {
+        let same_signature = |o: &&&FunctionSchema| {
+            o.name == f.name
+                && o.params
+                    .iter()
+                    .map(|(_, t)| t.canonical())
+                    .eq(f.params.iter().map(|(_, t)| t.canonical()))
+        };
+        match self.functions.iter().find(same_signature) {
+            Some(o) if *o != f => problems.push(format!(
+                "function `{ks}.{}` is declared by two structs that differ, `{}` and `{}`: keep \
+                 one of them in the models",
+                f.name, o.rust_name, f.rust_name
+            )),
+            Some(_) => {}
+            None => self.functions.push(f),
+        }
+    }
 }
 
 /// UDTs sorted by name, each after the types it refers to.

@@ -12,8 +12,8 @@ use scylla::deserialize::row::DeserializeRow;
 
 use super::error::MigrationError;
 use super::live::{
-    DroppedColumn, LiveColumn, LiveIndex, LiveKeyspace, LiveOptions, LiveSchema, LiveTable,
-    LiveType, LiveView,
+    DroppedColumn, LiveAggregate, LiveColumn, LiveFunction, LiveIndex, LiveKeyspace, LiveOptions,
+    LiveSchema, LiveTable, LiveType, LiveView,
 };
 use crate::exec::statement::repeatable;
 use crate::schema::model::{ColumnKind, Order};
@@ -23,7 +23,10 @@ type Map = BTreeMap<String, String>;
 impl LiveSchema {
     /// Reads `keyspaces` (those that exist) from `system_schema`.
     pub async fn read(session: &Session, keyspaces: &[&str]) -> Result<Self, MigrationError> {
-        let mut out = LiveSchema::default();
+        let mut out = LiveSchema {
+            functions_enabled: functions_enabled(session).await,
+            ..LiveSchema::default()
+        };
         for &ks in keyspaces {
             if let Some(k) = read_keyspace(session, ks).await? {
                 out.keyspaces.insert(ks.to_owned(), k);
@@ -54,6 +57,8 @@ async fn read_keyspace(
         tables: read_tables(session, ks).await?,
         types: read_types(session, ks).await?,
         views: read_views(session, ks).await?,
+        functions: read_functions(session, ks).await?,
+        aggregates: read_aggregates(session, ks).await?,
     };
     read_columns(session, ks, &mut k).await?;
     read_indexes(session, ks, &mut k.tables).await?;
@@ -198,6 +203,108 @@ async fn read_types(
             fields.push((f, t, text));
         }
         out.insert(name.clone(), LiveType { name, fields });
+    }
+    Ok(out)
+}
+
+/// Whether the node read runs user-defined functions: `user_defined_functions_enabled` (or
+/// its name before Cassandra 4.1, `enable_user_defined_functions`) in `system_views.settings`;
+/// `None` when the server has no such table or setting.
+async fn functions_enabled(session: &Session) -> Option<bool> {
+    let cql = "SELECT name, value FROM system_views.settings WHERE name IN \
+               ('user_defined_functions_enabled', 'enable_user_defined_functions')";
+    let result = session.query_unpaged(repeatable(cql), ()).await.ok()?;
+    let rows = result.into_rows_result().ok()?;
+    let found: Vec<(String, Option<String>)> = rows.rows().ok()?.collect::<Result<_, _>>().ok()?;
+    found
+        .into_iter()
+        .find_map(|(_, value)| value)
+        .map(|v| v.eq_ignore_ascii_case("true"))
+}
+
+/// `system_schema.functions`: the user-defined functions of `ks`.
+async fn read_functions(session: &Session, ks: &str) -> Result<Vec<LiveFunction>, MigrationError> {
+    type FunctionRow = (
+        String,
+        Option<Vec<String>>,
+        Option<Vec<String>>,
+        Option<String>,
+        Option<bool>,
+        Option<String>,
+        Option<String>,
+    );
+    let found: Vec<FunctionRow> = rows(
+        session,
+        "SELECT function_name, argument_names, argument_types, body, called_on_null_input, \
+         language, return_type FROM system_schema.functions WHERE keyspace_name = ?",
+        ks,
+    )
+    .await?;
+    let mut out = Vec::new();
+    for (name, names, types, body, called, language, returns) in found {
+        let mut params = Vec::new();
+        for (n, text) in names
+            .unwrap_or_default()
+            .into_iter()
+            .zip(types.unwrap_or_default())
+        {
+            let t = parse_type(ks, &format!("function {name}, parameter {n},"), &text)?;
+            params.push((n, t, text));
+        }
+        let returns = returns.unwrap_or_default();
+        out.push(LiveFunction {
+            returns: (
+                parse_type(ks, &format!("function {name}"), &returns)?,
+                returns,
+            ),
+            name,
+            params,
+            language: language.unwrap_or_default(),
+            body: body.unwrap_or_default(),
+            called_on_null_input: called.unwrap_or(false),
+        });
+    }
+    Ok(out)
+}
+
+/// `system_schema.aggregates`: the user-defined aggregates of `ks`.
+async fn read_aggregates(
+    session: &Session,
+    ks: &str,
+) -> Result<Vec<LiveAggregate>, MigrationError> {
+    type AggregateRow = (
+        String,
+        Option<Vec<String>>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let found: Vec<AggregateRow> = rows(
+        session,
+        "SELECT aggregate_name, argument_types, final_func, initcond, state_func, state_type \
+         FROM system_schema.aggregates WHERE keyspace_name = ?",
+        ks,
+    )
+    .await?;
+    let mut out = Vec::new();
+    for (name, types, final_function, initial, state_function, state_type) in found {
+        let mut params = Vec::new();
+        for text in types.unwrap_or_default() {
+            params.push((parse_type(ks, &format!("aggregate {name}"), &text)?, text));
+        }
+        let state_type = state_type.unwrap_or_default();
+        out.push(LiveAggregate {
+            state_type: (
+                parse_type(ks, &format!("aggregate {name}"), &state_type)?,
+                state_type,
+            ),
+            name,
+            params,
+            state_function: state_function.unwrap_or_default(),
+            final_function,
+            initial,
+        });
     }
     Ok(out)
 }

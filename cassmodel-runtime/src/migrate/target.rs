@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::schema::ddl::Replication;
+use crate::schema::function::{AggregateSchema, FunctionSchema};
 use crate::schema::model::{TableSchema, UdtSchema};
 
 /// The models placed in their (resolved) keyspaces, sorted: what a plan is computed from.
@@ -13,6 +14,16 @@ pub(crate) struct Target {
     pub tables: Vec<(String, &'static TableSchema)>,
     /// Per keyspace, the types to have there, dependencies first.
     pub udts: BTreeMap<String, Vec<&'static UdtSchema>>,
+    /// Per keyspace, the user-defined functions and aggregates to have there.
+    pub functions: BTreeMap<String, Placed>,
+}
+
+/// The user-defined functions and aggregates of one keyspace: the functions (those the
+/// aggregates use too), then the aggregates, each sorted by name.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Placed {
+    pub functions: Vec<&'static FunctionSchema>,
+    pub aggregates: Vec<&'static AggregateSchema>,
 }
 
 impl Target {
@@ -22,6 +33,7 @@ impl Target {
             .iter()
             .map(|(k, _)| k.as_str())
             .chain(self.udts.keys().map(String::as_str))
+            .chain(self.functions.keys().map(String::as_str))
             .collect()
     }
 }

@@ -3,5 +3,6 @@
 //! every derived type in the binary ([`registry`]).
 
 pub(crate) mod ddl;
+pub(crate) mod function;
 pub(crate) mod model;
 pub(crate) mod registry;

@@ -3,6 +3,7 @@
 //! ([`Models::registered`](crate::migrate::Models::registered)) and the session's table of
 //! INSERT statements read it, so a program needs no hand-written list of its models.
 
+use super::function::UserFunction;
 use super::model::{TableSchema, UdtSchema};
 
 /// Registration of one `#[derive(CassTable)]` type, emitted by the derive. Not a public API.
@@ -13,8 +14,14 @@ pub struct TableEntry(pub fn() -> &'static TableSchema);
 #[doc(hidden)]
 pub struct UdtEntry(pub fn() -> &'static UdtSchema);
 
+/// Registration of one `#[derive(CassFunction)]` or `#[derive(CassAggregate)]` type, emitted
+/// by the derive. Not a public API.
+#[doc(hidden)]
+pub struct FunctionEntry(pub fn() -> UserFunction);
+
 inventory::collect!(TableEntry);
 inventory::collect!(UdtEntry);
+inventory::collect!(FunctionEntry);
 
 /// Every `#[derive(CassTable)]` type linked into this binary, sorted by keyspace, table name
 /// and Rust name (the registry's own order depends on the linker).
@@ -38,5 +45,16 @@ pub fn registered_udts() -> Vec<&'static UdtSchema> {
     let mut out: Vec<&'static UdtSchema> = inventory::iter::<UdtEntry>().map(|e| (e.0)()).collect();
     out.sort_by(|a, b| (a.name, a.rust_name).cmp(&(b.name, b.rust_name)));
     out.dedup_by(|a, b| std::ptr::eq(*a, *b));
+    out
+}
+
+/// Every `#[derive(CassFunction)]` and `#[derive(CassAggregate)]` type linked into this binary,
+/// sorted by name and Rust name.
+pub fn registered_functions() -> Vec<UserFunction> {
+    let mut out: Vec<UserFunction> = inventory::iter::<FunctionEntry>()
+        .map(|e| (e.0)())
+        .collect();
+    out.sort_by(|a, b| (a.name(), a.rust_name()).cmp(&(b.name(), b.rust_name())));
+    out.dedup();
     out
 }

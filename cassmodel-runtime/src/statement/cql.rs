@@ -7,7 +7,7 @@ use std::fmt::Write;
 use cassmodel_schema::quote_ident;
 
 use super::spec::{Op, SetOp, Spec};
-use crate::mapping::projection::Computed;
+use crate::mapping::projection::{Computed, Selector};
 use crate::schema::ddl::qualified;
 use crate::schema::model::TableSchema;
 
@@ -34,27 +34,71 @@ pub(crate) fn selection(schema: &TableSchema, columns: &[usize], computed: &[Com
         if !s.is_empty() {
             s.push_str(", ");
         }
-        let args: Vec<_> = c
-            .args
-            .iter()
-            .map(|field| {
-                schema
-                    .columns
-                    .iter()
-                    .find(|col| col.field == *field)
-                    .map_or(std::borrow::Cow::Borrowed(*field), |col| {
-                        quote_ident(col.name)
-                    })
-            })
-            .collect();
-        let args = args.join(", ");
-        let alias = quote_ident(c.alias);
-        let _ = match c.cast {
-            Some(to) => write!(s, "CAST({args} AS {to}) AS {alias}"),
-            None => write!(s, "{}({args}) AS {alias}", c.function),
-        };
+        write_selector(&mut s, schema, &c.selector);
+        let _ = write!(s, " AS {}", quote_ident(c.alias));
     }
     s
+}
+
+/// One selector's CQL: fields by their columns' quoted names, user-defined functions by
+/// their quoted names; arithmetic in parentheses, so that it reads as the derive parsed it.
+fn write_selector(s: &mut String, schema: &TableSchema, selector: &Selector) {
+    match *selector {
+        Selector::Field(field) => {
+            let column = schema.columns.iter().find(|col| col.field == field);
+            s.push_str(&column.map_or(std::borrow::Cow::Borrowed(field), |col| {
+                quote_ident(col.name)
+            }));
+        }
+        Selector::Call(function, args) => write_call(s, schema, function, args),
+        Selector::UserCall(function, args) => write_call(s, schema, &quote_ident(function), args),
+        Selector::Cast(of, to) => {
+            s.push_str("CAST(");
+            write_selector(s, schema, of);
+            let _ = write!(s, " AS {to})");
+        }
+        Selector::Op(left, op, right) => {
+            // Parentheses only where CQL's precedence (Rust's) would group otherwise:
+            // Cassandra takes a parenthesised selector for a term whose type it cannot infer.
+            let grouped = |child: &Selector, right_side: bool| match child {
+                Selector::Op(_, inner, _) => {
+                    precedence(inner) < precedence(op)
+                        || (right_side && precedence(inner) == precedence(op))
+                }
+                _ => false,
+            };
+            write_operand(s, schema, left, grouped(left, false));
+            let _ = write!(s, " {op} ");
+            write_operand(s, schema, right, grouped(right, true));
+        }
+        Selector::Number(n) => s.push_str(n),
+    }
+}
+
+fn precedence(op: &str) -> u8 {
+    if matches!(op, "*" | "/" | "%") { 2 } else { 1 }
+}
+
+fn write_operand(s: &mut String, schema: &TableSchema, operand: &Selector, grouped: bool) {
+    if grouped {
+        s.push('(');
+    }
+    write_selector(s, schema, operand);
+    if grouped {
+        s.push(')');
+    }
+}
+
+fn write_call(s: &mut String, schema: &TableSchema, function: &str, args: &[Selector]) {
+    s.push_str(function);
+    s.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        write_selector(s, schema, a);
+    }
+    s.push(')');
 }
 
 /// `INSERT INTO ks.t (a, b, c) VALUES (?, ?, ?)`
@@ -327,26 +371,52 @@ mod tests {
         let t = gyms();
         let computed = [
             Computed {
-                function: "writetime",
-                args: &["order"],
-                cast: None,
+                selector: Selector::Call("writetime", &[Selector::Field("order")]),
                 alias: "order_written",
             },
             Computed {
-                function: "cast",
-                args: &["gym_name"],
-                cast: Some("int"),
+                selector: Selector::Cast(&Selector::Field("gym_name"), "int"),
                 alias: "type",
+            },
+            Computed {
+                selector: Selector::Op(
+                    &Selector::UserCall("Ratio", &[Selector::Field("order")]),
+                    "/",
+                    &Selector::Number("-2.5"),
+                ),
+                alias: "half",
             },
         ];
         assert_eq!(
-            select(&t, "ks", (&[0], &computed), &Spec::default()),
+            select(&t, "ks", (&[0], &computed[..2]), &Spec::default()),
             "SELECT country_code, writetime(\"order\") AS order_written, CAST(gym_name AS int) \
              AS type FROM ks.gyms_by_city"
         );
         assert_eq!(
             selection(&t, &[], &computed[..1]),
             "writetime(\"order\") AS order_written"
+        );
+        // A user-defined function's name is quoted as any identifier; arithmetic is
+        // parenthesised only where precedence would group it otherwise.
+        assert_eq!(
+            selection(&t, &[], &computed[2..]),
+            "\"Ratio\"(\"order\") / -2.5 AS half"
+        );
+        const SUM: Selector = Selector::Op(&Selector::Field("a"), "+", &Selector::Number("1"));
+        const PRODUCT: Selector = Selector::Op(&Selector::Field("a"), "*", &Selector::Number("2"));
+        let grouped = [
+            Computed {
+                selector: Selector::Op(&SUM, "*", &SUM),
+                alias: "x",
+            },
+            Computed {
+                selector: Selector::Op(&PRODUCT, "-", &SUM),
+                alias: "y",
+            },
+        ];
+        assert_eq!(
+            selection(&t, &[], &grouped),
+            "(a + 1) * (a + 1) AS x, a * 2 - (a + 1) AS y"
         );
     }
 

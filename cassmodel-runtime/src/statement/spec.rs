@@ -4,7 +4,7 @@
 use cassmodel_schema::Similarity;
 use smallvec::SmallVec;
 
-use crate::mapping::projection::Computed;
+use crate::mapping::projection::{Computed, Selector};
 use crate::schema::model::TableSchema;
 
 /// What a statement does.
@@ -211,15 +211,15 @@ impl Spec {
             ));
         }
         // "Unknown function" before 5.0.
-        if let Some(c) = computed
-            .iter()
-            .find(|c| cassmodel_schema::added_in_cassandra_5(c.function))
-        {
-            return Some(format!(
-                "the function {}({})",
-                c.function,
-                c.args.join(", ")
-            ));
+        let mut calls = Vec::new();
+        for c in computed {
+            c.selector.native_calls(&mut calls);
+        }
+        let newer = calls.into_iter().find(
+            |c| matches!(c, Selector::Call(f, _) if cassmodel_schema::added_in_cassandra_5(f)),
+        );
+        if let Some(call) = newer {
+            return Some(format!("the function {}", call.describe()));
         }
         table.columns.iter().find_map(|c| c.vector_type_feature())
     }

@@ -1,6 +1,6 @@
 // Selectors cassmodel cannot read: an unknown function, a similarity without an ANN search,
 // two arguments, a cast to what is not a CQL type, a value instead of a call, an argument
-// that is not a field name.
+// that is neither a field nor a number, an operator CQL lacks.
 use cassmodel::{CassProjection, CassTable, Db};
 
 #[derive(CassTable)]
@@ -25,8 +25,10 @@ struct Bad {
     d: String,
     #[cass(select = value)]
     e: f64,
-    #[cass(select = abs(value + 1))]
+    #[cass(select = abs(value + "one"))]
     f: f64,
+    #[cass(select = value ^ other)]
+    h: f64,
     #[cass(selekt = abs(value))]
     g: f64,
 }

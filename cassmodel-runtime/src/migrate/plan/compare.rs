@@ -1,10 +1,13 @@
 //! How a model's definition compares with the live one: types, index targets and options,
-//! and the live definitions as CQL for refusals.
+//! functions and aggregates, and the live definitions as CQL for refusals.
 
 use cassmodel_schema::{CqlType, quote_ident};
 
-use crate::migrate::live::{LiveColumn, LiveIndex, LiveTable, class_short_name};
+use crate::migrate::live::{
+    LiveAggregate, LiveColumn, LiveFunction, LiveIndex, LiveTable, class_short_name,
+};
 use crate::schema::ddl::{self, qualified, string_literal};
+use crate::schema::function::{AggregateSchema, FunctionSchema};
 use crate::schema::model::{ColumnDef, ColumnKind, IndexDef, Order, TableOptions, TableSchema};
 
 /// Whether two CQL types are the same (`varchar` and `text`, case, spaces).
@@ -104,4 +107,26 @@ pub(super) fn option_changes(o: &TableOptions, l: &LiveTable) -> Vec<String> {
         out.push(format!("compaction = {{'class': {}}}", string_literal(c)));
     }
     out
+}
+
+/// Whether `live` has function `f` as the models declare it.
+pub(super) fn same_function(l: &LiveFunction, f: &FunctionSchema) -> bool {
+    l.params.len() == f.params.len()
+        && l.params
+            .iter()
+            .zip(&f.params)
+            .all(|((ln, lt, _), (n, t))| ln == n && same_type(lt, t))
+        && same_type(&l.returns.0, &f.returns)
+        && l.language.eq_ignore_ascii_case(f.language)
+        && l.body == f.body
+        && l.called_on_null_input == f.called_on_null_input
+}
+
+/// Whether `live` has aggregate `a` as the models declare it.
+pub(super) fn same_aggregate(l: &LiveAggregate, a: &AggregateSchema) -> bool {
+    let literal = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
+    l.state_function == a.state_function.name
+        && l.final_function.as_deref() == a.final_function.map(|f| f.name)
+        && same_type(&l.state_type.0, a.state_type())
+        && l.initial.as_deref().map(literal) == a.initial.map(literal)
 }

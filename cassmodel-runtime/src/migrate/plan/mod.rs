@@ -5,6 +5,7 @@
 //! live definitions compare ([`compare`]).
 
 mod compare;
+mod function;
 mod index;
 mod steps;
 mod table;
@@ -33,6 +34,9 @@ pub(crate) fn plan_target(
             udt::plan_udt(ks, u, live, &mut p);
         }
     }
+    for (ks, placed) in &target.functions {
+        function::plan_functions(ks, placed, live, &mut p);
+    }
     for (ks, t) in target.tables.iter().filter(|(_, t)| t.view_of.is_none()) {
         match live.table(ks, t.name) {
             None => {
@@ -54,6 +58,7 @@ pub(crate) fn plan_target(
         view::plan_view(ks, t, live, settings, &mut p);
     }
     unmanaged_in_keyspaces(target, live, &mut p);
+    function::unmanaged_functions(target, live, &mut p);
     view::unmanaged_views(target, live, settings, &mut p);
     plan_copies(target, live, &mut p);
     p

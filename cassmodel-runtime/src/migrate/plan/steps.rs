@@ -8,6 +8,7 @@ use std::fmt;
 use super::compare::{matches_target, option_changes};
 use crate::migrate::copy::keyspace::RECORD_KEYSPACE;
 use crate::migrate::live::LiveSchema;
+use crate::schema::function::{AggregateSchema, FunctionSchema, signature};
 use crate::schema::model::TableOptions;
 
 /// What one step changes; used to tell whether a step is already applied.
@@ -113,6 +114,24 @@ pub enum Change {
         /// The column.
         column: String,
     },
+    /// `CREATE FUNCTION` (or `CREATE OR REPLACE FUNCTION` for a changed definition).
+    CreateFunction {
+        /// The keyspace.
+        keyspace: String,
+        /// The function as the models declare it.
+        function: FunctionSchema,
+        /// Whether it replaces a function of the same signature.
+        replace: bool,
+    },
+    /// `CREATE AGGREGATE` (or `CREATE OR REPLACE AGGREGATE` for a changed definition).
+    CreateAggregate {
+        /// The keyspace.
+        keyspace: String,
+        /// The aggregate as the models declare it.
+        aggregate: AggregateSchema,
+        /// Whether it replaces an aggregate of the same signature.
+        replace: bool,
+    },
 }
 
 impl Change {
@@ -129,7 +148,9 @@ impl Change {
             | Change::AlterMask { keyspace, .. }
             | Change::CreateView { keyspace, .. }
             | Change::DropView { keyspace, .. }
-            | Change::DropColumn { keyspace, .. } => keyspace,
+            | Change::DropColumn { keyspace, .. }
+            | Change::CreateFunction { keyspace, .. }
+            | Change::CreateAggregate { keyspace, .. } => keyspace,
         }
     }
 
@@ -190,6 +211,22 @@ impl Change {
             } => live
                 .table(keyspace, table)
                 .is_none_or(|t| t.column(column).is_none()),
+            Change::CreateFunction {
+                keyspace, function, ..
+            } => live
+                .function(
+                    keyspace,
+                    function.name,
+                    function.params.iter().map(|(_, t)| t),
+                )
+                .is_some_and(|l| super::compare::same_function(l, function)),
+            Change::CreateAggregate {
+                keyspace,
+                aggregate,
+                ..
+            } => live
+                .aggregate(keyspace, aggregate.name, &aggregate.params)
+                .is_some_and(|l| super::compare::same_aggregate(l, aggregate)),
         }
     }
 }
@@ -289,6 +326,20 @@ pub enum Unmanaged {
         /// Its base table.
         base: String,
     },
+    /// A user-defined function of a managed keyspace that no model declares.
+    Function {
+        /// The keyspace.
+        keyspace: String,
+        /// `name(int, bigint)`.
+        signature: String,
+    },
+    /// A user-defined aggregate of a managed keyspace that no model declares.
+    Aggregate {
+        /// The keyspace.
+        keyspace: String,
+        /// `name(int)`.
+        signature: String,
+    },
     /// A secondary index on a managed table that the table's model does not declare.
     Index {
         /// The keyspace.
@@ -317,6 +368,14 @@ impl fmt::Display for Unmanaged {
                  explicitly (--allow-drop {keyspace}.{table}.{column})"
             ),
             Unmanaged::Type { keyspace, name } => write!(f, "type {keyspace}.{name}"),
+            Unmanaged::Function {
+                keyspace,
+                signature,
+            } => write!(f, "function {keyspace}.{signature}"),
+            Unmanaged::Aggregate {
+                keyspace,
+                signature,
+            } => write!(f, "aggregate {keyspace}.{signature}"),
             Unmanaged::View {
                 keyspace,
                 view,
@@ -517,6 +576,26 @@ impl MigrationPlan {
                     "the materialized view",
                     "no such view".to_owned(),
                 ),
+                Change::CreateFunction {
+                    keyspace,
+                    function: f,
+                    replace,
+                } => (
+                    format!("{keyspace}.{}", signature(f.name, f.params.iter().map(|(_, t)| t))),
+                    None,
+                    "the function as its struct declares it",
+                    routine_actual(*replace, &s.cql),
+                ),
+                Change::CreateAggregate {
+                    keyspace,
+                    aggregate: a,
+                    replace,
+                } => (
+                    format!("{keyspace}.{}", signature(a.name, &a.params)),
+                    None,
+                    "the aggregate as its struct declares it",
+                    routine_actual(*replace, &s.cql),
+                ),
                 // A view created again differs from the model's.
                 Change::DropView { keyspace, view } if self.steps.iter().any(|c| {
                     matches!(&c.change, Change::CreateView { keyspace: k, view: v } if k == keyspace && v == view)
@@ -543,6 +622,16 @@ impl MigrationPlan {
             });
         }
         out
+    }
+}
+
+/// What the cluster has of a function or aggregate a step creates (`replace`: one of another
+/// definition).
+fn routine_actual(replace: bool, cql: &str) -> String {
+    if replace {
+        format!("another definition (the plan replaces it: `{cql}`)")
+    } else {
+        "none of that name and signature".to_owned()
     }
 }
 

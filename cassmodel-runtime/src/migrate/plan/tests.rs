@@ -136,17 +136,17 @@ fn live() -> LiveSchema {
         replication: BTreeMap::new(),
         tables: BTreeMap::from([("orders".into(), orders)]),
         types: BTreeMap::from([("address".into(), address)]),
-        views: BTreeMap::new(),
+        ..LiveKeyspace::default()
     };
     let app = LiveKeyspace {
         name: "app".into(),
         replication: BTreeMap::new(),
         tables: BTreeMap::from([("customers".into(), customers)]),
-        types: BTreeMap::new(),
-        views: BTreeMap::new(),
+        ..LiveKeyspace::default()
     };
     LiveSchema {
         keyspaces: BTreeMap::from([("shop".into(), shop), ("app".into(), app)]),
+        ..LiveSchema::default()
     }
 }
 
