@@ -37,13 +37,8 @@ use crate::statement::values::in_one_piece;
 ///
 /// Implemented through [`Table::__Write`], so that an insert of a counter table fails on
 /// [`InsertableRows`] and one of a view on [`BaseOf`](crate::mapping::view::BaseOf), whose
-/// messages name the table (and the view's base), and a type parameter without this bound
-/// fails here, whose message says to add it.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` may be a counter table or a materialized view, whose rows cannot be inserted: bound it by `Insertable`",
-    label = "may be a counter table or a view",
-    note = "in generic code, write `{Self}: Insertable`, which every table but a counter table and a view has"
-)]
+/// messages name the table (and the view's base), and a type parameter without this bound on
+/// [`Inserts`], whose message says to add it. (No message of its own, as `Writable`.)
 pub trait Insertable: Table {}
 
 impl<T: Table> Insertable for T where T::__Write: Inserts<T> {}

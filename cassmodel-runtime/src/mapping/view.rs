@@ -9,13 +9,9 @@ use super::table::{CounterTable, RegularTable, Table, ViewOf};
 /// view. Every write (`update()`, `delete()`) asks for it.
 ///
 /// Implemented through [`Table::__Write`], so that a write to a view fails on [`BaseOf`],
-/// whose message names the view's base table, and a type parameter without this bound fails
-/// here, whose message says to add it.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` may be a materialized view, which Cassandra refuses to write: bound it by `Writable`",
-    label = "may be a view",
-    note = "in generic code, write `{Self}: Writable`, which every table but a view has"
-)]
+/// whose message names the view's base table, and a type parameter without this bound on
+/// [`Writes`], whose message says to add it. (No message of its own: rustc shows it only for
+/// a type that is no table, where `Table`'s or its generic one reads better.)
 pub trait Writable: Table {}
 
 impl<T: Table> Writable for T where T::__Write: Writes<T> {}
