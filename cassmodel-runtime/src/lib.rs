@@ -30,7 +30,10 @@ pub use config::attempts::{Answer, Attempt};
 pub use error::{Error, ErrorKind, Result, RowError};
 pub use exec::batch::{Batch, CounterStatement, Counters, Regular, RegularStatement};
 pub use exec::entity::FromEntity;
-pub use exec::insert::{IfNotExists, Insert, InsertKind, Insertable, Plain, TimestampAllowed};
+pub use exec::insert::{
+    IfNotExists, Insert, InsertKind, InsertRow, Insertable, InsertableRows, Inserts, Plain,
+    TimestampAllowed,
+};
 pub use exec::result::{Outcome, Page, QueryFuture, RowStream};
 pub use mapping::bind::BindAs;
 pub use mapping::function::CqlFunction;
@@ -39,7 +42,7 @@ pub use mapping::table::Table;
 pub use mapping::types::{BucketSource, CqlMapping, KeyColumn, KeyElement};
 pub use mapping::udt::Udt;
 pub use mapping::vector::Scored;
-pub use mapping::view::Writable;
+pub use mapping::view::{BaseOf, Writable, Writes};
 pub use query::bucket::{BucketRange, BucketRead, BucketStream, LatestRange};
 pub use schema::ddl::Replication;
 pub use schema::function::{AggregateSchema, FunctionSchema, UserFunction};
@@ -112,10 +115,13 @@ pub mod __private {
         pub use crate::mapping::cells::Cells;
         pub use crate::mapping::erased::ErasedValue;
         pub use crate::mapping::projection::{
-            Computed, PerRow, Selector, assert_count, assert_ttl, assert_write_time, field_kind,
-            projection_columns, projection_defs,
+            Computed, PerRow, Rule, Selector, assert_count, assert_ttl, assert_write_time,
+            field_kind, projection_columns, projection_defs,
         };
-        pub use crate::mapping::table::{RowReader, check_columns, check_row, serialize_by_name};
+        pub use crate::mapping::table::{
+            CounterTable, RegularTable, RowReader, ViewOf, check_columns, check_row,
+            serialize_by_name,
+        };
         pub use crate::mapping::types::assert_key_column;
         pub use crate::mapping::view::{check_view, check_view_of_all};
         pub use crate::schema::registry::TableEntry;

@@ -4,12 +4,12 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
-use cassmodel::{Db, Insertable, Replication, Writable};
+use cassmodel::{Db, Insertable, Replication};
 use futures::{StreamExt, TryStreamExt};
 
 /// Inserts `rows`, 64 in flight, made as they are sent (a large load need not sit in memory);
 /// panics on the first failure.
-pub async fn insert_all<T: Insertable + Writable>(db: &Db, rows: impl IntoIterator<Item = T>) {
+pub async fn insert_all<T: Insertable>(db: &Db, rows: impl IntoIterator<Item = T>) {
     futures::stream::iter(rows)
         .map(|row| async move { db.insert(&row).await })
         .buffer_unordered(64)

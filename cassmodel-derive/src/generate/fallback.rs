@@ -25,7 +25,7 @@ fn wrap(
     super::wrap(&krate, impls(&input.ident))
 }
 
-/// `impl Table`, the row traits, `Insertable` and `Writable` for a table struct with errors.
+/// `impl Table` (writable and insertable) and the row traits for a table struct with errors.
 pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
     wrap(input, krate, |ident| {
         let rows = row_trait(ident);
@@ -41,9 +41,8 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
                     ::core::unreachable!()
                 }
                 fn __cells(&self) -> impl __p::table::Cells + '_ {}
+                type __Write = __p::table::RegularTable;
             }
-            impl __cm::Insertable for #ident {}
-            impl __cm::Writable for #ident {}
             #rows
         }
     })

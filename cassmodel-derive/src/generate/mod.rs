@@ -164,6 +164,29 @@ pub fn marker(name: &Ident, message: &str, label: &str, note: &str) -> TokenStre
     }
 }
 
+/// A rule checked on facts of another type (a table's field kinds, an entity's tables),
+/// which the derive cannot see: `holds`, a `bool` constant expression, must be true, else
+/// one error spanned at `span` whose first line is `message` (the rule and its fix). A trait
+/// implemented for the runtime's `Rule<true>` only, asked of `Rule<{ holds }>` (a `panic!`
+/// in a `const` would open with "evaluation panicked"). `name` is unique in its scope.
+pub fn fact_rule(
+    name: &Ident,
+    span: proc_macro2::Span,
+    holds: TokenStream,
+    message: &str,
+    label: &str,
+) -> TokenStream {
+    quote_spanned! {span=>
+        #[diagnostic::on_unimplemented(message = #message, label = #label)]
+        trait #name {}
+        impl #name for __p::table::Rule<true> {}
+        const _: () = {
+            const fn holds<R: #name>() {}
+            holds::<__p::table::Rule<{ #holds }>>()
+        };
+    }
+}
+
 /// `impl Trait for State {}`
 pub fn imp(name: &Ident, state: TokenStream) -> TokenStream {
     quote!(impl #name for #state {})

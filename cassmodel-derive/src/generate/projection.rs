@@ -2,10 +2,10 @@
 //! computed fields (`#[cass(select = writetime(body))]`) after them.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{private, readers};
+use super::{fact_rule, private, readers};
 use crate::model::{Computed, Projection, Sel, SelectorKind};
 
 pub fn generate(pr: &Projection<'_>) -> TokenStream {
@@ -27,7 +27,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         .iter()
         .flat_map(|c| &c.args)
         .map(|a| quote_spanned!(a.span()=> let _ = &row.#a;));
-    let rules = pr.computed.iter().map(|c| rules(pr, c));
+    let rules = pr.computed.iter().enumerate().map(|(i, c)| rules(pr, i, c));
     let reads = readers(krate, &pr.fields);
     let field_idents = pr.fields.iter().map(|f| f.ident);
     let computed_idents = pr.computed.iter().map(|c| c.ident);
@@ -105,8 +105,10 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
 
 /// The compile-time rules of a computed field that depend on the table: `writetime` and
 /// `ttl` of a column with one cell (not a key column, a counter or a non-frozen
-/// collection), read as its Rust type (`i64`, `Option<i32>`); `count` as `i64`.
-fn rules(pr: &Projection<'_>, c: &Computed<'_>) -> TokenStream {
+/// collection), read as its Rust type (`i64`, `Option<i32>`); `count` as `i64`. The
+/// column's kind is the table's fact: each rule is a trait bound ([`fact_rule`]), whose error
+/// opens with the rule, spanned on the argument. `nth` is the computed field's position.
+fn rules(pr: &Projection<'_>, nth: usize, c: &Computed<'_>) -> TokenStream {
     let (krate, p, table, ty) = (&super::alias(), private(), &pr.table, c.ty);
     let field_type = match c.kind {
         Some(SelectorKind::WriteTime) => Some(quote!(assert_write_time)),
@@ -116,32 +118,45 @@ fn rules(pr: &Projection<'_>, c: &Computed<'_>) -> TokenStream {
     }
     .map(|check| quote_spanned!(ty.span()=> const _: () = #p::table::#check::<#ty>();));
     let timed = matches!(c.kind, Some(SelectorKind::WriteTime | SelectorKind::Ttl));
-    let columns = c.args.iter().filter(|_| timed).map(|a| {
+    let table_name = quote!(#table).to_string().replace(' ', "");
+    let columns = c.args.iter().enumerate().filter(|_| timed).map(|(j, a)| {
         let (field, selector, function) = (a.to_string(), c.cql(), &c.function);
-        let table_name = quote!(#table).to_string().replace(' ', "");
-        let key = format!(
-            "`{selector}`: `{field}` is part of the primary key of `{table_name}`, and Cassandra \
-             keeps no {function} for key columns: read the {function} of a regular column, \
-             e.g. `#[cass(select = {function}(<regular column>))]`"
-        );
-        let counter = format!(
-            "`{selector}`: `{field}` is a counter column of `{table_name}`, and Cassandra keeps no \
-             {function} for counters: read the counter's value instead"
-        );
-        let multi = format!(
-            "`{selector}`: `{field}` is a non-frozen collection of `{table_name}`, whose elements \
-             each have their own {function}: read the {function} of a column of one cell \
-             (freeze the collection with `#[cass(frozen)]`, or read another column)"
-        );
         let k = quote!(#p::table::field_kind);
-        quote_spanned! {a.span()=>
-            const _: () = match #k::of(<#table as #krate::Table>::__FIELD_KINDS, #field) {
-                #k::PARTITION_KEY | #k::CLUSTERING => ::core::panic!(#key),
-                #k::COUNTER => ::core::panic!(#counter),
-                #k::MULTI_CELL => ::core::panic!(#multi),
-                _ => {}
-            };
-        }
+        let kind = quote!(#k::of(<#table as #krate::Table>::__FIELD_KINDS, #field));
+        let rule = |what: &str, holds: TokenStream, message: String, label: &str| {
+            let name = format_ident!("__{}Of{}_{}", what, nth, j);
+            fact_rule(&name, a.span(), holds, &message, label)
+        };
+        let key = rule(
+            "Key",
+            quote!(!#k::is_key(#kind)),
+            format!(
+                "`{selector}`: Cassandra keeps no {function} of a primary-key column, and `{field}` \
+                 is part of the primary key of `{table_name}`: read the {function} of a regular \
+                 column, e.g. `#[cass(select = {function}(<regular column>))]`"
+            ),
+            "a key column",
+        );
+        let counter = rule(
+            "Counter",
+            quote!(#kind != #k::COUNTER),
+            format!(
+                "`{selector}`: Cassandra keeps no {function} of a counter, and `{field}` is a \
+                 counter column of `{table_name}`: read the counter's value instead"
+            ),
+            "a counter column",
+        );
+        let multi = rule(
+            "Collection",
+            quote!(#kind != #k::MULTI_CELL),
+            format!(
+                "`{selector}`: {function} reads a column of one cell, and `{field}` is a \
+                 non-frozen collection of `{table_name}`, whose elements each have their own \
+                 {function}: freeze the collection with `#[cass(frozen)]`, or read another column"
+            ),
+            "a non-frozen collection",
+        );
+        quote!(#key #counter #multi)
     });
     quote!(#field_type #(#columns)*)
 }

@@ -27,14 +27,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
     let view = t.attrs.view_of.as_ref();
     // A view is read only: no write side, no copy, no entity (the checks refuse them).
     let writes = view.is_none().then(|| write::generate(&cx));
-    let insertable = t
-        .counter_column()
-        .is_none()
-        .then(|| quote!(impl #krate::Insertable for #ident {}));
-    let writable = match view {
-        None => quote!(impl #krate::Writable for #ident {}),
-        Some(base) => view_checks(&cx, base),
-    };
+    let view_checks = view.map(|base| view_checks(&cx, base));
     let from_entities = t
         .attrs
         .entities
@@ -53,8 +46,7 @@ pub fn generate(t: &Table<'_>) -> TokenStream {
 
         #table_impl
         #rows
-        #insertable
-        #writable
+        #view_checks
         #(#from_entities)*
         #copy
         #entry_points
@@ -143,6 +135,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             const __IS_VIEW: __bool = true;
         )
     });
+    let write_types = write_types(cx);
     let statics: Vec<String> = t
         .fields
         .iter()
@@ -180,6 +173,7 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             const __FIELD_KINDS: &'static [(&'static ::core::primitive::str, ::core::primitive::u8)] = &[#(#kinds),*];
             #is_view
             #statics
+            #write_types
 
             fn schema() -> &'static #krate::TableSchema {
                 static SCHEMA: #p::std::OnceLock<#krate::TableSchema> = #p::std::OnceLock::new();
@@ -204,6 +198,19 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// `Table::__Write`: a regular table, a counter table (whose rows cannot be inserted) or a
+/// view of its base (not written): what `Writable` and `Insertable` ask of it, whose errors
+/// name the counter table or the view's base.
+fn write_types(cx: &Cx<'_>) -> TokenStream {
+    let p = &cx.p;
+    let write = match (&cx.t.attrs.view_of, cx.t.counter_column()) {
+        (Some(base), _) => quote!(#p::table::ViewOf<#base>),
+        (None, Some(_)) => quote!(#p::table::CounterTable),
+        (None, None) => quote!(#p::table::RegularTable),
+    };
+    quote!(type __Write = #write;)
 }
 
 /// For a view of `base`: Cassandra's rules for its key against the base's (and, for a view
@@ -245,12 +252,69 @@ fn view_checks(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
             );
         }
     });
+    let rules = view_rules(cx, base);
     quote! {
         #check
         #all
+        #rules
         #[diagnostic::on_unimplemented(message = #message, label = "a write to a view", note = #note)]
         pub trait __WriteTheBase {}
     }
+}
+
+/// The rules of a view whose message names only the view's own fields and its base, as trait
+/// bounds ([`fact_rule`](super::fact_rule)): its base is a table, each of its fields is a
+/// field of the base, and at most one of its key fields is not a key column of the base
+/// (refused at the second). The rules that name a column of the base (which the derive
+/// cannot see) stay in `check_view`'s `const`.
+fn view_rules(cx: &Cx<'_>, base: &syn::Path) -> TokenStream {
+    let (view, base_name) = (cx.ident.to_string(), super::struct_name(base));
+    let kinds = quote!(<#base as __cm::Table>::__FIELD_KINDS);
+    let table = super::fact_rule(
+        &format_ident!("__BaseIsATable"),
+        base.span(),
+        quote!(!<#base as __cm::Table>::__IS_VIEW),
+        &format!(
+            "Cassandra builds a materialized view only on a table, and `{base_name}` is a view \
+             itself: write #[cass(view_of = <the table of `{base_name}`>)] on `{view}`"
+        ),
+        "a view",
+    );
+    let fields = cx.t.fields.iter().map(|f| {
+        let name = f.ident.to_string();
+        super::fact_rule(
+            &format_ident!("__InBase_{}", f.ident),
+            f.ident.span(),
+            quote!(__p::table::field_kind::of(#kinds, #name) != __p::table::field_kind::UNKNOWN),
+            &format!(
+                "a view's fields are fields of its base table (of the same names and types), \
+                 and `{name}` is not a field of `{base_name}`: remove it from `{view}`, or add it \
+                 to `{base_name}`"
+            ),
+            "not a field of the base table",
+        )
+    });
+    let keys: Vec<_> = cx.t.fields.iter().filter(|f| f.role.is_key()).collect();
+    let added = |f: &Field<'_>| {
+        let name = f.ident.to_string();
+        quote!(__p::table::field_kind::added_key(#kinds, #name))
+    };
+    let second = keys.iter().enumerate().skip(1).map(|(j, f)| {
+        let (this, before) = (added(f), keys[..j].iter().map(|f| added(f)));
+        super::fact_rule(
+            &format_ident!("__OneAddedKey_{}", f.ident),
+            f.ident.span(),
+            quote!(!(#this && 0 #(+ #before as ::core::primitive::u8)* == 1)),
+            &format!(
+                "Cassandra allows a view's primary key at most one column that is not in its \
+                 base table's primary key, and `{view}` adds `{}` to the key of `{base_name}` \
+                 beside another: keep one of them in the key and make the other a regular field",
+                f.ident
+            ),
+            "a second column added to the base's key",
+        )
+    });
+    quote!(#table #(#fields)* #(#second)*)
 }
 
 /// The check that the bucket's source type takes its rule (on the field's type).
@@ -544,9 +608,17 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
             .collect(),
     );
     let message = format!(
-        "`{name}` declares #[cass(entity = {entity_name})], but `{entity_name}` does not list it: \
-         add `{name}` to the #[cass(tables(...))] of `{entity_name}` so that its save() and \
-         delete() write this table too"
+        "an entity lists each table that declares it, and `{entity_name}` does not list \
+         `{name}`, which declares #[cass(entity = {entity_name})]: add `{name}` to the \
+         #[cass(tables(...))] of `{entity_name}` so that its save() and delete() write this \
+         table too"
+    );
+    let listed = super::fact_rule(
+        &format_ident!("__ListedBy{}", nth),
+        entity.span(),
+        quote!(__p::query::contains_str(<#entity>::__CASS_TABLES, #name)),
+        &message,
+        "an entity that does not list this table",
     );
     quote_spanned! {entity.span()=>
         #[allow(clippy::type_complexity)]
@@ -574,9 +646,6 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
                 #tuple
             }
         }
-        const _: () = ::core::assert!(
-            __p::query::contains_str(<#entity>::__CASS_TABLES, #name),
-            #message
-        );
+        #listed
     }
 }

@@ -29,7 +29,6 @@ use super::statement::prepare;
 use super::write::{applied, check_request_size, refuse_bad_lwt, serialize_for};
 use crate::error::{Error, Result};
 use crate::mapping::table::{Columns, Table};
-use crate::mapping::view::Writable;
 use crate::session::db::Db;
 use crate::session::mirror::MirrorTable;
 use crate::session::trace::{in_span, statement_span};
@@ -131,7 +130,7 @@ impl<'a> Batch<'a, Regular> {
     }
 
     /// Adds the insert of a whole row (`None` fields left unset).
-    pub fn insert<T: Insertable + Writable>(mut self, row: &'a T) -> Self {
+    pub fn insert<T: Insertable>(mut self, row: &'a T) -> Self {
         self.entries.push(Box::new(InsertEntry {
             row: RowSource::Borrowed(row),
         }));
@@ -139,7 +138,7 @@ impl<'a> Batch<'a, Regular> {
     }
 
     /// Adds the insert of a row the batch owns.
-    pub fn insert_owned<T: Insertable + Writable>(mut self, row: T) -> Self {
+    pub fn insert_owned<T: Insertable>(mut self, row: T) -> Self {
         self.entries.push(Box::new(InsertEntry {
             row: RowSource::Owned(row),
         }));
@@ -147,7 +146,7 @@ impl<'a> Batch<'a, Regular> {
     }
 
     /// Adds the delete of the row with the primary key of `row` (the batch owns it).
-    pub fn delete_row<T: Insertable + Writable>(mut self, row: T) -> Self {
+    pub fn delete_row<T: Insertable>(mut self, row: T) -> Self {
         self.entries.push(Box::new(DeleteRowEntry { row }));
         self
     }

@@ -29,7 +29,6 @@ use crate::error::{Error, Result, TooLarge};
 use crate::mapping::cells::{CellStop, Cells, Walk, write_cells};
 use crate::mapping::erased::ErasedValue;
 use crate::mapping::table::RowFields;
-use crate::mapping::view::Writable;
 use crate::schema::model::TableSchema;
 use crate::session::db::Db;
 use crate::session::trace::{in_span, statement_span};
@@ -42,7 +41,7 @@ use crate::session::trace::{in_span, statement_span};
     label = "not built from `{E}`",
     note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
 )]
-pub trait FromEntity<E: 'static>: Insertable + Writable {
+pub trait FromEntity<E: 'static>: Insertable {
     /// The row of this table for `entity`.
     fn from_entity(entity: &E) -> Self;
 

@@ -21,38 +21,90 @@ use crate::error::{Error, Result, TooLarge};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::cells::{CellStop, Walk};
 use crate::mapping::erased::SizeBound;
-use crate::mapping::table::{Columns, RowFields, Table, column_error, write_column};
-use crate::mapping::view::Writable;
+use crate::mapping::table::{
+    Columns, CounterTable, RegularTable, RowFields, Table, ViewOf, column_error, write_column,
+};
+use crate::mapping::view::BaseOf;
 use crate::session::cache::{CacheKey, PerTable};
 use crate::session::db::Db;
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::values::in_one_piece;
 
-/// A table whose rows can be inserted: every table but a counter table. Implemented by
-/// `#[derive(CassTable)]`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is a counter table: its rows cannot be inserted",
-    label = "counter table",
-    note = "counters are only changed with `UPDATE ... SET c = c + ?`: use `{Self}::update()` with `.increment_<column>(n)` and the whole primary key"
-)]
+/// A table whose rows can be inserted: every table but a counter table and a materialized
+/// view. A generic `T: Insertable` may be inserted (`db.insert(row)`, `Insert::new`,
+/// batches).
+///
+/// Implemented through [`Table::__Write`], so that an insert of a counter table fails on
+/// [`InsertableRows`] and one of a view on [`BaseOf`](crate::mapping::view::BaseOf), whose
+/// messages name the table (and the view's base), and a type parameter without this bound on
+/// [`Inserts`], whose message says to add it. (No message of its own, as `Writable`.)
 pub trait Insertable: Table {}
+
+impl<T: Table> Insertable for T where T::__Write: Inserts<T> {}
+
+/// The rows of `T`, a table of this [`Table::__Write`], can be inserted.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{T}` may be a counter table or a materialized view, whose rows cannot be inserted: bound it by `Insertable`",
+    label = "may be a counter table or a view",
+    note = "in generic code, write `{T}: Insertable`, which every table but a counter table and a view has"
+)]
+pub trait Inserts<T> {}
+
+impl<T> Inserts<T> for RegularTable {}
+impl<T> Inserts<T> for CounterTable where CounterTable: InsertableRows<T> {}
+impl<T, B: BaseOf<T>> Inserts<T> for ViewOf<B> {}
+
+/// `Self` ([`Table::__Write`] of `T`) has rows that can be inserted: not a
+/// [`CounterTable`]. (Asked of `Self`, not of `T`, so that rustc reports this message and not
+/// that of the bound that asked for it.)
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{T}` is a counter table: its rows cannot be inserted",
+    label = "counter table",
+    note = "counters are only changed with `UPDATE ... SET c = c + ?`: use `{T}::update()` with `.increment_<column>(n)` and the whole primary key"
+)]
+pub trait InsertableRows<T> {}
+
+impl<T> InsertableRows<T> for RegularTable {}
+
+/// What [`Db::insert`] takes: a row of a table that can be inserted (every `T: Insertable`).
+/// A reference to the row (`&row`) becomes one, so that a row that cannot be inserted
+/// fails there, in one error, and not again at the future's `.await`.
+#[doc(hidden)]
+pub trait InsertRow<T> {
+    /// The row.
+    fn __row(&self) -> &T;
+}
+
+impl<T: Insertable> InsertRow<T> for T {
+    #[inline(always)]
+    fn __row(&self) -> &T {
+        self
+    }
+}
 
 impl Db {
     /// Writes a whole row: an upsert (`INSERT` replaces the row's columns). `None` fields are
     /// left unset (no tombstone; an existing value stays): see [`Insert`](Insert) for
     /// TTL, write time, `IF NOT EXISTS` and writing nulls.
     ///
+    /// `row` is a reference to a row of a table that can be inserted (`&row`, or a `&T` with
+    /// `T: Insertable` in generic code).
+    ///
     /// The future is not boxed (unlike [`QueryFuture`](super::result::QueryFuture)): after the first
     /// insert of a table on this `Db` (which prepares its statement), an insert allocates
     /// nothing beyond what the driver does.
     // A method of `Db` (not of a trait), so that a compile error about it names `Db::insert`.
+    // The row's rule is checked where `&row` becomes `&dyn InsertRow<T>` (a coercion), not as
+    // a bound of `T`: the future would carry that bound and fail again at its `.await`.
     #[inline(always)] // built in place: see `session::trace::in_span`
-    pub fn insert<'d, T: Insertable + Writable>(
+    pub fn insert<'d, T: Table>(
         &'d self,
-        row: &'d T,
+        row: &'d dyn InsertRow<T>,
     ) -> impl Future<Output = Result<()>> + Send + 'd {
-        Insert::new(row).execute(self)
+        Insert::plain(row.__row()).execute(self)
     }
 }
 
@@ -109,9 +161,18 @@ pub struct Insert<'r, T, L = Plain> {
     _kind: PhantomData<fn() -> L>,
 }
 
-impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
+impl<'r, T: Insertable> Insert<'r, T, Plain> {
     /// An insert of `row`.
     pub fn new(row: &'r T) -> Self {
+        Insert::plain(row)
+    }
+}
+
+// Past `new` (or `Db::insert`'s coercion), which asked for `Insertable`, an insert needs
+// only the table: `Db::insert`'s future then carries no bound that could fail again.
+impl<'r, T: Table> Insert<'r, T, Plain> {
+    /// An insert of `row`, whose table was checked by the caller.
+    pub(crate) fn plain(row: &'r T) -> Self {
         Insert {
             row,
             ttl: None,
@@ -136,7 +197,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     }
 }
 
-impl<'r, T: Insertable + Writable, L: InsertKind> Insert<'r, T, L> {
+impl<'r, T: Table, L: InsertKind> Insert<'r, T, L> {
     /// `USING TTL seconds`: the written cells expire after that long.
     pub fn using_ttl(mut self, seconds: i32) -> Self {
         self.ttl = Some(seconds);
@@ -210,7 +271,7 @@ macro_rules! send {
     }};
 }
 
-impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
+impl<'r, T: Table> Insert<'r, T, Plain> {
     /// Runs the insert.
     // Not a boxed `QueryFuture`: the write path is the hottest one, and boxing its future (the
     // driver's is about 4 KB) costs an allocation and a copy per insert, measured at 10-17%
@@ -245,7 +306,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     }
 }
 
-impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
+impl<'r, T: Table> Insert<'r, T, Plain> {
     /// The insert into both tables of a key change, at one write time.
     async fn dual(mut self, db: &Db) -> Result<()> {
         let Some(m) = mirror::mirror_table::<T>(db).await? else {
@@ -263,7 +324,7 @@ impl<'r, T: Insertable + Writable> Insert<'r, T, Plain> {
     }
 }
 
-impl<'r, T: Insertable + Writable> Insert<'r, T, IfNotExists> {
+impl<'r, T: Table> Insert<'r, T, IfNotExists> {
     /// Runs the lightweight transaction: the outcome says whether it applied and carries the
     /// existing row when it did not.
     // Not boxed, and with the kept statement when the insert has no options, as a plain

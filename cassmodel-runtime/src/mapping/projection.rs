@@ -150,6 +150,18 @@ pub mod field_kind {
     /// Not a field of the table.
     pub const UNKNOWN: u8 = u8::MAX;
 
+    /// Whether `kind` is a primary-key column's.
+    pub const fn is_key(kind: u8) -> bool {
+        kind == PARTITION_KEY || kind == CLUSTERING
+    }
+
+    /// Whether `field`, a key column of a view of the table of `kinds`, is one the view adds
+    /// to the table's key: a field of the table that is not a key column of it.
+    pub const fn added_key(kinds: &[(&str, u8)], field: &str) -> bool {
+        let kind = of(kinds, field);
+        kind != UNKNOWN && !is_key(kind)
+    }
+
     /// The kind of `field` in `kinds` ([`UNKNOWN`] if absent), at compile time.
     pub const fn of(kinds: &[(&str, u8)], field: &str) -> u8 {
         let mut i = 0;
@@ -202,6 +214,15 @@ impl TtlField for Option<i32> {}
 )]
 pub trait CountField {}
 impl CountField for i64 {}
+
+/// A rule of Cassandra's that a derive checks at compile time on facts of another type (a
+/// table's field kinds, an entity's tables): `Rule<{ fact }>`, a `bool` computed in a
+/// constant, must implement the trait the derive generates for the rule, implemented for
+/// `Rule<true>` only, whose `#[diagnostic::on_unimplemented]` message states the rule and
+/// the fix. So the error's first line is the rule (a `panic!` in a `const` would open with
+/// "evaluation panicked").
+#[doc(hidden)]
+pub struct Rule<const HOLDS: bool>;
 
 /// Compiles only for a field type that holds a write time ([`WriteTimeField`]).
 #[doc(hidden)]

@@ -3,6 +3,8 @@
 //! Generated code stays small: per field it emits one entry in a match or a call to a
 //! generic function here, which carries the logic and the error messages.
 
+use std::marker::PhantomData;
+
 use scylla::deserialize::row::{ColumnIterator, DeserializeRow};
 use scylla::deserialize::{DeserializationError, FrameSlice, TypeCheckError};
 use scylla::frame::response::result::{ColumnSpec, ColumnType};
@@ -55,7 +57,22 @@ pub trait Table: Sized + Send + Sync + 'static + for<'f, 'm> DeserializeRow<'f, 
     /// (Cassandra refuses `SELECT *` of a table with static columns).
     #[doc(hidden)]
     const __STATIC_FIELDS: &'static [&'static str] = &[];
+
+    /// What a write of its rows may be: [`RegularTable`], [`CounterTable`] (whose rows cannot
+    /// be inserted), or [`ViewOf`] its base (which is not written): what `Writable` and
+    /// `Insertable` ask of it, and whose errors name the counter table or the view's base.
+    #[doc(hidden)]
+    type __Write;
 }
+
+/// [`Table::__Write`] of a table whose rows can be inserted and written.
+pub struct RegularTable;
+
+/// [`Table::__Write`] of a counter table: written, but its counters only move by increments.
+pub struct CounterTable;
+
+/// [`Table::__Write`] of a materialized view of `B`: read only, written through `B`.
+pub struct ViewOf<B>(PhantomData<B>);
 
 /// Where the cells of a row of a table come from: the table's own struct, or an entity
 /// stored in the table (its fields of the same names, read in place: `save` copies nothing).

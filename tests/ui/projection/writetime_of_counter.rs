@@ -1,4 +1,4 @@
-// WRITETIME of a counter column: Cassandra keeps none.
+// WRITETIME and TTL of a counter column: Cassandra keeps none.
 use cassmodel::value::Counter;
 use cassmodel::{CassProjection, CassTable};
 
@@ -15,6 +15,8 @@ struct PageViews {
 struct ViewsWritten {
     #[cass(select = writetime(views))]
     views_written: i64,
+    #[cass(select = ttl(views))]
+    views_ttl: Option<i32>,
 }
 
 fn main() {}

@@ -158,39 +158,46 @@ fn query_vector(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
 }
 
 /// In a table with a vector column, `ann_col(..)` on each other column, to say that a vector
-/// search needs a vector column and which columns are (one trait for the table, hidden
-/// methods; a table without vector columns has none of this).
+/// search needs a vector column and which columns are (one trait per such column, named in
+/// its message; hidden methods; a table without vector columns has none of this).
 pub(super) fn not_vector_columns(cx: &Cx<'_>) -> (TokenStream, TokenStream) {
     let t = cx.t;
     if !t.has_vector() {
         return (TokenStream::new(), TokenStream::new());
     }
-    let table = cx.table;
-    let tr = format_ident!("__AnnNotVector");
-    let mark = marker(
-        &tr,
-        &format!(
-            "`{table}`: a vector search (`ann_<field>`) needs a `vector<float, n>` column with a \
-             vector index; the vector columns of `{table}`: {}",
-            t.vector_column_list()
-        ),
-        "not a vector column",
-        "declare the column as `Vector<N>` (`cassmodel::value::Vector`) with `#[cass(index)]`, \
-         and search it with `ann_<field>(&query)`",
-    );
+    let (table, vectors) = (cx.table, t.vector_column_list());
     let (q, kd, st) = (cx.q, &cx.kd, &cx.st);
-    // The state of a vector search, so that nothing after it fails as well.
-    let methods = t.fields.iter().filter(|f| !f.is_vector()).map(|f| {
-        let method = format_ident!("ann_{}", f.ident);
-        quote_spanned! {f.ident.span()=>
-            #[doc(hidden)]
-            pub fn #method<V>(self, _query: V) -> #q<'a, #st::Nearest<false>, #kd::Select, R>
-            where
-                S: #tr,
-            {
-                #q(self.0.to())
-            }
-        }
-    });
-    (mark, quote!(#(#methods)*))
+    let (marks, methods): (Vec<_>, Vec<_>) = t
+        .fields
+        .iter()
+        .filter(|f| !f.is_vector())
+        .map(|f| {
+            let tr = format_ident!("__AnnNotVector_{}", f.ident);
+            let mark = marker(
+                &tr,
+                &format!(
+                    "`ann_{field}`: `{field}` is not a vector column of `{table}`: a vector search \
+                     needs a `vector<float, n>` column with a vector index; the vector columns of \
+                     `{table}`: {vectors}",
+                    field = f.ident,
+                ),
+                "not a vector column",
+                "search a vector column (`ann_<vector field>(&query)`), or declare the column as \
+                 `Vector<N>` (`cassmodel::value::Vector`) with `#[cass(index)]`",
+            );
+            let method = format_ident!("ann_{}", f.ident);
+            // The state of a vector search, so that nothing after it fails as well.
+            let method = quote_spanned! {f.ident.span()=>
+                #[doc(hidden)]
+                pub fn #method<V>(self, _query: V) -> #q<'a, #st::Nearest<false>, #kd::Select, R>
+                where
+                    S: #tr,
+                {
+                    #q(self.0.to())
+                }
+            };
+            (mark, method)
+        })
+        .unzip();
+    (quote!(#(#marks)*), quote!(#(#methods)*))
 }
