@@ -309,13 +309,9 @@ impl LiveSchema {
         name: &str,
         types: impl IntoIterator<Item = &'a CqlType>,
     ) -> Option<&LiveFunction> {
-        let types: Vec<CqlType> = types.into_iter().map(CqlType::canonical).collect();
-        self.keyspaces.get(keyspace)?.functions.iter().find(|f| {
-            f.name == name
-                && f.params
-                    .iter()
-                    .map(|(_, t, _)| t.canonical())
-                    .eq(types.clone())
+        let functions = &self.keyspaces.get(keyspace)?.functions;
+        find_signature(functions, name, types, |f| {
+            (&f.name, f.params.iter().map(|(_, t, _)| t).collect())
         })
     }
 
@@ -326,13 +322,9 @@ impl LiveSchema {
         name: &str,
         types: impl IntoIterator<Item = &'a CqlType>,
     ) -> Option<&LiveAggregate> {
-        let types: Vec<CqlType> = types.into_iter().map(CqlType::canonical).collect();
-        self.keyspaces.get(keyspace)?.aggregates.iter().find(|a| {
-            a.name == name
-                && a.params
-                    .iter()
-                    .map(|(t, _)| t.canonical())
-                    .eq(types.clone())
+        let aggregates = &self.keyspaces.get(keyspace)?.aggregates;
+        find_signature(aggregates, name, types, |a| {
+            (&a.name, a.params.iter().map(|(t, _)| t).collect())
         })
     }
 
@@ -340,6 +332,21 @@ impl LiveSchema {
     pub fn udt(&self, keyspace: &str, name: &str) -> Option<&LiveType> {
         self.keyspaces.get(keyspace)?.types.get(name)
     }
+}
+
+/// The item of `items` named `name` whose parameters are of `types` (one name may have
+/// several signatures); `signature` gives an item's name and parameter types.
+fn find_signature<'i, 'a, I>(
+    items: &'i [I],
+    name: &str,
+    types: impl IntoIterator<Item = &'a CqlType>,
+    signature: impl Fn(&'i I) -> (&'i String, Vec<&'i CqlType>),
+) -> Option<&'i I> {
+    let types: Vec<&CqlType> = types.into_iter().collect();
+    items.iter().find(|i| {
+        let (n, params) = signature(i);
+        n == name && same_types(params, types.iter().copied())
+    })
 }
 
 /// The last part of a Java class name: `LeveledCompactionStrategy` for both

@@ -16,55 +16,47 @@ pub(crate) const SETTING: &str = "user_defined_functions_enabled";
 /// Plans the functions and aggregates of keyspace `ks`: functions first (aggregates use them).
 pub(super) fn plan_functions(ks: &str, placed: &Placed, live: &LiveSchema, p: &mut MigrationPlan) {
     for f in &placed.functions {
+        let signature = function_signature(f);
         let types = f.params.iter().map(|(_, t)| t);
-        let found = live.function(ks, f.name, types);
-        let replace = match found {
+        let replace = match live.function(ks, f.name, types) {
             None => false,
             Some(l) if same_function(l, f) => continue,
             Some(l) if !super::compare::same_type(&l.returns.0, &f.returns) => {
-                p.refused.push(changed_result(
-                    ks,
-                    &function_signature(f),
-                    &l.returns.1,
-                    &f.returns.to_string(),
-                    f.rust_name,
-                ));
+                let new = f.returns.to_string();
+                let refusal = changed_result(ks, &signature, &l.returns.1, &new, f.rust_name);
+                p.refused.push(refusal);
                 continue;
             }
             Some(_) => true,
         };
-        if disabled(ks, &function_signature(f), f.rust_name, live, p) {
-            continue;
-        }
-        p.steps.push(Step {
+        let step = Step {
             cql: create_function(f, ks, replace),
-            description: describe("function", ks, &function_signature(f), replace),
+            description: describe("function", ks, &signature, replace),
             change: Change::CreateFunction {
                 keyspace: ks.to_owned(),
                 function: (*f).clone(),
                 replace,
             },
-        });
+        };
+        push_unless_disabled(step, ks, &signature, f.rust_name, live, p);
     }
     for a in &placed.aggregates {
-        let found = live.aggregate(ks, a.name, &a.params);
-        let replace = match found {
+        let signature = aggregate_signature(a);
+        let replace = match live.aggregate(ks, a.name, &a.params) {
             None => false,
             Some(l) if same_aggregate(l, a) => continue,
             Some(_) => true,
         };
-        if disabled(ks, &aggregate_signature(a), a.rust_name, live, p) {
-            continue;
-        }
-        p.steps.push(Step {
+        let step = Step {
             cql: create_aggregate(a, ks, replace),
-            description: describe("aggregate", ks, &aggregate_signature(a), replace),
+            description: describe("aggregate", ks, &signature, replace),
             change: Change::CreateAggregate {
                 keyspace: ks.to_owned(),
                 aggregate: (*a).clone(),
                 replace,
             },
-        });
+        };
+        push_unless_disabled(step, ks, &signature, a.rust_name, live, p);
     }
 }
 
@@ -130,16 +122,18 @@ fn describe(what: &str, ks: &str, signature: &str, replace: bool) -> String {
     }
 }
 
-/// A refusal, and `true`, when `live` says the cluster runs no user-defined function.
-fn disabled(
+/// `step`, or its refusal when `live` says the cluster runs no user-defined function.
+fn push_unless_disabled(
+    step: Step,
     ks: &str,
     signature: &str,
     rust_name: &str,
     live: &LiveSchema,
     p: &mut MigrationPlan,
-) -> bool {
+) {
     if live.functions_enabled != Some(false) {
-        return false;
+        p.steps.push(step);
+        return;
     }
     p.refused.push(Refusal {
         table: format!("{ks}.{signature}"),
@@ -155,7 +149,6 @@ fn disabled(
              `{rust_name}` and the projections that call it out of the models"
         ),
     });
-    true
 }
 
 fn changed_result(ks: &str, signature: &str, old: &str, new: &str, rust_name: &str) -> Refusal {
