@@ -282,12 +282,23 @@ impl Db {
             span
         };
         let ddl = || async {
-            let res = self
-                .inner
-                .session
-                .query_unpaged(cql, &[])
-                .await
-                .map_err(|e| Error::execute(&self.inner.session, cql, e));
+            let res = self.inner.session.query_unpaged(cql, &[]).await;
+            let res = match res {
+                Err(e) if agreement_timed_out(&e) => {
+                    // The coordinator applied the statement; the other nodes have not all
+                    // taken it yet (a busy cluster). One more of the driver's waits before
+                    // the statement's error is the caller's.
+                    tracing::warn!(
+                        cql,
+                        "no schema agreement yet after a DDL statement; waiting once more"
+                    );
+                    return match self.inner.session.await_schema_agreement().await {
+                        Ok(_) => Ok(()),
+                        Err(_) => Err(Error::execute(&self.inner.session, cql, e)),
+                    };
+                }
+                res => res.map_err(|e| Error::execute(&self.inner.session, cql, e)),
+            };
             let res = match res {
                 Ok(res) => res,
                 Err(e) => {
@@ -361,4 +372,15 @@ pub fn prepared_statements(db: &Db) -> Vec<(String, bool)> {
         .collect();
     out.sort();
     out
+}
+
+/// Whether a statement failed only in the driver's wait for every node to take its schema
+/// change (the statement itself was applied).
+fn agreement_timed_out(e: &scylla::errors::ExecutionError) -> bool {
+    matches!(
+        e,
+        scylla::errors::ExecutionError::SchemaAgreementError(
+            scylla::errors::SchemaAgreementError::Timeout(_)
+        )
+    )
 }
