@@ -26,9 +26,10 @@ pub(crate) struct BackfillArgs {
     #[arg(long)]
     table: Option<String>,
     /// Token ranges the ring is cut into: the unit of work, progress and resuming (set by the
-    /// first process that starts a copy).
-    #[arg(long, default_value_t = 256)]
-    ranges: u32,
+    /// first process that starts a copy) [default: sized from the source's size estimates,
+    /// about 2 MiB each, 32 to 256; a process joining a copy takes its number].
+    #[arg(long)]
+    ranges: Option<u32>,
     /// Ranges this process copies at once.
     #[arg(long, default_value_t = 8)]
     ranges_in_flight: usize,
@@ -137,17 +138,19 @@ pub(crate) async fn backfill(
     let mut exit = Exit::Ok;
     for c in copiers(models, args.table.as_deref(), db)? {
         let mut options = CopyOptions::new()
-            .ranges(args.ranges)
             .ranges_in_flight(args.ranges_in_flight)
             .writes_in_flight(args.writes_in_flight)
             .lease(Duration::from_secs(args.lease_seconds));
         if let Some(r) = args.rows_per_second {
             options = options.rows_per_second(r);
         }
+        if let Some(n) = args.ranges {
+            options = options.ranges(n);
+        }
         let report = if args.quiet {
             c.backfill(db, &options).await
         } else {
-            let progress = Progress::new(c.target().name, args.ranges, terminal);
+            let progress = Progress::new(c.target().name, terminal);
             let shown = Arc::clone(&progress);
             options = options.progress(move |p| shown.show(p));
             let report = progress.lines(c.backfill(db, &options), err).await;
@@ -316,13 +319,13 @@ struct Line {
 }
 
 impl Progress {
-    fn new(table: &'static str, ranges: u32, terminal: bool) -> Arc<Self> {
+    fn new(table: &'static str, terminal: bool) -> Arc<Self> {
         let template = format!("{table} [{{bar:30}}] {{pos}}/{{len}} ranges  {{msg}}");
         Arc::new(Progress {
             table,
             bar: terminal.then(|| Shown::new(&template)),
             line: Mutex::new(Line {
-                text: format!("{table}: starting the copy ({ranges} ranges)"),
+                text: format!("{table}: starting the copy"),
                 must: true,
                 ..Line::default()
             }),

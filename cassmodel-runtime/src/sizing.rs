@@ -626,18 +626,10 @@ pub async fn live_with_progress(
         .maybe_first_row::<(Option<i64>,)>()
         .map_err(|e| Error::Driver(Box::new(e)))?
         .and_then(|(m,)| m);
-    let cql = "SELECT partitions_count, mean_partition_size FROM system.table_estimates \
-               WHERE keyspace_name = ? AND table_name = ? AND range_type = 'local_primary'";
-    let rows = run(cql).await?;
     let (mut partitions, mut weighted) = (None::<i64>, 0i128);
-    for row in rows
-        .rows::<(Option<i64>, Option<i64>)>()
-        .map_err(|e| Error::Driver(Box::new(e)))?
-    {
-        let (count, mean) = row.map_err(|e| Error::Driver(Box::new(e)))?;
-        let count = count.unwrap_or(0);
-        *partitions.get_or_insert(0) += count;
-        weighted += i128::from(count) * i128::from(mean.unwrap_or(0));
+    for e in table_estimates(db, keyspace, schema.name).await? {
+        *partitions.get_or_insert(0) += e.partitions;
+        weighted += i128::from(e.partitions) * i128::from(e.mean_partition_size);
     }
     let mean_partition_bytes = partitions
         .filter(|&p| p > 0)
@@ -654,6 +646,47 @@ pub async fn live_with_progress(
         mean_partition_bytes,
         largest,
     })
+}
+
+/// One row of a node's `system.table_estimates` for a table (`local_primary`): a token range
+/// the node is the primary replica of (`None` if its bounds are not Murmur3 tokens), the
+/// table's partitions in it and their mean size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RangeEstimate {
+    pub range: Option<(i64, i64)>,
+    pub partitions: i64,
+    pub mean_partition_size: i64,
+}
+
+/// The estimates the node answering `db` keeps of `keyspace.table` (refreshed every few
+/// minutes, of flushed data).
+pub(crate) async fn table_estimates(
+    db: &Db,
+    keyspace: &str,
+    table: &str,
+) -> Result<Vec<RangeEstimate>> {
+    let cql = "SELECT range_start, range_end, partitions_count, mean_partition_size \
+               FROM system.table_estimates \
+               WHERE keyspace_name = ? AND table_name = ? AND range_type = 'local_primary'";
+    let session = db.session();
+    let rows = session
+        .query_unpaged(cql, (keyspace, table))
+        .await
+        .map_err(|e| Error::execute(session, cql, e))?
+        .into_rows_result()
+        .map_err(|e| Error::Driver(Box::new(e)))?;
+    let mut estimates = Vec::new();
+    type Row = (Option<String>, Option<String>, Option<i64>, Option<i64>);
+    for row in rows.rows::<Row>().map_err(|e| Error::Driver(Box::new(e)))? {
+        let (start, end, count, mean) = row.map_err(|e| Error::Driver(Box::new(e)))?;
+        let token = |t: Option<String>| t.and_then(|t| t.parse::<i64>().ok());
+        estimates.push(RangeEstimate {
+            range: token(start).zip(token(end)),
+            partitions: count.unwrap_or(0).max(0),
+            mean_partition_size: mean.unwrap_or(0).max(0),
+        });
+    }
+    Ok(estimates)
 }
 
 async fn largest_partition(

@@ -277,3 +277,35 @@ async fn the_rate_limit_holds() {
     );
     t.drop_all().await;
 }
+
+/// Without a number of ranges, a copy cuts its source into ranges sized from the node's size
+/// estimates: a table the estimates do not know yet (written since the node last counted)
+/// gets four per range in flight. A process that joins the copy without a number takes the
+/// recorded one; one that sets another is refused, with the number to use.
+#[tokio::test(flavor = "multi_thread")]
+async fn ranges_are_sized_by_the_first_process_and_followed_by_the_others() {
+    let t = support::test_db_replicated("keychange_ranges").await;
+    let db = &t.db;
+    source_rows(db, 3).await;
+    let (exit, out, err) = migrate(db, both(), &["apply"]).await;
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+
+    let first = copy::backfill::<v2::Reading>(db, &CopyOptions::new().ranges_in_flight(2))
+        .await
+        .expect("the first copy");
+    assert_eq!((first.rows, first.ranges), (1200, 8), "{first}");
+    assert_eq!(first.ranges_copied, 8, "{first}");
+
+    // Eight ranges in flight would size 32: the record's 8 are taken instead.
+    let (exit, out, err) = migrate(db, both(), &["backfill", "--quiet"]).await;
+    assert_eq!(exit, cli::Exit::Ok, "{out}{err}");
+    assert!(out.contains("all 8 ranges copied"), "{out}{err}");
+
+    let (exit, out, err) = migrate(db, both(), &["backfill", "--ranges", "16", "--quiet"]).await;
+    assert_eq!(exit, cli::Exit::Refused, "{out}{err}");
+    assert!(
+        err.contains("was started with 8 ranges, not 16: continue it with 8"),
+        "{out}{err}"
+    );
+    t.drop_all().await;
+}

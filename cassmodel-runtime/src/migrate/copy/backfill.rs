@@ -17,13 +17,13 @@ use super::convert::CopyFrom;
 use super::counters::{CounterAdd, Counters};
 use super::lease::{HeldRanges, Lease, Watch, holders, owner_name};
 use super::pace::Pace;
+use super::range_count::range_count;
 use super::record::{Claim, Claimant, Record, now_millis, recorded, started};
 use super::setup::{Copy, check_target, copy_of, describe};
 use super::source::SourceRow;
 use super::write::{CellGroup, TimedWrite, cell_groups};
 use crate::error::{Error, ErrorKind};
 use crate::exec::insert::InsertValues;
-use crate::exec::read::token_ranges;
 use crate::exec::statement::Stmt;
 use crate::mapping::erased::SizeBound;
 use crate::mapping::table::{Table, write_column};
@@ -33,14 +33,17 @@ use crate::session::db::Db;
 /// A backfill's progress callback ([`CopyOptions::progress`]).
 pub type ProgressFn = Arc<dyn Fn(&CopyProgress) + Send + Sync>;
 
-/// How a backfill runs. The defaults suit one process on a small cluster; `ranges` is fixed
-/// by the first process that starts a copy.
+/// How a backfill runs. The defaults suit one process on a small cluster; the number of
+/// ranges is fixed by the first process that starts a copy.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct CopyOptions {
-    /// Token ranges the source's ring is cut into (default 256): the unit of work, of
-    /// progress and of resuming.
-    pub ranges: u32,
+    /// Token ranges the source's ring is cut into: the unit of work, of progress and of
+    /// resuming. By default (`None`) sized from the source's size estimates, about 2 MiB of
+    /// the source each, at least 4 per range in flight and at most 256; a process that joins
+    /// a copy takes the number its first process recorded. Set, a copy recorded with
+    /// another number is refused.
+    pub ranges: Option<u32>,
     /// Ranges this process copies at once (default 8).
     pub ranges_in_flight: usize,
     /// Writes (single rows, or batches of one target partition's rows) in flight per range
@@ -69,7 +72,7 @@ pub struct CopyOptions {
 impl Default for CopyOptions {
     fn default() -> Self {
         CopyOptions {
-            ranges: 256,
+            ranges: None,
             ranges_in_flight: 8,
             writes_in_flight: 16,
             page_size: 1000,
@@ -103,9 +106,10 @@ impl CopyOptions {
         Self::default()
     }
 
-    /// Token ranges of the source's ring (the first process that starts a copy sets them).
+    /// Token ranges of the source's ring, instead of a number sized from the source's size
+    /// estimates (the first process that starts a copy sets them).
     pub fn ranges(mut self, ranges: u32) -> Self {
-        self.ranges = ranges.max(1);
+        self.ranges = Some(ranges.max(1));
         self
     }
 
@@ -280,7 +284,6 @@ pub async fn backfill<T: CopyFrom>(
 ) -> Result<CopyReport, MigrationError> {
     let begun = Instant::now();
     let mut copy = copy_of::<T>(db, options.page_size).await?;
-    let ranges = token_ranges(options.ranges);
     // Before anything is written, the record included: a new table holding rows of its own.
     // A copy of counters adds to what the new table holds: it starts only into an empty
     // table, and continues only what it started.
@@ -301,8 +304,12 @@ pub async fn backfill<T: CopyFrom>(
         repair_read = Some(counters.read_statement::<T>(db, options.lease / 3).await?);
     }
     let source = copy.source.name();
+    let count = again(options.attempts, || {
+        range_count(db, &copy.source, options.ranges, options.ranges_in_flight)
+    })
+    .await?;
     let record = again(options.attempts, || {
-        Record::open(db, &copy.replication, &copy.target, &source, &ranges)
+        Record::open(db, &copy.replication, &copy.target, &source, count)
     })
     .await?;
     let owner = owner_name();

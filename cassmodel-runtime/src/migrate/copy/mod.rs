@@ -30,6 +30,7 @@ pub(crate) mod keyspace;
 mod lease;
 mod pace;
 pub(crate) mod problem;
+mod range_count;
 pub(crate) mod record;
 mod registry;
 mod setup;

@@ -23,8 +23,10 @@ use scylla::statement::{Consistency, SerialConsistency};
 
 use super::keyspace::RECORD_KEYSPACE;
 use super::lease::{Lease, Watch};
+use super::range_count::RangeCount;
 use super::setup;
 use crate::error::Error;
+use crate::exec::read::token_ranges;
 use crate::migrate::error::MigrationError;
 use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
@@ -282,15 +284,16 @@ async fn lease_statements(db: &Db) -> Result<[PreparedStatement; 6], MigrationEr
 }
 
 impl<'d> Record<'d> {
-    /// The record of the copy into `target` (`keyspace.table`) from `source`, with `ranges`
-    /// ranges: created by the first process to start it; the others find it. A record of
-    /// another source under the same target is refused.
+    /// The record of the copy into `target` (`keyspace.table`) from `source`, with `count`
+    /// ranges: created by the first process to start it; the others find it and take its
+    /// number of ranges. A record of another source under the same target is refused, and one
+    /// of another number of ranges than a number the caller set.
     pub(super) async fn open(
         db: &'d Db,
         replication: &BTreeMap<String, String>,
         target: &str,
         source: &str,
-        ranges: &[(i64, i64)],
+        count: RangeCount,
     ) -> Result<Record<'d>, MigrationError> {
         ensure_tables(db, replication).await?;
         let r = qualified(RECORD_KEYSPACE, "copy_ranges");
@@ -331,10 +334,13 @@ impl<'d> Record<'d> {
             is_done,
             list,
         };
-        let count = i32::try_from(ranges.len()).unwrap_or(i32::MAX);
-        if !applied(db, &start, (target, source, count)).await? {
-            record.same_copy(source, count).await?;
-        }
+        let asked = i32::try_from(count.asked()).unwrap_or(i32::MAX);
+        let count = if applied(db, &start, (target, source, asked)).await? {
+            count.asked()
+        } else {
+            record.same_copy(source, count).await?
+        };
+        let ranges = token_ranges(count);
         // Every range row, written once by each process that opens the copy (a process
         // killed while writing them left some): only the range's end, which never changes,
         // so that a range done stays done.
@@ -366,8 +372,9 @@ impl<'d> Record<'d> {
         Ok(record)
     }
 
-    /// Refuses a record of this target made for another source or number of ranges.
-    async fn same_copy(&self, source: &str, count: i32) -> Result<(), MigrationError> {
+    /// The number of ranges of the copy recorded for this target; refuses a record made for
+    /// another source, or for another number of ranges than one the caller set.
+    async fn same_copy(&self, source: &str, count: RangeCount) -> Result<u32, MigrationError> {
         let target = &self.migration;
         let (known, known_ranges) = self.copy_row().await?;
         if known != source {
@@ -376,13 +383,20 @@ impl<'d> Record<'d> {
                  record (`migrate forget-copy {target}`) to start a copy from {source}"
             )));
         }
-        if known_ranges != count {
-            return Err(MigrationError::CopyRefused(format!(
-                "the copy into {target} was started with {known_ranges} ranges, not \
-                 {count}: continue it with {known_ranges}"
-            )));
+        let known_ranges = u32::try_from(known_ranges).unwrap_or(0);
+        match count {
+            RangeCount::Exactly(n) if n != known_ranges => {
+                Err(MigrationError::CopyRefused(format!(
+                    "the copy into {target} was started with {known_ranges} ranges, not {n}: \
+                     continue it with {known_ranges}, or without a number of ranges"
+                )))
+            }
+            _ if known_ranges == 0 => Err(MigrationError::CopyRefused(format!(
+                "the record of the copy into {target} has no number of ranges: forget it \
+                 (`migrate forget-copy {target}`) and start the copy again"
+            ))),
+            _ => Ok(known_ranges),
         }
-        Ok(())
     }
 
     /// The source and the number of ranges the record has for this copy.
