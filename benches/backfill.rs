@@ -371,10 +371,13 @@ async fn child(args: &[String]) -> Res<()> {
     Ok(())
 }
 
-/// cassmodel's backfill options: the defaults, or `BACKFILL_RANGES_IN_FLIGHT` and
-/// `BACKFILL_WRITES_IN_FLIGHT` when set.
+/// cassmodel's backfill options: the defaults, or `BACKFILL_RANGES`,
+/// `BACKFILL_RANGES_IN_FLIGHT` and `BACKFILL_WRITES_IN_FLIGHT` when set.
 fn options_from_env() -> Res<CopyOptions> {
     let mut options = CopyOptions::new();
+    if let Ok(v) = std::env::var("BACKFILL_RANGES") {
+        options = options.ranges(v.parse().map_err(|_| "ranges")?);
+    }
     if let Ok(v) = std::env::var("BACKFILL_RANGES_IN_FLIGHT") {
         options = options.ranges_in_flight(v.parse().map_err(|_| "ranges in flight")?);
     }
