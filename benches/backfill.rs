@@ -349,17 +349,20 @@ fn ranges(n: u32) -> Vec<(i64, i64)> {
         .collect()
 }
 
-/// One timed copy, in this (child) process: prints `rows seconds peak_kib`.
+/// One timed copy, in this (child) process: prints `rows seconds peak_kib ranges` (ranges:
+/// cassmodel's number of token ranges, as it sized or was told them; 0 for the others).
 async fn child(args: &[String]) -> Res<()> {
     let variant = args.first().ok_or("run VARIANT")?.as_str();
     let db = connect().await?;
     let t = Instant::now();
+    let mut ranges = 0;
     let rows = match variant.split_once(':') {
         _ if variant.starts_with("counters-") => counters::run(&db, variant).await?,
         None if variant == "cassmodel" => {
             let report = copy::backfill::<EventByDay>(&db, &options_from_env()?)
                 .await
                 .map_err(|e| e.to_string())?;
+            ranges = report.ranges;
             report.rows
         }
         Some(("raw-rows", c)) => raw(&db, c.parse().map_err(|_| "C")?, false).await?,
@@ -367,7 +370,7 @@ async fn child(args: &[String]) -> Res<()> {
         _ => return Err(format!("unknown variant {variant}")),
     };
     let secs = t.elapsed().as_secs_f64();
-    println!("{rows} {secs:.3} {}", peak_kib());
+    println!("{rows} {secs:.3} {} {ranges}", peak_kib());
     Ok(())
 }
 
@@ -549,9 +552,11 @@ where
 struct Run {
     rate: f64,
     peak_kib: u64,
+    /// cassmodel's number of token ranges (0 for the others).
+    ranges: u32,
 }
 
-fn run_child(variant: &str) -> Res<(u64, f64, u64)> {
+fn run_child(variant: &str) -> Res<(u64, f64, u64, u32)> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
         .args(["run", variant])
@@ -573,7 +578,8 @@ fn run_child(variant: &str) -> Res<(u64, f64, u64)> {
     let rows = next()?.parse().map_err(|_| "rows")?;
     let secs = next()?.parse().map_err(|_| "secs")?;
     let peak = next()?.parse().map_err(|_| "peak")?;
-    Ok((rows, secs, peak))
+    let ranges = next()?.parse().map_err(|_| "ranges")?;
+    Ok((rows, secs, peak, ranges))
 }
 
 /// cqlsh COPY TO + COPY FROM, timed; peak memory by /usr/bin/time when it is there.
@@ -684,7 +690,7 @@ async fn all(args: &[String]) -> Res<()> {
     // a cluster, once).
     for v in warm_up {
         reset_target(&db).await?;
-        let (n, secs, _) = run_child(v)?;
+        let (n, secs, _, _) = run_child(v)?;
         eprintln!("warm-up {v}: {n} rows in {secs:.1} s");
     }
     let mut results: BTreeMap<String, Vec<Run>> = BTreeMap::new();
@@ -694,14 +700,18 @@ async fn all(args: &[String]) -> Res<()> {
         for v in &order {
             reset_target(&db).await?;
             let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-            let (secs, peak) = match v.strip_prefix("cqlsh-") {
-                Some(kind) => run_cqlsh(cqlsh.unwrap_or("cqlsh"), kind == "tuned", &point)?,
+            let (secs, peak, ranges) = match v.strip_prefix("cqlsh-") {
+                Some(kind) => {
+                    let (secs, peak) =
+                        run_cqlsh(cqlsh.unwrap_or("cqlsh"), kind == "tuned", &point)?;
+                    (secs, peak, 0)
+                }
                 None => {
-                    let (n, secs, peak) = run_child(v)?;
+                    let (n, secs, peak, ranges) = run_child(v)?;
                     if n != rows {
                         return Err(format!("{v} reports {n} rows copied, not {rows}"));
                     }
-                    (secs, peak)
+                    (secs, peak, ranges)
                 }
             };
             match source {
@@ -724,8 +734,12 @@ async fn all(args: &[String]) -> Res<()> {
                 }
             }
             let rate = rows as f64 / secs;
+            let in_ranges = match ranges {
+                0 => String::new(),
+                n => format!(" in {n} ranges"),
+            };
             eprintln!(
-                "round {round} {v}: {rate:.0} rows/s ({secs:.1} s), peak {} MiB, load {}",
+                "round {round} {v}: {rate:.0} rows/s ({secs:.1} s{in_ranges}), peak {} MiB, load {}",
                 peak / 1024,
                 load.split_whitespace()
                     .take(3)
@@ -735,6 +749,7 @@ async fn all(args: &[String]) -> Res<()> {
             results.entry(v.clone()).or_default().push(Run {
                 rate,
                 peak_kib: peak,
+                ranges,
             });
         }
     }
@@ -803,7 +818,7 @@ fn report(
             format!("{:.2}", m / best_raw),
             u8::from(best).to_string(),
             format!("{:.1}", peak as f64 / 1024.0),
-            String::new(),
+            ranges_note(runs),
         ]);
     }
     // `BACKFILL_CSV=<file>` appends elsewhere, `BACKFILL_CSV=` nowhere.
@@ -818,6 +833,16 @@ fn report(
         .map_err(|e| format!("{}: {e}", path.display()))?;
     println!("{} rows appended to {}", csv.len(), path.display());
     Ok(())
+}
+
+/// The `notes` of a variant's row: cassmodel's number of ranges in each round, when it sized
+/// them (`ranges per round: 32 32 50`).
+fn ranges_note(runs: &[Run]) -> String {
+    if runs.iter().all(|r| r.ranges == 0) {
+        return String::new();
+    }
+    let each: Vec<String> = runs.iter().map(|r| r.ranges.to_string()).collect();
+    format!("ranges per round: {}", each.join(" "))
 }
 
 /// The columns of `benches/results/backfill.csv`: one row per variant and run.
