@@ -21,9 +21,12 @@
 //!
 //! Variants, each run as a child process of this binary (its peak resident memory is its
 //! own, read from `/proc/self/status` `VmHWM` at the end):
-//! - `cassmodel`: `cassmodel::migrate::copy::backfill` with its defaults (256 token ranges, 8
-//!   ranges in flight and 16 writes in flight per range, rows of one target partition in one
-//!   unlogged batch), including its record in `cassmodel_migrations`;
+//! - `cassmodel`: `cassmodel::migrate::copy::backfill` with its defaults (token ranges sized
+//!   from the source's size estimates, 8 ranges in flight and 16 writes in flight per range,
+//!   rows of one target partition in one unlogged batch), including its record in
+//!   `cassmodel_migrations` (`BACKFILL_RANGES` sets the number of ranges);
+//! - `cassmodel-first`: the same, the record's keyspace dropped before: the first copy on a
+//!   cluster where `migrate apply` did not create the record, which the copy then creates;
 //! - `raw-rows:C`: by hand, as the driver's documentation shows: the ring in 256 token
 //!   ranges, 4 at a time, each read with `execute_iter` + `rows_stream`, every row written
 //!   with the prepared INSERT, C writes in flight in all;
@@ -290,6 +293,13 @@ async fn reset(db: &Db) -> Res<()> {
     empty(db.session(), "events_by_day").await
 }
 
+/// Drops cassmodel's record keyspace, as on a cluster where no copy ran and `migrate apply`
+/// did not create it: the next copy creates it (`cassmodel-first`).
+async fn forget_record(db: &Db) -> Res<()> {
+    let drop = format!("DROP KEYSPACE IF EXISTS {}", copy::RECORD_KEYSPACE);
+    cql(db.session(), &drop).await
+}
+
 /// Empties `table` (a target) and forgets cassmodel's record of every copy.
 async fn empty(s: &Session, table: &str) -> Res<()> {
     cql(s, &format!("TRUNCATE {KEYSPACE}.{table}")).await?;
@@ -358,7 +368,7 @@ async fn child(args: &[String]) -> Res<()> {
     let mut ranges = 0;
     let rows = match variant.split_once(':') {
         _ if variant.starts_with("counters-") => counters::run(&db, variant).await?,
-        None if variant == "cassmodel" => {
+        None if variant == "cassmodel" || variant == "cassmodel-first" => {
             let report = copy::backfill::<EventByDay>(&db, &options_from_env()?)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -660,6 +670,7 @@ async fn all(args: &[String]) -> Res<()> {
     };
     let mut variants: Vec<String> = [
         "cassmodel",
+        "cassmodel-first",
         "raw-rows:128",
         "raw-rows:256",
         "raw-batched:16",
@@ -699,6 +710,9 @@ async fn all(args: &[String]) -> Res<()> {
         order.rotate_left(round % variants.len());
         for v in &order {
             reset_target(&db).await?;
+            if v == "cassmodel-first" {
+                forget_record(&db).await?;
+            }
             let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
             let (secs, peak, ranges) = match v.strip_prefix("cqlsh-") {
                 Some(kind) => {
