@@ -8,6 +8,9 @@
 //! the file of the deepest module the path names; `crate::B` (an item the crate root
 //! re-exports) points at `lib.rs`, which imports every module, so it is a circle too. Doc
 //! comments are not code and do not count.
+//!
+//! And the runtime has one door to the driver: only `session/` and `exec/` use the driver's
+//! session, and only `session/` and `exec/send.rs` send requests with it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -518,4 +521,135 @@ fn the_guard_finds_circles_and_upward_imports() {
         .collect();
     assert_eq!(upward.len(), 1, "{upward:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The driver's methods that send a request: called only by `exec/send.rs` (and `session/`).
+const REQUESTS: &[&str] = &[
+    "execute_unpaged",
+    "query_unpaged",
+    "execute_iter",
+    "query_iter",
+    "execute_single_page",
+    "query_single_page",
+    "batch",
+    "prepare",
+];
+
+/// What `file` (of the runtime, relative to `src/`) does against the one door: a use of the
+/// driver's session outside `session/` and `exec/`, or a request sent outside `session/` and
+/// `exec/send.rs` (a request method called on `session()` or `session`, or one whose name
+/// only the driver's session has). Read from the file's tokens: code and macro bodies count,
+/// comments do not.
+fn door_problems(file: &str, text: &str) -> Vec<String> {
+    use proc_macro2::{Delimiter, TokenStream, TokenTree};
+    fn walk(stream: TokenStream, out: &mut Vec<(String, String)>) {
+        let tokens: Vec<TokenTree> = stream.into_iter().collect();
+        let ident = |i: usize| match tokens.get(i) {
+            Some(TokenTree::Ident(id)) => Some(id.to_string()),
+            _ => None,
+        };
+        let dot =
+            |i: usize| matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+        let empty_call = |i: usize| {
+            matches!(tokens.get(i), Some(TokenTree::Group(g))
+                if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty())
+        };
+        // Whether the dot at `d` follows `session` or `session()` (reported there).
+        let on_session = |d: usize| {
+            (d >= 1 && ident(d - 1).as_deref() == Some("session"))
+                || (d >= 2 && empty_call(d - 1) && ident(d - 2).as_deref() == Some("session"))
+        };
+        for (i, t) in tokens.iter().enumerate() {
+            if let TokenTree::Group(g) = t {
+                walk(g.stream(), out);
+                continue;
+            }
+            let Some(name) = ident(i) else { continue };
+            if name == "session" && i > 0 && dot(i - 1) && empty_call(i + 1) {
+                out.push(("session".into(), ".session()".into()));
+            }
+            if name == "session" {
+                let after = if empty_call(i + 1) { i + 2 } else { i + 1 };
+                if dot(after)
+                    && let Some(m) = ident(after + 1).filter(|m| REQUESTS.contains(&m.as_str()))
+                {
+                    out.push(("request".into(), format!("session.{m}(..)")));
+                }
+            } else if i > 0
+                && dot(i - 1)
+                && REQUESTS[..6].contains(&name.as_str())
+                && !on_session(i - 1)
+            {
+                out.push(("request".into(), format!(".{name}(..)")));
+            }
+        }
+    }
+    let stream: TokenStream = text.parse().unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut found = Vec::new();
+    walk(stream, &mut found);
+    let in_session = file.starts_with("session/");
+    let in_exec = file.starts_with("exec/");
+    found
+        .into_iter()
+        .filter_map(|(what, call)| match what.as_str() {
+            "session" if !(in_session || in_exec) => Some(format!(
+                "cassmodel-runtime/src/{file} uses the driver's session (`{call}`): send its \
+                 statements through exec/send.rs"
+            )),
+            "request" if !(in_session || file == "exec/send.rs") => Some(format!(
+                "cassmodel-runtime/src/{file} sends a request itself (`{call}`): send it \
+                 through exec/send.rs, which maps its errors, checks its warnings and opens its span"
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, relative to `root`.
+fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(root, &path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            let rel = path.strip_prefix(root).expect("under the root");
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
+#[test]
+fn the_runtime_sends_every_request_through_one_door() {
+    let src = workspace().join("cassmodel-runtime/src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    assert!(files.len() > 50, "the runtime's files: {files:?}");
+    assert!(files.iter().any(|f| f == "exec/send.rs"), "{files:?}");
+    let problems: Vec<String> = files
+        .iter()
+        .flat_map(|f| door_problems(f, &read(&src.join(f))))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The door's guard sees a session used in a feature, a request sent in the execution layer
+/// beside the door (also through a binding and in a macro body), and nothing in a comment or
+/// in the door itself.
+#[test]
+fn the_door_guard_finds_requests_outside_the_door() {
+    let feature = "/// db.session().execute_unpaged(ps, v)\n\
+                   fn f(db: &Db) { let s = db.session(); }";
+    assert_eq!(door_problems("migrate/x.rs", feature).len(), 1);
+    let beside = "fn f(db: &Db) { let session = db.session(); session.batch(&b, v); }\n\
+                  macro_rules! m { ($db:expr) => { $db.pager.execute_iter(ps, ()) } }\n\
+                  fn g(db: &Db) { db.session()\n    .prepare(cql); }";
+    let found = door_problems("exec/read.rs", beside);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(door_problems("exec/send.rs", beside).is_empty());
+    assert!(door_problems("session/db.rs", beside).is_empty());
+    assert!(door_problems("exec/read.rs", "// session.batch(b, v)\nfn f() {}").is_empty());
 }

@@ -340,7 +340,7 @@ async fn apply_files(
 /// secondary index never shows in `system_views.sai_column_indexes`; reads of it work
 /// while it builds).
 async fn is_sai(db: &Db, keyspace: &str, index: &str) -> Result<bool, Failure> {
-    let live = LiveSchema::read(db.session(), &[keyspace]).await?;
+    let live = LiveSchema::read(db, &[keyspace]).await?;
     Ok(live.index(keyspace, index).is_none_or(|(_, i)| i.is_sai()))
 }
 

@@ -67,12 +67,16 @@ use cassmodel_schema::{CqlType, NativeType, Period, fixed_size};
 use futures::TryStreamExt;
 
 use crate::error::{Error, Result};
+use crate::exec::send::{self, repeatable};
 use crate::mapping::literal::cql_literal_or_null;
 use crate::migrate::progress::Progress;
 use crate::schema::ddl::qualified;
 use crate::schema::model::{BucketRule, ColumnKind, Growth, TableSchema};
 use crate::session::db::Db;
 use crate::statement::cql::column_list;
+
+/// The kind of sizing's reads (of system tables and the table counted), in their spans.
+const KIND: &str = "sizing";
 
 /// Guidance: at most this many values (cells) per partition.
 const VALUES_GUIDANCE: u64 = 100_000;
@@ -610,22 +614,12 @@ pub async fn live_with_progress(
     let keyspace = db
         .resolve_keyspace(schema.keyspace)
         .ok_or(Error::NoKeyspace { table: schema.name })?;
-    let session = db.session();
-    let run = |cql: &'static str| async move {
-        session
-            .query_unpaged(cql, (keyspace, schema.name))
-            .await
-            .map_err(|e| Error::execute(session, cql, e))?
-            .into_rows_result()
-            .map_err(|e| Error::Driver(Box::new(e)))
-    };
     let cql = "SELECT mebibytes FROM system_views.max_partition_size \
                WHERE keyspace_name = ? AND table_name = ?";
-    let max_partition_mib = run(cql)
-        .await?
-        .maybe_first_row::<(Option<i64>,)>()
-        .map_err(|e| Error::Driver(Box::new(e)))?
-        .and_then(|(m,)| m);
+    let max_partition_mib =
+        send::first::<(Option<i64>,)>(db, KIND, repeatable(cql), (keyspace, schema.name))
+            .await?
+            .and_then(|(m,)| m);
     let (mut partitions, mut weighted) = (None::<i64>, 0i128);
     for e in table_estimates(db, keyspace, schema.name).await? {
         *partitions.get_or_insert(0) += e.partitions;
@@ -668,17 +662,10 @@ pub(crate) async fn table_estimates(
     let cql = "SELECT range_start, range_end, partitions_count, mean_partition_size \
                FROM system.table_estimates \
                WHERE keyspace_name = ? AND table_name = ? AND range_type = 'local_primary'";
-    let session = db.session();
-    let rows = session
-        .query_unpaged(cql, (keyspace, table))
-        .await
-        .map_err(|e| Error::execute(session, cql, e))?
-        .into_rows_result()
-        .map_err(|e| Error::Driver(Box::new(e)))?;
-    let mut estimates = Vec::new();
     type Row = (Option<String>, Option<String>, Option<i64>, Option<i64>);
-    for row in rows.rows::<Row>().map_err(|e| Error::Driver(Box::new(e)))? {
-        let (start, end, count, mean) = row.map_err(|e| Error::Driver(Box::new(e)))?;
+    let rows: Vec<Row> = send::rows(db, KIND, repeatable(cql), (keyspace, table)).await?;
+    let mut estimates = Vec::new();
+    for (start, end, count, mean) in rows {
         let token = |t: Option<String>| t.and_then(|t| t.parse::<i64>().ok());
         estimates.push(RangeEstimate {
             range: token(start).zip(token(end)),
@@ -702,11 +689,8 @@ async fn largest_partition(
         "SELECT {pk}, COUNT(*) FROM {} GROUP BY {pk}",
         qualified(keyspace, schema.name)
     );
-    let mut rows = db
-        .session()
-        .query_iter(cql.as_str(), &[])
-        .await
-        .map_err(|e| Error::execute(db.session(), &cql, e))?
+    let mut rows = send::pager(db, KIND, repeatable(&cql), ())
+        .await?
         .rows_stream::<Row>()
         .map_err(|e| Error::Driver(Box::new(e)))?;
     // The key columns' types, which name the type of an empty value (`blobAsint(0x)`).

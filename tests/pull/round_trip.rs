@@ -38,9 +38,7 @@ pub async fn nothing_to_do(db: &Db, tables: &[&'static TableSchema]) {
 /// Writes [`ROWS`] rows into each of `tables` of `db`'s keyspace ([`write_rows`]).
 pub async fn write_rows_into(db: &Db, tables: &[&'static TableSchema]) {
     let ks = db.keyspace().expect("a keyspace");
-    let live = LiveSchema::read(db.session(), &[ks])
-        .await
-        .expect("live schema");
+    let live = LiveSchema::read(db, &[ks]).await.expect("live schema");
     let k = &live.keyspaces[ks];
     // A materialized view is written by the server, from its base table's rows.
     for table in tables.iter().filter(|t| t.view_of.is_none()) {

@@ -139,7 +139,7 @@ pub struct PulledStruct {
 
 /// Reads `keyspace`'s schema from `system_schema` and writes its models.
 pub async fn pull(db: &Db, keyspace: &str, options: &PullOptions) -> Result<Pulled, PullError> {
-    let live = LiveSchema::read(db.session(), &[keyspace]).await?;
+    let live = LiveSchema::read(db, &[keyspace]).await?;
     let ks = live
         .keyspaces
         .get(keyspace)

@@ -25,6 +25,7 @@ use scylla::statement::prepared::PreparedStatement;
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::mirror;
 use super::result::QueryFuture;
+use super::send;
 use super::statement::prepare;
 use super::write::{applied, check_request_size, refuse_bad_lwt, serialize_for};
 use crate::error::{Error, Result};
@@ -305,14 +306,7 @@ async fn send<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
     if let Some(p) = prepared.first() {
         check_request_size(db, p, bytes)?;
     }
-    // Pinned in place, as an entity's save pins it (`entity.rs`): awaited by value, the
-    // driver's batch future would be copied into this one's state.
-    let request = std::pin::pin!(db.session().batch(&driver, values));
-    let res = request
-        .await
-        .map_err(|e| Error::execute(db.session(), "BATCH", e))?;
-    db.warnings()
-        .check(&res, "BATCH", prepared.first().map(|p| &**p));
+    let res = send::batch(db, &driver, values, "BATCH").await?;
     if !lwt {
         return Ok(true);
     }

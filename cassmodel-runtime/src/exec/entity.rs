@@ -25,7 +25,8 @@ use scylla::statement::prepared::PreparedStatement;
 use super::batch::{Batch, batch_span};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
-use crate::error::{Error, Result, TooLarge};
+use super::send;
+use crate::error::{Result, TooLarge};
 use crate::mapping::cells::{CellStop, Cells, Walk, write_cells};
 use crate::mapping::erased::ErasedValue;
 use crate::mapping::table::RowFields;
@@ -169,26 +170,14 @@ pub fn save_entity<'d, E: Sync + 'static>(
             share: db.max_request_size() / tables.len().max(1),
             refused: AtomicBool::new(false),
         };
-        // Pinned in place and awaited through the pin: awaited by value, the driver's batch
-        // future (its whole generic state) was copied twice per save, 637 instructions of
-        // `memcpy` (counted with `benches/callgrind_ops.sh`, BENCHMARKS.md).
-        let request = std::pin::pin!(db.session().batch(batch, &values));
-        let res = match request.await {
-            Ok(res) => res,
+        match send::batch(db, batch, &values, "BATCH").await {
+            Ok(_) => Ok(()),
             // Told by the rows themselves, not by the driver's error: a row after the first
             // is written when the request is, and that error does not carry the refusal as
             // its source.
-            Err(_) if values.refused.load(Ordering::Relaxed) => {
-                return general().await.map(drop);
-            }
-            Err(e) => return Err(Error::execute(db.session(), "BATCH", e)),
-        };
-        let first = match batch.statements.first() {
-            Some(scylla::statement::batch::BatchStatement::PreparedStatement(ps)) => Some(ps),
-            _ => None,
-        };
-        db.warnings().check(&res, "BATCH", first);
-        Ok(())
+            Err(_) if values.refused.load(Ordering::Relaxed) => general().await.map(drop),
+            Err(e) => Err(e),
+        }
     })
 }
 

@@ -15,7 +15,8 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::mirror;
 use super::result::Outcome;
-use super::statement::{Stmt, cached, traced, unpaged};
+use super::send::unpaged;
+use super::statement::{Stmt, cached, traced};
 use super::write::{applied, copy_cell, not_applied, write_values};
 use crate::error::{Error, Result, TooLarge};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;

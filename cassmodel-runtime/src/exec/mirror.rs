@@ -19,7 +19,8 @@ use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::RowWriter;
 use scylla::statement::prepared::PreparedStatement;
 
-use super::statement::{Stmt, cached, unpaged};
+use super::send::unpaged;
+use super::statement::{Stmt, cached};
 use crate::error::{Error, Result};
 use crate::mapping::table::{Table, write_column};
 use crate::schema::ddl::qualified;

@@ -1,8 +1,9 @@
 //! Execution layer: running statements on a [`Db`](crate::Db). The statement of a query
 //! ([`statement`]: from the cache, or prepared on first use), reads ([`read`]), writes and
 //! lightweight transactions ([`write`]), inserts of whole rows ([`insert`]), batches
-//! ([`batch`]), the saves of entities ([`entity`]), what they return ([`result`]), and the dual writes of a key change
-//! ([`mirror`]).
+//! ([`batch`]), the saves of entities ([`entity`]), what they return ([`result`]), the dual
+//! writes of a key change ([`mirror`]), and the one door through which all of them, and every
+//! other feature, send requests to the driver ([`send`]).
 
 pub(crate) mod batch;
 pub(crate) mod entity;
@@ -10,5 +11,6 @@ pub(crate) mod insert;
 pub(crate) mod mirror;
 pub(crate) mod read;
 pub(crate) mod result;
+pub(crate) mod send;
 pub(crate) mod statement;
 pub(crate) mod write;

@@ -13,8 +13,9 @@ use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
 
 use super::result::{Page, QueryFuture, RowStream};
+use super::send::{self, Cql, unpaged};
 use super::statement::{
-    Stmt, cached, key_prefix_read, key_prefix_statement, read_statement, traced, unpaged,
+    Stmt, cached, key_prefix_read, key_prefix_statement, read_statement, traced,
 };
 use crate::error::{Error, Result};
 use crate::mapping::erased::Bound;
@@ -147,12 +148,7 @@ where
 {
     let mut from = PagingState::start();
     loop {
-        let (res, next) = db
-            .session()
-            .execute_single_page(st, values, from)
-            .await
-            .map_err(|e| Error::execute(db.session(), st.get_statement(), e))?;
-        db.warnings().check(&res, st.get_statement(), Some(st));
+        let (res, next) = send::page(db, st, values, from).await?;
         append_rows(res, out)?;
         match next {
             PagingStateResponse::HasMorePages { state } => from = state,
@@ -393,12 +389,7 @@ pub(crate) async fn select_stream<T: Table, R: Projection<T>>(
         return Ok(Box::pin(futures::stream::empty()));
     }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    let pager = db
-        .session()
-        .execute_iter(st.get().clone(), q.values)
-        .await
-        .map_err(|e| Error::execute(db.session(), st.cql(), e))?;
-    row_stream(pager)
+    row_stream(send::pager_in(db, &Cql::Prepared(st.get()), q.values).await?)
 }
 
 /// Runs a SELECT for one page, starting at `from` ([`PagingState::start`] for the first).
@@ -415,12 +406,7 @@ pub(crate) async fn select_page<T: Table, R: Projection<T>>(
         });
     }
     let st = Stmt::prepare::<T, R>(db, q.spec, Statement::Select, &q.options).await?;
-    let (res, next) = db
-        .session()
-        .execute_single_page(st.get(), q.values, from)
-        .await
-        .map_err(|e| Error::execute(db.session(), st.cql(), e))?;
-    db.warnings().check(&res, st.cql(), Some(st.get()));
+    let (res, next) = send::page(db, st.get(), q.values, from).await?;
     let rows = rows_of(res)?;
     let next = match next {
         PagingStateResponse::HasMorePages { state } => Some(state),
@@ -456,11 +442,7 @@ pub(crate) async fn scan_full_table<T: Table, R: Projection<T>>(
                 let db = session.clone();
                 let ps = PreparedStatement::clone(&ps);
                 async move {
-                    let pager = db
-                        .session()
-                        .execute_iter(ps, (lo, hi))
-                        .await
-                        .map_err(|e| Error::execute(db.session(), "token range scan", e))?;
+                    let pager = send::pager_in(&db, &Cql::Prepared(&ps), (lo, hi)).await?;
                     row_stream::<R>(pager)
                 }
             })

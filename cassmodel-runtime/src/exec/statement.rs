@@ -1,6 +1,6 @@
 //! The statement a query runs: found in the `Db`'s cache by its shape, or, on first use, its
 //! CQL written ([`cql`](crate::statement::cql)) and prepared; with per-query options applied
-//! ([`Stmt`]); and the `unpaged!` request that sends it.
+//! ([`Stmt`]).
 
 use std::any::TypeId;
 use std::sync::Arc;
@@ -18,15 +18,6 @@ use crate::session::trace::{Returned, in_span, statement_span};
 use crate::statement::cql;
 use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Spec, Statement};
-
-/// `cql` unprepared (or to prepare), marked as one the driver may run again on another node
-/// when a node times out, is overloaded or shutting down: a read, or a write that changes
-/// nothing when repeated. For the statements of migrations and copies, written once per run.
-pub(crate) fn repeatable(cql: &str) -> scylla::statement::Statement {
-    let mut statement = scylla::statement::Statement::new(cql);
-    statement.set_is_idempotent(true);
-    statement
-}
 
 /// The statement kept under `key` in `db`'s cache, or, on first use, the text `cql` writes,
 /// prepared there and marked idempotent or not. The text is written only on a miss. A
@@ -274,22 +265,3 @@ pub(crate) async fn key_prefix_read<'d, T: Table>(
     let st = key_prefix_statement::<T>(db, n, options).await?;
     Ok(ReadStatement::Made(st))
 }
-
-/// Runs the prepared statement `ps` (a `&PreparedStatement`) with `values` in one unpaged
-/// request: `Result<QueryResult>`. A macro, not an async fn: the driver's request future
-/// (about 4 KB) is then a field of the caller's own future instead of being built and moved
-/// once more into a nested one, a copy per query.
-macro_rules! unpaged {
-    ($db:expr, $ps:expr, $values:expr) => {{
-        let ps: &::scylla::statement::prepared::PreparedStatement = $ps;
-        $db.session()
-            .execute_unpaged(ps, $values)
-            .await
-            .map(|res| {
-                $db.warnings().check(&res, ps.get_statement(), Some(ps));
-                res
-            })
-            .map_err(|e| $crate::error::Error::execute($db.session(), ps.get_statement(), e))
-    }};
-}
-pub(crate) use unpaged;

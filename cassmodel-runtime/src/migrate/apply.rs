@@ -8,9 +8,7 @@ use super::error::MigrationError;
 use super::live::LiveSchema;
 use super::plan::{Change, Step};
 use super::progress::{OnProgress, Progress};
-use crate::error::Error;
 use crate::session::db::Db;
-use crate::session::index_ready::await_queryable_reporting;
 
 /// What [`Migrator::apply`](super::Migrator::apply) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -52,7 +50,7 @@ pub(crate) async fn apply_steps(
         // is this call's own.
         let mut timed_out = false;
         let done = loop {
-            let live = LiveSchema::read(db.session(), &[step.change.keyspace()]).await?;
+            let live = LiveSchema::read(db, &[step.change.keyspace()]).await?;
             if step.change.is_done(&live) {
                 break !timed_out;
             }
@@ -104,7 +102,7 @@ pub(crate) async fn apply_steps(
                     });
                 }
             };
-            await_queryable_reporting(db.session(), keyspace, &[index], index_wait, &building)
+            db.await_indexes_reporting(keyspace, &[index], index_wait, &building)
                 .await
                 .map_err(|source| MigrationError::Step {
                     description: format!(
@@ -125,12 +123,10 @@ pub(crate) async fn apply_steps(
 
 /// Waits until every node reports the same schema version.
 async fn await_agreement(db: &Db, step: &Step) -> Result<(), MigrationError> {
-    db.session()
-        .await_schema_agreement()
+    db.await_schema_agreement()
         .await
-        .map(|_| ())
         .map_err(|e| MigrationError::Step {
             description: format!("{} (waiting for schema agreement)", step.description),
-            source: Box::new(Error::Driver(Box::new(e))),
+            source: Box::new(e),
         })
 }

@@ -186,7 +186,7 @@ impl Migrator {
     pub async fn live_schema(&self) -> Result<LiveSchema, MigrationError> {
         let target = self.target()?;
         let keyspaces: Vec<&str> = target.keyspaces().into_iter().collect();
-        LiveSchema::read(self.db()?.session(), &keyspaces).await
+        LiveSchema::read(self.db()?, &keyspaces).await
     }
 
     /// The plan: what [`apply`](Self::apply) would run, what it refuses, what it leaves alone.

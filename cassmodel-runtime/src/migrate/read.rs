@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use cassmodel_schema::{CqlType, Mask};
 use futures::TryStreamExt;
-use scylla::client::session::Session;
 use scylla::deserialize::row::DeserializeRow;
 
 use super::error::MigrationError;
@@ -15,20 +14,24 @@ use super::live::{
     DroppedColumn, LiveAggregate, LiveColumn, LiveFunction, LiveIndex, LiveKeyspace, LiveOptions,
     LiveSchema, LiveTable, LiveType, LiveView,
 };
-use crate::exec::statement::repeatable;
+use crate::exec::send::{self, repeatable};
 use crate::schema::model::{ColumnKind, Order};
+use crate::session::db::Db;
 
 type Map = BTreeMap<String, String>;
 
+/// The kind of the live schema's reads, in their spans.
+const KIND: &str = "schema";
+
 impl LiveSchema {
     /// Reads `keyspaces` (those that exist) from `system_schema`.
-    pub async fn read(session: &Session, keyspaces: &[&str]) -> Result<Self, MigrationError> {
+    pub async fn read(db: &Db, keyspaces: &[&str]) -> Result<Self, MigrationError> {
         let mut out = LiveSchema {
-            functions_enabled: functions_enabled(session).await,
+            functions_enabled: functions_enabled(db).await,
             ..LiveSchema::default()
         };
         for &ks in keyspaces {
-            if let Some(k) = read_keyspace(session, ks).await? {
+            if let Some(k) = read_keyspace(db, ks).await? {
                 out.keyspaces.insert(ks.to_owned(), k);
             }
         }
@@ -38,12 +41,9 @@ impl LiveSchema {
 
 /// Keyspace `ks` with its tables (their columns, indexes and dropped columns) and types, or
 /// `None` when it does not exist.
-async fn read_keyspace(
-    session: &Session,
-    ks: &str,
-) -> Result<Option<LiveKeyspace>, MigrationError> {
+async fn read_keyspace(db: &Db, ks: &str) -> Result<Option<LiveKeyspace>, MigrationError> {
     let found: Vec<(String, Option<Map>)> = rows(
-        session,
+        db,
         "SELECT keyspace_name, replication FROM system_schema.keyspaces WHERE keyspace_name = ?",
         ks,
     )
@@ -54,25 +54,22 @@ async fn read_keyspace(
     let mut k = LiveKeyspace {
         name: ks.to_owned(),
         replication: replication.unwrap_or_default(),
-        tables: read_tables(session, ks).await?,
-        types: read_types(session, ks).await?,
-        views: read_views(session, ks).await?,
-        functions: read_functions(session, ks).await?,
-        aggregates: read_aggregates(session, ks).await?,
+        tables: read_tables(db, ks).await?,
+        types: read_types(db, ks).await?,
+        views: read_views(db, ks).await?,
+        functions: read_functions(db, ks).await?,
+        aggregates: read_aggregates(db, ks).await?,
     };
-    read_columns(session, ks, &mut k).await?;
-    read_indexes(session, ks, &mut k.tables).await?;
-    read_dropped_columns(session, ks, &mut k.tables).await?;
-    read_column_masks(session, ks, &mut k.tables).await?;
+    read_columns(db, ks, &mut k).await?;
+    read_indexes(db, ks, &mut k.tables).await?;
+    read_dropped_columns(db, ks, &mut k.tables).await?;
+    read_column_masks(db, ks, &mut k.tables).await?;
     Ok(Some(k))
 }
 
 /// `system_schema.tables`: the tables of `ks` with the options cassmodel manages, without
 /// their columns yet.
-async fn read_tables(
-    session: &Session,
-    ks: &str,
-) -> Result<BTreeMap<String, LiveTable>, MigrationError> {
+async fn read_tables(db: &Db, ks: &str) -> Result<BTreeMap<String, LiveTable>, MigrationError> {
     type TableRow = (
         String,
         Option<String>,
@@ -82,7 +79,7 @@ async fn read_tables(
         Option<Vec<String>>,
     );
     let tables: Vec<TableRow> = rows(
-        session,
+        db,
         "SELECT table_name, comment, compaction, default_time_to_live, gc_grace_seconds, flags \
          FROM system_schema.tables WHERE keyspace_name = ?",
         ks,
@@ -116,11 +113,7 @@ async fn read_tables(
 
 /// `system_schema.columns`: each table's columns, partition key first, then clustering
 /// columns (each by position), then the others by name.
-async fn read_columns(
-    session: &Session,
-    ks: &str,
-    k: &mut LiveKeyspace,
-) -> Result<(), MigrationError> {
+async fn read_columns(db: &Db, ks: &str, k: &mut LiveKeyspace) -> Result<(), MigrationError> {
     type ColumnRow = (
         String,
         String,
@@ -130,7 +123,7 @@ async fn read_columns(
         String,
     );
     let columns: Vec<ColumnRow> = rows(
-        session,
+        db,
         "SELECT table_name, column_name, clustering_order, kind, position, type \
          FROM system_schema.columns WHERE keyspace_name = ?",
         ks,
@@ -179,13 +172,10 @@ async fn read_columns(
 }
 
 /// `system_schema.types`: the user-defined types of `ks`, their fields in order.
-async fn read_types(
-    session: &Session,
-    ks: &str,
-) -> Result<BTreeMap<String, LiveType>, MigrationError> {
+async fn read_types(db: &Db, ks: &str) -> Result<BTreeMap<String, LiveType>, MigrationError> {
     type TypeRow = (String, Option<Vec<String>>, Option<Vec<String>>);
     let types: Vec<TypeRow> = rows(
-        session,
+        db,
         "SELECT type_name, field_names, field_types FROM system_schema.types \
          WHERE keyspace_name = ?",
         ks,
@@ -210,12 +200,11 @@ async fn read_types(
 /// Whether the node read runs user-defined functions: `user_defined_functions_enabled` (or
 /// its name before Cassandra 4.1, `enable_user_defined_functions`) in `system_views.settings`;
 /// `None` when the server has no such table or setting.
-async fn functions_enabled(session: &Session) -> Option<bool> {
+async fn functions_enabled(db: &Db) -> Option<bool> {
     let cql = "SELECT name, value FROM system_views.settings WHERE name IN \
                ('user_defined_functions_enabled', 'enable_user_defined_functions')";
-    let result = session.query_unpaged(repeatable(cql), ()).await.ok()?;
-    let rows = result.into_rows_result().ok()?;
-    let found: Vec<(String, Option<String>)> = rows.rows().ok()?.collect::<Result<_, _>>().ok()?;
+    let found: Vec<(String, Option<String>)> =
+        send::rows(db, KIND, repeatable(cql), ()).await.ok()?;
     found
         .into_iter()
         .find_map(|(_, value)| value)
@@ -223,7 +212,7 @@ async fn functions_enabled(session: &Session) -> Option<bool> {
 }
 
 /// `system_schema.functions`: the user-defined functions of `ks`.
-async fn read_functions(session: &Session, ks: &str) -> Result<Vec<LiveFunction>, MigrationError> {
+async fn read_functions(db: &Db, ks: &str) -> Result<Vec<LiveFunction>, MigrationError> {
     type FunctionRow = (
         String,
         Option<Vec<String>>,
@@ -234,7 +223,7 @@ async fn read_functions(session: &Session, ks: &str) -> Result<Vec<LiveFunction>
         Option<String>,
     );
     let found: Vec<FunctionRow> = rows(
-        session,
+        db,
         "SELECT function_name, argument_names, argument_types, body, called_on_null_input, \
          language, return_type FROM system_schema.functions WHERE keyspace_name = ?",
         ks,
@@ -268,10 +257,7 @@ async fn read_functions(session: &Session, ks: &str) -> Result<Vec<LiveFunction>
 }
 
 /// `system_schema.aggregates`: the user-defined aggregates of `ks`.
-async fn read_aggregates(
-    session: &Session,
-    ks: &str,
-) -> Result<Vec<LiveAggregate>, MigrationError> {
+async fn read_aggregates(db: &Db, ks: &str) -> Result<Vec<LiveAggregate>, MigrationError> {
     type AggregateRow = (
         String,
         Option<Vec<String>>,
@@ -281,7 +267,7 @@ async fn read_aggregates(
         Option<String>,
     );
     let found: Vec<AggregateRow> = rows(
-        session,
+        db,
         "SELECT aggregate_name, argument_types, final_func, initcond, state_func, state_type \
          FROM system_schema.aggregates WHERE keyspace_name = ?",
         ks,
@@ -310,13 +296,10 @@ async fn read_aggregates(
 }
 
 /// `system_schema.views`: the materialized views of `ks`, with their base tables.
-async fn read_views(
-    session: &Session,
-    ks: &str,
-) -> Result<BTreeMap<String, LiveView>, MigrationError> {
+async fn read_views(db: &Db, ks: &str) -> Result<BTreeMap<String, LiveView>, MigrationError> {
     type ViewRow = (String, Option<String>, Option<String>, Option<bool>);
     let views: Vec<ViewRow> = rows(
-        session,
+        db,
         "SELECT view_name, base_table_name, where_clause, include_all_columns \
          FROM system_schema.views WHERE keyspace_name = ?",
         ks,
@@ -342,12 +325,12 @@ async fn read_views(
 
 /// `system_schema.indexes`: each table's secondary indexes.
 async fn read_indexes(
-    session: &Session,
+    db: &Db,
     ks: &str,
     tables: &mut BTreeMap<String, LiveTable>,
 ) -> Result<(), MigrationError> {
     let indexes: Vec<(String, String, Option<String>, Option<Map>)> = rows(
-        session,
+        db,
         "SELECT table_name, index_name, kind, options FROM system_schema.indexes \
          WHERE keyspace_name = ?",
         ks,
@@ -367,12 +350,12 @@ async fn read_indexes(
 
 /// `system_schema.dropped_columns`: the columns each table dropped.
 async fn read_dropped_columns(
-    session: &Session,
+    db: &Db,
     ks: &str,
     tables: &mut BTreeMap<String, LiveTable>,
 ) -> Result<(), MigrationError> {
     let dropped: Vec<(String, String, Option<String>, Option<String>)> = rows(
-        session,
+        db,
         "SELECT table_name, column_name, kind, type FROM system_schema.dropped_columns \
          WHERE keyspace_name = ?",
         ks,
@@ -393,7 +376,7 @@ async fn read_dropped_columns(
 /// `system_schema.column_masks` (Cassandra 5.0): the mask of each masked column. A server
 /// without that table (before 5.0) masks nothing.
 async fn read_column_masks(
-    session: &Session,
+    db: &Db,
     ks: &str,
     tables: &mut BTreeMap<String, LiveTable>,
 ) -> Result<(), MigrationError> {
@@ -405,7 +388,7 @@ async fn read_column_masks(
         Option<Vec<Option<String>>>,
     );
     let masks: Vec<MaskRow> = match rows(
-        session,
+        db,
         "SELECT table_name, column_name, function_name, function_argument_types, \
          function_argument_values FROM system_schema.column_masks WHERE keyspace_name = ?",
         ks,
@@ -434,7 +417,6 @@ async fn read_column_masks(
     Ok(())
 }
 
-/// Runs `cql` with `keyspace` bound and collects every row (paged).
 /// Whether `message`, a server's error, says that the table `table` does not exist: a
 /// `system_schema` table of a newer Cassandra than the server. Cassandra 4.1.10 says "table
 /// column_masks does not exist"; older servers "unconfigured table column_masks".
@@ -443,14 +425,14 @@ fn table_missing(message: &str, table: &str) -> bool {
         || message.contains(&format!("unconfigured table {table}"))
 }
 
-async fn rows<R>(session: &Session, cql: &str, keyspace: &str) -> Result<Vec<R>, MigrationError>
+/// Runs `cql` with `keyspace` bound and collects every row (paged).
+async fn rows<R>(db: &Db, cql: &str, keyspace: &str) -> Result<Vec<R>, MigrationError>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,
 {
     let err = |e: &dyn std::fmt::Display| MigrationError::LiveSchema(format!("`{cql}`: {e}"));
     // A read: the driver may try it on another node when one is overloaded or shutting down.
-    session
-        .query_iter(repeatable(cql), (keyspace,))
+    send::pager(db, KIND, repeatable(cql), (keyspace,))
         .await
         .map_err(|e| err(&e))?
         .rows_stream::<R>()

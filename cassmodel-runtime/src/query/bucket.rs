@@ -55,6 +55,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::error::{Error, Result};
 use crate::exec::read::{collect_pages, row_stream};
 use crate::exec::result::QueryFuture;
+use crate::exec::send::{self, Cql};
 use crate::exec::statement::Stmt;
 use crate::exec::statement::traced;
 use crate::mapping::bucket::BucketValue;
@@ -488,11 +489,8 @@ impl<'a> Plan<'a> {
             .map(move |b| {
                 let plan = Arc::clone(&plan);
                 async move {
-                    let pager = db
-                        .session()
-                        .execute_iter(plan.st.get().clone(), plan.values_for(b))
-                        .await
-                        .map_err(|e| Error::execute(db.session(), plan.st.cql(), e))?;
+                    let st = Cql::Prepared(plan.st.get());
+                    let pager = send::pager_in(db, &st, plan.values_for(b)).await?;
                     row_stream::<R>(pager)
                 }
             })

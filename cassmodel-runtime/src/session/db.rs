@@ -8,7 +8,7 @@ use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
 
 use super::cache::StatementCache;
-use super::index_ready::{INDEX_WAIT, await_queryable};
+use super::index_ready::{INDEX_WAIT, await_queryable, await_queryable_reporting};
 use super::schema_watch;
 use super::trace::{in_span, statement_span};
 use super::version::{self, ServerVersion};
@@ -312,6 +312,17 @@ impl Db {
         in_span(span, ddl).await
     }
 
+    /// Waits until every node reports the same schema version (the driver's wait, up to its
+    /// schema agreement timeout).
+    pub(crate) async fn await_schema_agreement(&self) -> Result<()> {
+        self.inner
+            .session
+            .await_schema_agreement()
+            .await
+            .map(drop)
+            .map_err(|e| Error::Driver(Box::new(e)))
+    }
+
     /// `CREATE KEYSPACE IF NOT EXISTS` (after [`map_keyspace`](Self::map_keyspace)).
     pub async fn create_keyspace(&self, name: &str, replication: &Replication) -> Result<()> {
         let name = self
@@ -338,6 +349,18 @@ impl Db {
         limit: std::time::Duration,
     ) -> Result<()> {
         await_queryable(self.session(), keyspace, indexes, limit).await
+    }
+
+    /// [`await_indexes`](Self::await_indexes), calling `on_wait` with the time waited so far
+    /// at each pause (a migration's progress).
+    pub(crate) async fn await_indexes_reporting(
+        &self,
+        keyspace: &str,
+        indexes: &[&str],
+        limit: std::time::Duration,
+        on_wait: &(dyn Fn(std::time::Duration) + Sync),
+    ) -> Result<()> {
+        await_queryable_reporting(self.session(), keyspace, indexes, limit, on_wait).await
     }
 
     /// Creates `T`'s user-defined types (dependencies first), then its table, then its

@@ -99,6 +99,14 @@ impl Returned for () {}
 
 impl Returned for bool {}
 
+/// A plain statement's answer: its rows are counted where they are decoded.
+impl Returned for scylla::response::query_result::QueryResult {}
+
+/// A pager's rows come after its span ends.
+impl Returned for scylla::client::pager::QueryPager {}
+
+impl Returned for scylla::statement::prepared::PreparedStatement {}
+
 /// A count is one row.
 impl Returned for u64 {
     fn rows(&self) -> Option<usize> {

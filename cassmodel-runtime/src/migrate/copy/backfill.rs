@@ -19,11 +19,12 @@ use super::lease::{HeldRanges, Lease, Watch, holders, owner_name};
 use super::pace::Pace;
 use super::range_count::range_count;
 use super::record::{Claim, Claimant, Record, now_millis, recorded, started};
-use super::setup::{Copy, check_target, copy_of, describe};
+use super::setup::{Copy, KIND, check_target, copy_of, describe};
 use super::source::SourceRow;
 use super::write::{CellGroup, TimedWrite, cell_groups};
 use crate::error::{Error, ErrorKind};
 use crate::exec::insert::InsertValues;
+use crate::exec::send;
 use crate::exec::statement::Stmt;
 use crate::mapping::erased::SizeBound;
 use crate::mapping::table::{Table, write_column};
@@ -662,12 +663,7 @@ impl Run<'_> {
     ) -> Result<u64, MigrationError> {
         let read_at = now_micros();
         let scan = &self.copy.scan;
-        let pager = self
-            .db
-            .session()
-            .execute_iter(scan.clone(), (lo, hi))
-            .await
-            .map_err(|e| Error::execute(self.db.session(), scan.get_statement(), e))?;
+        let pager = send::pager(self.db, KIND, scan, (lo, hi)).await?;
         let guard = scan.get_current_result_set_col_specs();
         let specs: Vec<ColumnSpec<'static>> =
             guard.get().iter().map(|s| s.clone().into_owned()).collect();
@@ -847,17 +843,10 @@ impl Run<'_> {
     /// `kind` (an unlogged batch may be sent again; a counter batch may not).
     async fn send<V: SerializeRow>(&self, values: &[V], kind: BatchType) -> Result<(), Error> {
         let write = &*self.copy.write;
-        let session = self.db.session();
         match values {
             [] => {}
             [one] => {
-                let res = session
-                    .execute_unpaged(write, one)
-                    .await
-                    .map_err(|e| Error::execute(session, write.get_statement(), e))?;
-                self.db
-                    .warnings()
-                    .check(&res, write.get_statement(), Some(write));
+                send::run(self.db, KIND, write, one).await?;
             }
             _ => {
                 let mut batch = DriverBatch::new(kind);
@@ -868,11 +857,7 @@ impl Run<'_> {
                 if let Some(timeout) = write.get_request_timeout() {
                     batch.set_request_timeout(Some(timeout));
                 }
-                let res = session
-                    .batch(&batch, values)
-                    .await
-                    .map_err(|e| Error::execute(session, write.get_statement(), e))?;
-                self.db.warnings().check(&res, "BATCH", Some(write));
+                send::batch_of(self.db, KIND, &batch, values, write.get_statement()).await?;
             }
         }
         Ok(())

@@ -27,10 +27,14 @@ use super::range_count::RangeCount;
 use super::setup;
 use crate::error::Error;
 use crate::exec::read::token_ranges;
+use crate::exec::send;
 use crate::migrate::error::MigrationError;
 use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
+
+/// The kind of the record's statements, in their spans.
+const KIND: &str = "record";
 
 /// What a claim of a range got.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,11 +83,7 @@ pub(super) struct Record<'d> {
 
 /// The prepared statement of `cql`, lightweight transactions at SERIAL consistency.
 async fn prepare(db: &Db, cql: String) -> Result<PreparedStatement, MigrationError> {
-    let mut ps = db
-        .session()
-        .prepare(cql.as_str())
-        .await
-        .map_err(|e| MigrationError::from(Error::execute(db.session(), &cql, e)))?;
+    let mut ps = send::prepare(db, KIND, &cql, false).await?;
     ps.set_serial_consistency(Some(SerialConsistency::Serial));
     ps.set_consistency(Consistency::Quorum);
     Ok(ps)
@@ -96,17 +96,9 @@ async fn one_row<R>(
     values: impl scylla::serialize::row::SerializeRow,
 ) -> Result<Option<R>, MigrationError>
 where
-    R: for<'f> scylla::deserialize::row::DeserializeRow<'f, 'f>,
+    R: for<'f, 'm> scylla::deserialize::row::DeserializeRow<'f, 'm>,
 {
-    Ok(db
-        .session()
-        .execute_unpaged(ps, values)
-        .await
-        .map_err(|e| Error::execute(db.session(), ps.get_statement(), e))?
-        .into_rows_result()
-        .map_err(Error::from)?
-        .maybe_first_row()
-        .map_err(Error::from)?)
+    Ok(send::first(db, KIND, ps, values).await?)
 }
 
 /// Runs `ps` with `values`: whether its condition applied.
@@ -115,11 +107,7 @@ async fn applied(
     ps: &PreparedStatement,
     values: impl scylla::serialize::row::SerializeRow,
 ) -> Result<bool, MigrationError> {
-    let res = db
-        .session()
-        .execute_unpaged(ps, values)
-        .await
-        .map_err(|e| Error::execute(db.session(), ps.get_statement(), e))?;
+    let res = send::run(db, KIND, ps, values).await?;
     Ok(crate::exec::write::applied(res)?)
 }
 
@@ -130,17 +118,7 @@ pub(super) async fn keyspace_columns(
 ) -> Result<Vec<(String, String, String)>, MigrationError> {
     let cql = "SELECT table_name, column_name, type FROM system_schema.columns WHERE \
                keyspace_name = ?";
-    Ok(db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(cql), (ks,))
-        .await
-        .map_err(|e| Error::execute(db.session(), cql, e))?
-        .into_rows_result()
-        .map_err(Error::from)?
-        .rows()
-        .map_err(Error::from)?
-        .collect::<Result<_, _>>()
-        .map_err(Error::from)?)
+    Ok(send::rows(db, KIND, send::repeatable(cql), (ks,)).await?)
 }
 
 /// The columns of each table of the record.
@@ -233,18 +211,14 @@ pub(super) async fn ensure_tables(
     }
     // Created by another process a moment ago, perhaps: every node must know the tables
     // before they are read (else INCOMPATIBLE_SCHEMA).
-    db.session()
-        .await_schema_agreement()
-        .await
-        .map_err(|e| MigrationError::from(Error::Driver(Box::new(e))))?;
-    Ok(())
+    Ok(db.await_schema_agreement().await?)
 }
 
 /// The record of the copies, created if it is missing (or lacks the leases' heartbeat), in a
 /// keyspace replicated as `keyspace` (the keyspace of a new table) is: step 1 of a key change
 /// (`migrate apply`), so that the first `backfill` creates nothing.
 pub(crate) async fn create_record(db: &Db, keyspace: &str) -> Result<(), MigrationError> {
-    let live = LiveSchema::read(db.session(), &[keyspace]).await?;
+    let live = LiveSchema::read(db, &[keyspace]).await?;
     let replication = live
         .keyspaces
         .get(keyspace)
@@ -360,10 +334,7 @@ impl<'d> Record<'d> {
                 }
                 let values: Vec<(i64, &str, i64)> =
                     chunk.iter().map(|&(lo, hi)| (hi, target, lo)).collect();
-                db.session()
-                    .batch(&batch, &values)
-                    .await
-                    .map_err(|e| Error::execute(db.session(), create.get_statement(), e))?;
+                send::batch_of(db, KIND, &batch, &values, create.get_statement()).await?;
                 Ok::<(), MigrationError>(())
             })
             .buffer_unordered(4)
@@ -405,16 +376,15 @@ impl<'d> Record<'d> {
             "SELECT source, ranges FROM {} WHERE migration = ?",
             qualified(RECORD_KEYSPACE, "copies")
         );
-        let (source, ranges): (Option<String>, Option<i32>) = self
-            .db
-            .session()
-            .query_unpaged(crate::exec::statement::repeatable(&cql), (&self.migration,))
-            .await
-            .map_err(|e| Error::execute(self.db.session(), &cql, e))?
-            .into_rows_result()
-            .map_err(Error::from)?
-            .first_row()
-            .map_err(|e| Error::Driver(Box::new(e)))?;
+        let row: Option<(Option<String>, Option<i32>)> =
+            send::first(self.db, KIND, send::repeatable(&cql), (&self.migration,)).await?;
+        let (source, ranges) = row.ok_or_else(|| {
+            Error::Invalid(format!(
+                "the record has no copy into {}, though its first range was just refused: \
+                 run the copy again",
+                self.migration
+            ))
+        })?;
         Ok((source.unwrap_or_default(), ranges.unwrap_or(0)))
     }
 
@@ -504,11 +474,7 @@ impl<'d> Record<'d> {
 
     /// Marks range `start` done, with `rows` copied.
     pub(super) async fn done(&self, start: i64, rows: i64) -> Result<(), MigrationError> {
-        self.db
-            .session()
-            .execute_unpaged(&self.done, (rows, &self.migration, start))
-            .await
-            .map_err(|e| Error::execute(self.db.session(), self.done.get_statement(), e))?;
+        send::run(self.db, KIND, &self.done, (rows, &self.migration, start)).await?;
         Ok(())
     }
 
@@ -530,12 +496,7 @@ async fn list_ranges(
     list: &PreparedStatement,
     migration: &str,
 ) -> Result<Vec<RangeState>, MigrationError> {
-    let res = db
-        .session()
-        .execute_unpaged(list, (migration,))
-        .await
-        .map_err(|e| Error::execute(db.session(), list.get_statement(), e))?;
-    range_states(res)
+    range_states(send::run(db, KIND, list, (migration,)).await?)
 }
 
 /// The ranges of a `copy_ranges` query's answer.
@@ -568,20 +529,10 @@ pub(super) async fn recorded(db: &Db, migration: &str) -> Result<Vec<RangeState>
         "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
         qualified(RECORD_KEYSPACE, "copy_ranges")
     );
-    match db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(&cql), (migration,))
-        .await
-    {
+    match send::run(db, KIND, send::repeatable(&cql), (migration,)).await {
         Ok(res) => range_states(res),
-        Err(e) => {
-            let e = Error::execute(db.session(), &cql, e);
-            if e.is_schema_mismatch() {
-                Ok(Vec::new())
-            } else {
-                Err(e.into())
-            }
-        }
+        Err(e) if e.is_schema_mismatch() => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -669,13 +620,7 @@ pub(super) async fn copy_again(
         if !ranges.iter().any(|&(lo, hi)| r.start <= hi && lo <= r.end) {
             continue;
         }
-        db.session()
-            .query_unpaged(
-                crate::exec::statement::repeatable(&cql),
-                (migration, r.start),
-            )
-            .await
-            .map_err(|e| Error::execute(db.session(), &cql, e))?;
+        send::run(db, KIND, send::repeatable(&cql), (migration, r.start)).await?;
         if r.done {
             applied(db, &free, (migration, r.start)).await?;
         }
@@ -697,16 +642,10 @@ pub(super) async fn record_verified(
         qualified(RECORD_KEYSPACE, "copies")
     );
     let values = (clean, source, migration);
-    match db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(&cql), values)
-        .await
-    {
+    match send::run(db, KIND, send::repeatable(&cql), values).await {
         Ok(_) => Ok(()),
-        Err(e) => match Error::execute(db.session(), &cql, e) {
-            e if e.is_schema_mismatch() => Ok(()),
-            e => Err(e.into()),
-        },
+        Err(e) if e.is_schema_mismatch() => Ok(()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -737,10 +676,7 @@ pub(super) async fn forget(db: &Db, migration: &str) -> Result<(), MigrationErro
             "DELETE FROM {} WHERE migration = ?",
             qualified(RECORD_KEYSPACE, table)
         );
-        db.session()
-            .query_unpaged(crate::exec::statement::repeatable(&cql), (migration,))
-            .await
-            .map_err(|e| Error::execute(db.session(), &cql, e))?;
+        send::run(db, KIND, send::repeatable(&cql), (migration,)).await?;
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use super::problem::copy_problem;
 use super::source::SourceColumns;
 use crate::error::Error;
 use crate::exec::insert::insert_statement;
+use crate::exec::send;
 use crate::mapping::literal::{cql_literal, cql_literal_or_null};
 use crate::mapping::table::{Table, write_column};
 use crate::migrate::error::MigrationError;
@@ -25,6 +26,9 @@ use crate::migrate::live::LiveSchema;
 use crate::schema::ddl::qualified;
 use crate::schema::model::TableSchema;
 use crate::session::db::Db;
+
+/// The kind of a copy's statements (its checks, scans and writes), in their spans.
+pub(super) const KIND: &str = "copy";
 
 /// One copy, ready to run.
 pub(super) struct Copy {
@@ -63,7 +67,7 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
         Some(k) => db.resolve_keyspace(Some(k)).unwrap_or(k).to_owned(),
         None => target_keyspace.clone(),
     };
-    let live = LiveSchema::read(db.session(), &[&target_keyspace, &source_keyspace]).await?;
+    let live = LiveSchema::read(db, &[&target_keyspace, &source_keyspace]).await?;
     let target = format!("{target_keyspace}.{}", schema.name);
     let Some(source_live) = live.table(&source_keyspace, declared.table) else {
         return Err(MigrationError::CopyRefused(format!(
@@ -140,14 +144,7 @@ pub(super) async fn prepare(
     cql: String,
     repeatable: bool,
 ) -> Result<PreparedStatement, MigrationError> {
-    let mut statement = scylla::statement::Statement::new(cql.as_str());
-    statement.set_is_idempotent(repeatable);
-    db.session().prepare(statement).await.map_err(|e| {
-        MigrationError::from(Error::Prepare {
-            cql,
-            source: Box::new(e),
-        })
-    })
+    Ok(send::prepare(db, KIND, &cql, repeatable).await?)
 }
 
 /// Refuses a copy into a table that holds rows no source row gives (checked before the first
@@ -193,10 +190,8 @@ async fn foreign_row(
 ) -> Result<Option<String>, MigrationError> {
     let target = qualified(&copy.target_keyspace, schema.name);
     let query = |cql: String| async move {
-        db.session()
-            .query_unpaged(crate::exec::statement::repeatable(&cql), &[])
-            .await
-            .map_err(|e| Error::execute(db.session(), &cql, e))?
+        send::run(db, KIND, send::repeatable(&cql), ())
+            .await?
             .into_rows_result()
             .map_err(|e| MigrationError::from(Error::from(e)))
     };
@@ -247,11 +242,8 @@ async fn foreign_row(
                     describe(&row)
                 )));
             };
-            let found = db
-                .session()
-                .execute_unpaged(exists, values)
-                .await
-                .map_err(|e| Error::execute(db.session(), exists.get_statement(), e))?
+            let found = send::run(db, KIND, exists, values)
+                .await?
                 .into_rows_result()
                 .map_err(|e| MigrationError::from(Error::from(e)))?
                 .rows_num();

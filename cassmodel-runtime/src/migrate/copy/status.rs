@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::keyspace::RECORD_KEYSPACE;
 use super::lease::{HeldRanges, holders};
 use super::record::{forget, keyspace_columns, lease_lookup, leases, now_millis, recorded};
-use crate::error::Error;
+use crate::exec::send::{self, repeatable};
 use crate::migrate::error::MigrationError;
 use crate::schema::ddl::qualified;
 use crate::session::db::Db;
@@ -137,19 +137,8 @@ async fn copy_rows(db: &Db) -> Result<Vec<CopyRow>, MigrationError> {
         "SELECT migration, source, ranges, verified_clean FROM {}",
         qualified(RECORD_KEYSPACE, "copies")
     );
-    let answer = db
-        .session()
-        .query_unpaged(crate::exec::statement::repeatable(&cql), &[])
-        .await
-        .map_err(|e| Error::execute(db.session(), &cql, e));
-    match answer {
-        Ok(res) => Ok(res
-            .into_rows_result()
-            .map_err(Error::from)?
-            .rows()
-            .map_err(Error::from)?
-            .collect::<Result<_, _>>()
-            .map_err(Error::from)?),
+    match send::rows(db, "record", repeatable(&cql), ()).await {
+        Ok(rows) => Ok(rows),
         Err(e) if e.is_schema_mismatch() => Ok(Vec::new()),
         Err(e) => Err(e.into()),
     }

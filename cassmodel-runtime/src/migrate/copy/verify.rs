@@ -9,10 +9,11 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::convert::CopyFrom;
 use super::record::{copy_again, record_verified};
-use super::setup::{Copy, copy_of, describe, encoded, prepare};
+use super::setup::{Copy, KIND, copy_of, describe, encoded, prepare};
 use super::source::SourceRow;
 use crate::error::Error;
 use crate::exec::read::{first_by_key_prefix, token_ranges};
+use crate::exec::send;
 use crate::mapping::table::Columns;
 use crate::migrate::error::MigrationError;
 use crate::session::db::Db;
@@ -279,12 +280,7 @@ impl Check<'_> {
     async fn source_range<T: CopyFrom>(&self, lo: i64, hi: i64) -> Result<bool, MigrationError> {
         let differs = &AtomicBool::new(false);
         let scan = &self.copy.scan;
-        let pager = self
-            .db
-            .session()
-            .execute_iter(scan.clone(), (lo, hi))
-            .await
-            .map_err(|e| Error::execute(self.db.session(), scan.get_statement(), e))?;
+        let pager = send::pager(self.db, KIND, scan, (lo, hi)).await?;
         pager
             .rows_stream::<SourceRow<T::Source>>()
             .map_err(Error::from)?
@@ -353,12 +349,7 @@ impl Check<'_> {
             .iter()
             .filter_map(|k| schema.column_index(k))
             .collect();
-        let pager = self
-            .db
-            .session()
-            .execute_iter(scan.clone(), (lo, hi))
-            .await
-            .map_err(|e| Error::execute(self.db.session(), scan.get_statement(), e))?;
+        let pager = send::pager(self.db, KIND, scan, (lo, hi)).await?;
         let ps = exists;
         pager
             .rows_stream::<T>()
@@ -368,12 +359,8 @@ impl Check<'_> {
                 let key_in_target = &key_in_target;
                 async move {
                     self.target_rows.fetch_add(1, Ordering::Relaxed);
-                    let res = self
-                        .db
-                        .session()
-                        .execute_unpaged(ps, Columns::new(&row, key_in_target))
-                        .await
-                        .map_err(|e| Error::execute(self.db.session(), ps.get_statement(), e))?;
+                    let res =
+                        send::run(self.db, KIND, ps, Columns::new(&row, key_in_target)).await?;
                     let rows = res.into_rows_result().map_err(Error::from)?.rows_num();
                     if rows == 0
                         && let Ok(mut r) = self.report.lock()
@@ -409,16 +396,9 @@ impl Check<'_> {
         )
         .await?;
         for &(lo, hi) in ranges {
-            let (n,): (i64,) = self
-                .db
-                .session()
-                .execute_unpaged(&count, (lo, hi))
-                .await
-                .map_err(|e| Error::execute(self.db.session(), count.get_statement(), e))?
-                .into_rows_result()
-                .map_err(Error::from)?
-                .first_row()
-                .map_err(|e| Error::Driver(Box::new(e)))?;
+            let n = send::first::<(i64,)>(self.db, KIND, &count, (lo, hi))
+                .await?
+                .map_or(0, |(n,)| n);
             self.target_rows
                 .fetch_add(u64::try_from(n).unwrap_or(0), Ordering::Relaxed);
         }
