@@ -2,6 +2,7 @@
 //! range, with the record in the cluster (`record.rs`) telling which ranges are done.
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,13 +22,11 @@ use super::range_count::range_count;
 use super::record::{Claim, Claimant, Record, now_millis, recorded, started};
 use super::setup::{Copy, KIND, check_target, copy_of, describe};
 use super::source::SourceRow;
-use super::write::{CellGroup, TimedWrite, cell_groups};
+use super::write::{CellGroup, EncodedRow, TimedWrite, cell_groups};
 use crate::error::{Error, ErrorKind};
-use crate::exec::insert::InsertValues;
 use crate::exec::send;
 use crate::exec::statement::Stmt;
-use crate::mapping::erased::SizeBound;
-use crate::mapping::table::{Table, write_column};
+use crate::mapping::table::Table;
 use crate::migrate::error::MigrationError;
 use crate::session::db::Db;
 
@@ -686,7 +685,6 @@ impl Run<'_> {
         let chunks = Chunks {
             rows: Box::pin(rows),
             pending: Chunk::<T>::default(),
-            partition: Vec::with_capacity(64),
             ended: false,
             run: self,
             cx: &context,
@@ -698,13 +696,13 @@ impl Run<'_> {
             .await
     }
 
-    /// One source row converted, with its target partition and its statements; `None` when
+    /// One source row converted, its cells written once and its statements; `None` when
     /// its conversion failed (it is then recorded as a failure).
     fn convert<T: CopyFrom>(
         &self,
         source: SourceRow<T::Source>,
         cx: &Context<'_>,
-    ) -> Option<Ready<T>> {
+    ) -> Result<Option<Ready<T>>, MigrationError> {
         // The key is described before the conversion consumes the row, only when a function
         // converts it (copies by name cannot fail to convert).
         let key = self
@@ -724,21 +722,25 @@ impl Run<'_> {
                         reason,
                     });
                 }
-                return None;
+                return Ok(None);
             }
         };
-        // A counter has no write time: its row is one UPDATE.
-        let groups = match self.copy.counters {
-            Some(_) => Vec::new(),
-            None => cell_groups::<T>(&source.times, self.copy.source_cell.as_deref(), cx.read_at),
+        let cells = EncodedRow::of(&row, &self.copy.columns)
+            .map_err(|e| Error::unsent(self.copy.write.get_statement(), e))?;
+        // A counter has no write time: its row is one UPDATE, of its counts.
+        let (groups, counts) = match self.copy.counters {
+            Some(_) => (Vec::new(), Some(row)),
+            None => {
+                let times = &source.times;
+                let map = self.copy.source_cell.as_deref();
+                (cell_groups::<T>(times, map, cx.read_at), None)
+            }
         };
-        Some(Ready {
-            bytes: InsertValues::unset_nulls(&row)
-                .size_bound()
-                .unwrap_or(BATCH_BYTES),
-            row,
+        Ok(Some(Ready {
+            cells,
             groups,
-        })
+            counts,
+        }))
     }
 
     /// Writes the rows of `chunk` (one target partition): one statement alone, else an
@@ -757,7 +759,8 @@ impl Run<'_> {
             .iter()
             .flat_map(|r| {
                 r.groups.iter().map(|(timestamp, ttl, set)| TimedWrite {
-                    row: &r.row,
+                    row: &r.cells,
+                    table: PhantomData,
                     set,
                     ttl: *ttl,
                     timestamp: *timestamp,
@@ -779,27 +782,29 @@ impl Run<'_> {
         counters: &Counters,
         held: &Held,
     ) -> Result<u64, MigrationError> {
+        // Every row of a copy of counters keeps its counts (`convert`).
+        let rows: Vec<&T> = chunk
+            .rows
+            .iter()
+            .filter_map(|r| r.counts.as_ref())
+            .collect();
         let values: Vec<CounterAdd<'_, T>> = match &self.repair_read {
             Some(read) if held.repair => {
                 // Read 8 at a time. (Not a stream of futures: the compiler cannot prove that
                 // one `Send` for every lifetime its closure is called with.)
-                let mut new: Vec<Option<T>> = Vec::with_capacity(chunk.rows.len());
-                for rows in chunk.rows.chunks(8) {
-                    let reads = rows
-                        .iter()
-                        .map(|r| counters.read_all(self.db, read, &r.row));
+                let mut new: Vec<Option<T>> = Vec::with_capacity(rows.len());
+                for some in rows.chunks(8) {
+                    let reads = some.iter().map(|&r| counters.read_all(self.db, read, r));
                     new.extend(futures::future::try_join_all(reads).await?);
                 }
                 // Only the rows that differ, by the difference.
-                chunk
-                    .rows
-                    .iter()
+                rows.iter()
                     .zip(&new)
-                    .filter_map(|(r, new)| {
+                    .filter_map(|(&row, new)| {
                         Some(CounterAdd {
-                            row: &r.row,
+                            row,
                             amounts: Some(counters.difference(
-                                &r.row,
+                                row,
                                 new.as_ref(),
                                 &self.copy.columns,
                             )?),
@@ -808,11 +813,10 @@ impl Run<'_> {
                     })
                     .collect()
             }
-            _ => chunk
-                .rows
+            _ => rows
                 .iter()
-                .map(|r| CounterAdd {
-                    row: &r.row,
+                .map(|&row| CounterAdd {
+                    row,
                     amounts: None,
                     counters,
                 })
@@ -878,8 +882,7 @@ fn row_error(e: scylla::errors::NextRowError) -> MigrationError {
 
 /// The most rows in one batch.
 const BATCH_ROWS: usize = 100;
-/// The most bytes of values in one batch (by each row's size bound; a row of unknown size
-/// goes alone).
+/// The most bytes of values in one batch (by the bytes of each row's cells).
 const BATCH_BYTES: usize = 256 * 1024;
 
 /// What every row of one range's copy needs.
@@ -894,19 +897,18 @@ struct Context<'a> {
 
 /// A converted row, ready to write.
 struct Ready<T> {
-    /// An upper bound of the bytes of its values.
-    bytes: usize,
-    row: T,
+    /// Its cells, written once.
+    cells: EncodedRow,
+    /// Its statements: one per write time and TTL of its cells (none for counters).
     groups: Vec<CellGroup>,
+    /// The row itself, for a copy of counters (their counts are added, or repaired).
+    counts: Option<T>,
 }
 
 /// Consecutive rows of one target partition.
 struct Chunk<T> {
     rows: Vec<Ready<T>>,
     bytes: usize,
-    /// The bytes of the rows' partition-key columns in the target; `None` when they could not
-    /// be written (the row is then a chunk of its own).
-    partition: Option<Vec<u8>>,
 }
 
 impl<T> Default for Chunk<T> {
@@ -914,27 +916,25 @@ impl<T> Default for Chunk<T> {
         Chunk {
             rows: Vec::new(),
             bytes: 0,
-            partition: None,
         }
     }
 }
 
-impl<T> Chunk<T> {
-    /// Whether `next`, of the partition `partition` (`None`: unknown), joins this chunk: the
-    /// same partition, and room for it.
-    fn takes(&self, next: &Ready<T>, partition: Option<&[u8]>) -> bool {
-        self.rows.is_empty()
-            || (partition.is_some()
-                && self.partition.as_deref() == partition
-                && self.rows.len() < BATCH_ROWS
-                && self.bytes + next.bytes <= BATCH_BYTES)
+impl<T: Table> Chunk<T> {
+    /// Whether `next` joins this chunk: the same partition, and room for it.
+    fn takes(&self, next: &Ready<T>) -> bool {
+        let Some(first) = self.rows.first() else {
+            return true;
+        };
+        self.rows.len() < BATCH_ROWS
+            && self.bytes + next.cells.len() <= BATCH_BYTES
+            && first
+                .cells
+                .same_partition(&next.cells, &T::schema().partition_key)
     }
 
-    fn push(&mut self, row: Ready<T>, partition: Option<&[u8]>) {
-        if self.rows.is_empty() {
-            self.partition = partition.map(<[u8]>::to_vec);
-        }
-        self.bytes += row.bytes;
+    fn push(&mut self, row: Ready<T>) {
+        self.bytes += row.cells.len();
         self.rows.push(row);
     }
 }
@@ -944,8 +944,6 @@ struct Chunks<'a, S, T> {
     rows: Pin<Box<S>>,
     /// The rows read since the last chunk was returned.
     pending: Chunk<T>,
-    /// The partition key of the last row read, written in the target's form (reused).
-    partition: Vec<u8>,
     ended: bool,
     run: &'a Run<'a>,
     cx: &'a Context<'a>,
@@ -979,40 +977,25 @@ where
                     return Poll::Ready((!last.rows.is_empty()).then_some(Ok(last)));
                 }
                 Poll::Ready(Some(Ok(source))) => {
-                    let Some(ready) = this.run.convert::<T>(source, this.cx) else {
-                        continue;
+                    let ready = match this.run.convert::<T>(source, this.cx) {
+                        Ok(Some(ready)) => ready,
+                        Ok(None) => continue,
+                        Err(e) => {
+                            this.ended = true;
+                            return Poll::Ready(Some(Err(e)));
+                        }
                     };
-                    let known =
-                        partition_bytes(&ready.row, &this.run.copy.columns, &mut this.partition);
-                    let partition = known.then_some(this.partition.as_slice());
-                    if this.pending.takes(&ready, partition) {
-                        this.pending.push(ready, partition);
+                    if this.pending.takes(&ready) {
+                        this.pending.push(ready);
                         continue;
                     }
                     let full = std::mem::take(&mut this.pending);
-                    this.pending.push(ready, partition);
+                    this.pending.push(ready);
                     return Poll::Ready(Some(Ok(full)));
                 }
             }
         }
     }
-}
-
-/// Writes the partition-key values of `row`, as the target's INSERT writes them, into `buf`
-/// (cleared first): whether they could be written (if not, the row is a partition of its own,
-/// never batched with another).
-fn partition_bytes<T: Table>(row: &T, specs: &[ColumnSpec<'_>], buf: &mut Vec<u8>) -> bool {
-    buf.clear();
-    let mut writer = scylla::serialize::writers::RowWriter::new(buf);
-    for &i in &T::schema().partition_key {
-        let Some(spec) = specs.get(i) else {
-            return false;
-        };
-        if write_column(row, i, spec, false, &mut writer).is_err() {
-            return false;
-        }
-    }
-    true
 }
 
 /// Microseconds since the epoch, now: the write time of copied rows that have no cell to take
