@@ -7,7 +7,7 @@ mod support;
 
 use std::sync::{Arc, Mutex};
 
-use cassmodel::{Answer, Batch, CassTable, Consistency, Insert, ServerWarning, scylla};
+use cassmodel::{Answer, Batch, CassTable, Consistency, Insert, ServerWarning, Table, scylla};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "notes")]
@@ -404,6 +404,73 @@ async fn each_statement_has_a_span_with_its_table_rows_and_error() {
             && spans[0].contains(&format!("error={err}")),
         "{}",
         spans[0]
+    );
+}
+
+/// The statements cassmodel writes itself go through the same door as a query's: a
+/// migration's reads of the live schema and partition sizing's reads of the system tables
+/// each run in a `statement` span of their kind, with their CQL, and a refused one's error is
+/// in its span as the error the caller gets.
+#[tokio::test]
+async fn the_runtimes_own_statements_have_spans_too() {
+    let t = support::test_db("own_spans").await;
+    let ks = t.keyspace().to_owned();
+    let db = &t.db;
+    db.create_table::<Note>().await.expect("create table");
+    let captured = Captured::default();
+    let _guard = captured.install_with(
+        tracing::Level::DEBUG,
+        tracing_subscriber::fmt::format::FmtSpan::CLOSE,
+    );
+    let live = cassmodel::migrate::LiveSchema::read(db, &[&ks])
+        .await
+        .expect("live schema");
+    assert!(
+        live.keyspaces.contains_key(&ks),
+        "{:?}",
+        live.keyspaces.keys()
+    );
+    let spans = captured.take_statements();
+    let schema: Vec<&String> = spans
+        .iter()
+        .filter(|s| s.starts_with("kind=\"schema\""))
+        .collect();
+    assert!(schema.len() >= 5, "{spans:?}");
+    assert!(
+        schema
+            .iter()
+            .any(|s| s.contains("cql=\"SELECT") && s.contains("system_schema.columns")),
+        "{schema:?}"
+    );
+
+    cassmodel::sizing::live(db, Note::schema(), true)
+        .await
+        .expect("sizing");
+    let spans = captured.take_statements();
+    let sizing: Vec<&String> = spans
+        .iter()
+        .filter(|s| s.starts_with("kind=\"sizing\""))
+        .collect();
+    assert!(
+        sizing.iter().any(|s| s.contains("system.table_estimates")),
+        "{spans:?}"
+    );
+    assert!(
+        sizing.iter().any(|s| s.contains("GROUP BY")),
+        "the count of each partition's rows: {spans:?}"
+    );
+
+    // A refused statement of its own: the error the caller gets, in its span.
+    let missing = db.with_keyspace("no_such_keyspace_here").expect("a name");
+    let err = cassmodel::sizing::live(&missing, Note::schema(), true)
+        .await
+        .expect_err("no such keyspace");
+    let spans = captured.take_statements();
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.starts_with("kind=\"sizing\"") && s.contains(&format!("error={err}"))),
+        "{err}: {spans:?}"
     );
 }
 

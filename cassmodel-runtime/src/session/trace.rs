@@ -1,6 +1,7 @@
 //! One `tracing` span per statement a call runs: `statement` at debug level, target
 //! `cassmodel`, with the statement's `kind` (`select`, `insert`, `update`, `delete`, `batch`,
-//! `count`, `ddl`, ...), `keyspace`, `table` and `consistency`, its `shape` (what a query
+//! `count`, `ddl`, ...; `schema`, `copy`, `record`, `sizing` for the statements the runtime
+//! writes itself), `keyspace`, `table` and `consistency`, its `shape` (what a query
 //! restricts, without values: `WHERE user_id = ? AND post_id > ? LIMIT ?`; a DDL statement's
 //! `cql`), for a read over buckets the `buckets` it read, and, when it ends, the `rows` it
 //! returned, the `retries` the driver made and its `error`.
