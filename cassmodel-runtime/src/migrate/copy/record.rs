@@ -34,7 +34,7 @@ use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
 
 /// The kind of the record's statements, in their spans.
-const KIND: &str = "record";
+pub(super) const KIND: &str = "record";
 
 /// What a claim of a range got.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,8 +380,8 @@ impl<'d> Record<'d> {
             send::first(self.db, KIND, send::repeatable(&cql), (&self.migration,)).await?;
         let (source, ranges) = row.ok_or_else(|| {
             Error::Invalid(format!(
-                "the record has no copy into {}, though its first range was just refused: \
-                 run the copy again",
+                "the record's row of the copy into {} was there when this process tried to \
+                 create it, and is gone now (forgotten meanwhile?): run the copy again",
                 self.migration
             ))
         })?;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::keyspace::RECORD_KEYSPACE;
 use super::lease::{HeldRanges, holders};
-use super::record::{forget, keyspace_columns, lease_lookup, leases, now_millis, recorded};
+use super::record::{KIND, forget, keyspace_columns, lease_lookup, leases, now_millis, recorded};
 use crate::exec::send::{self, repeatable};
 use crate::migrate::error::MigrationError;
 use crate::schema::ddl::qualified;
@@ -137,7 +137,7 @@ async fn copy_rows(db: &Db) -> Result<Vec<CopyRow>, MigrationError> {
         "SELECT migration, source, ranges, verified_clean FROM {}",
         qualified(RECORD_KEYSPACE, "copies")
     );
-    match send::rows(db, "record", repeatable(&cql), ()).await {
+    match send::rows(db, KIND, repeatable(&cql), ()).await {
         Ok(rows) => Ok(rows),
         Err(e) if e.is_schema_mismatch() => Ok(Vec::new()),
         Err(e) => Err(e.into()),
