@@ -87,7 +87,7 @@
 //! opaque [`PagingState`] to resume from, for web APIs), or `count_rows` (`SELECT COUNT(*)`
 //! with the same restrictions: the server counts, a `u64` comes back). On a bucketed table
 //! (`#[cass(bucket(..))]`), `<source>_range(from..to)` reads a range over its buckets and
-//! `<source>_latest(n, horizon..)` the latest `n` rows back from now (see [`BucketRead`]).
+//! `<source>_latest(n, horizon..)` the latest `n` rows back from now (see [`BucketRead`](query::BucketRead)).
 //! Before that: `limit(n)`,
 //! `per_partition_limit(n)`, `reversed()` (a reverse scan: explicit on purpose),
 //! `order_by_<first clustering column>(Order)`, `read_as::<P>()` for a projection
@@ -150,10 +150,10 @@
 //! neighbour query, `ann_<field>(&query)`: `ORDER BY <col> ANN OF ? LIMIT ?`, with no key column
 //! or after the whole partition key, and with indexed-column restrictions. It needs
 //! `.limit(k)` (at most 1000), is read in one request (`fetch_all`, `fetch_first`), and
-//! `.with_score()` reads each row as [`Scored`] with its similarity (`(1 + cosine) / 2`, ...).
+//! `.with_score()` reads each row as [`Scored`](query::Scored) with its similarity (`(1 + cosine) / 2`, ...).
 //!
 //! ```no_run
-//! # use cassmodel::{CassProjection, CassTable, Db, Scored};
+//! # use cassmodel::{CassProjection, CassTable, Db, query::Scored};
 //! use cassmodel::value::Vector;
 //!
 //! #[derive(CassTable)]
@@ -194,15 +194,15 @@
 //! ### The similarity to a query vector, in any read
 //!
 //! `similarity_<field>(function, &query)` reads each row with `similarity_<function>(<col>,
-//! ?)` before its columns, as [`Scored`]: with or without a vector search, on a column with
-//! or without an index, by any of the three functions ([`Similarity`]). The score is an `f32`,
+//! ?)` before its columns, as [`Scored`](query::Scored): with or without a vector search, on a column with
+//! or without an index, by any of the three functions ([`Similarity`](schema::Similarity)). The score is an `f32`,
 //! or an `Option<f32>` for an `Option<Vector<N>>` field (`None` for a row without a vector).
 //! Several scores nest, the last one called outside. The query vector has the column's
 //! dimension (checked at compile time, as `ann_<field>`'s), and a vector the function cannot
 //! compare (a NaN, a zero vector for cosine) is refused before it is sent.
 //!
 //! ```no_run
-//! # use cassmodel::{CassProjection, CassTable, Db, Scored, Similarity};
+//! # use cassmodel::{CassProjection, CassTable, Db, query::Scored, schema::Similarity};
 //! # use cassmodel::value::Vector;
 //! # #[derive(CassTable)]
 //! # struct Doc {
@@ -254,7 +254,7 @@
 //! call, and values (limits included) are always bound.
 //!
 //! The builder terminals that page or write (`fetch_stream`, `fetch_page`, `execute`,
-//! [`Batch::execute`], ...) return a [`QueryFuture`]: one boxed, `Send` future whose type
+//! [`Batch::execute`], ...) return a [`QueryFuture`](query::QueryFuture): one boxed, `Send` future whose type
 //! names only what it yields, so the builder's state and the driver's futures stay out of the
 //! types your crate checks. The hot calls, [`Db::insert`], `T::get`, and the reads of a few
 //! rows, `fetch_all` and `fetch_first`, return an unboxed `impl Future + Send` (no
@@ -266,7 +266,7 @@
 //! ## Writes
 //!
 //! ```no_run
-//! # use cassmodel::{Batch, CassTable, Cmp, Db, Insert}; use uuid::Uuid;
+//! # use cassmodel::{Batch, CassTable, query::Cmp, Db, Insert}; use uuid::Uuid;
 //! # use std::collections::BTreeMap; use cassmodel::value::Counter;
 //! # #[derive(CassTable)] struct Slot { #[partition_key] day: i32, #[clustering] start: i32, holder: Option<Uuid> }
 //! # #[derive(CassTable)] struct Basket { #[partition_key] customer: Uuid, products: BTreeMap<Uuid, i32> }
@@ -322,7 +322,7 @@
 //! | `#[clustering]`, `#[clustering(asc)]`, `#[clustering(desc)]` | a clustering column, in field order, with its clustering order |
 //! | `#[cass(static)]` | a static column (one value per partition; needs a clustering column) |
 //! | `#[cass(name = "col")]` | the column name (default: the field name) |
-//! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`, a `Vec` as a `set<...>`, a `Vec` of pairs as a `map<...>`: see [`CqlMapping`]) |
+//! | `#[cass(cql_type = "timeuuid")]` | the CQL type, where the Rust type alone cannot say it (`ascii`, `timeuuid`, `varint`, `frozen<...>`, a `Vec` as a `set<...>`, a `Vec` of pairs as a `map<...>`: see [`CqlMapping`](model::CqlMapping)) |
 //! | `#[cass(frozen)]` | store a collection or user-defined type frozen (required in a key) |
 //! | `#[cass(index)]`, `#[cass(index(name = "by_email"))]` | a storage-attached (SAI) secondary index on the column, see below; a map may have one on each of `keys`, `values` and `entries` (`index(keys), index(entries)`) |
 //! | `#[cass(index(similarity = "dot_product"))]` | on a [`value::Vector`] field: the vector index's similarity function (`cosine`, the default, `dot_product`, `euclidean`) |
@@ -418,7 +418,7 @@
 //!
 //! `#[cass(index)]` declares an SAI index (`CREATE INDEX IF NOT EXISTS <name> ON
 //! <ks>.<table> (<target>) USING 'sai'`), part of the table's DDL
-//! ([`Db::create_table`], [`TableSchema::create_cql`]) and of migrations (an index
+//! ([`Db::create_table`], [`TableSchema::create_cql`](schema::TableSchema::create_cql)) and of migrations (an index
 //! added to a model is created on the existing table; see [`migrate`]). The name defaults
 //! to `<table>_<column>_idx`, as Cassandra names it; `index(name = "...")` gives another
 //! (ASCII letters, digits, `_`; unique in the keyspace). For a collection, the part to index
@@ -436,7 +436,7 @@
 //!
 //! ```
 //! use std::collections::{BTreeMap, BTreeSet};
-//! use cassmodel::{CassTable, IndexTarget, Table};
+//! use cassmodel::{CassTable, schema::IndexTarget, Table};
 //! use uuid::Uuid;
 //!
 //! #[derive(CassTable)]
@@ -711,7 +711,7 @@
 //!
 //! ## Types
 //!
-//! See [`CqlMapping`] for the Rust-to-CQL mapping and how to extend it.
+//! See [`CqlMapping`](model::CqlMapping) for the Rust-to-CQL mapping and how to extend it.
 //!
 //! ## Connecting, and the cargo features
 //!
@@ -724,7 +724,7 @@
 //!   [`ConnectOptions::tls_ca`] and [`ConnectOptions::tls_client_cert`] or
 //!   `CASSMODEL_TLS_CA`, `CASSMODEL_TLS_CERT`, `CASSMODEL_TLS_KEY`. Without it, TLS settings
 //!   are refused with an error.
-//! - `num-bigint`: `num_bigint::BigInt` (0.4) as a `varint` column ([`CqlMapping`]).
+//! - `num-bigint`: `num_bigint::BigInt` (0.4) as a `varint` column ([`CqlMapping`](model::CqlMapping)).
 //! - `bigdecimal`: `bigdecimal::BigDecimal` (0.4) as a `decimal` column.
 //! - `time`: the `time` crate's (0.3) `Date`, `Time` and `OffsetDateTime` as `date`, `time`
 //!   and `timestamp` columns (chrono's types need no feature).
@@ -771,11 +771,77 @@
 // docs.rs (`--cfg docsrs`, nightly): each item a cargo feature adds says which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// The root holds what most files that use cassmodel name: the derives, the connection, the
+// errors, and the few types a query or a write spells out. The rest is grouped by role, as
+// the scylla driver groups its API: `query`, `write`, `model`, `schema`, `errors`, `value`.
+// ARCHITECTURE.md lists each root name with the reason it is there.
 pub use cassmodel_derive::{
     CassAggregate, CassEntity, CassFunction, CassProjection, CassTable, CassUdt,
 };
+pub use cassmodel_runtime::{
+    Batch, ConnectOptions, Consistency, Db, Error, ErrorKind, Insert, Order, Outcome, Page,
+    PagingState, QueryOptions, Replication, Result, SerialConsistency, Table,
+};
 
-pub use cassmodel_runtime::*;
+/// Re-export of the scylla driver, so users and generated code name the same version.
+pub use cassmodel_runtime::scylla;
+
+pub use cassmodel_runtime::{config, sizing, value};
+
+/// Migrations: plan, apply and validate a keyspace against the models, and copy a table to
+/// a new key online (feature `migrate`, on by default; a service that only queries can
+/// leave it out with `default-features = false`).
+#[cfg(feature = "migrate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "migrate")))]
+pub mod migrate {
+    pub use cassmodel_runtime::migrate::*;
+}
+
+/// Reads: what a query builder returns, its states and its comparisons.
+///
+/// A builder (`T::select()`, `T::update()`, `T::delete()`) is typed by a [`kind`](query::kind)
+/// (what the statement does) and a [`state`](query::state) (what it has been given so far):
+/// rustc names them in its messages when a call is out of order.
+pub mod query {
+    pub use cassmodel_runtime::{
+        BucketRange, BucketRead, BucketStream, Cmp, LatestRange, QueryFuture, RowCount, RowStream,
+        Scored, kind, state,
+    };
+}
+
+/// Writes beyond [`Db::insert`]: the kinds of insert, counters, batches,
+/// entities and the views a write may not target.
+pub mod write {
+    pub use cassmodel_runtime::{
+        BaseOf, CounterStatement, Counters, FromEntity, IfNotExists, InsertKind, InsertRow,
+        Insertable, InsertableRows, Inserts, Plain, Regular, RegularStatement, TimestampAllowed,
+        Writable, Writes,
+    };
+}
+
+/// The traits the derives implement and the Rust-to-CQL type mapping
+/// ([`CqlMapping`](model::CqlMapping)), for code generic over models and for new column types.
+pub mod model {
+    pub use cassmodel_runtime::{
+        BindAs, BucketSource, CqlFunction, CqlMapping, KeyColumn, KeyElement, Projection, Udt,
+    };
+}
+
+/// What a model describes (its table, columns, indexes, user-defined types and functions),
+/// as [`Table::schema`] returns it, and the server's version.
+pub mod schema {
+    pub use cassmodel_runtime::{
+        AggregateSchema, BucketDef, BucketRule, ColumnDef, ColumnKind, CqlType, FunctionSchema,
+        Growth, IndexDef, IndexTarget, NativeType, Period, ServerVersion, Similarity, SourceDef,
+        Span, TableOptions, TableSchema, UdtSchema, UserFunction,
+    };
+}
+
+/// What an [`Error`] keeps: each attempt and its answer, the row that could not
+/// be read or written, and the server's warnings.
+pub mod errors {
+    pub use cassmodel_runtime::{Answer, Attempt, RowError, ServerWarning};
+}
 
 /// What generated code calls (`::cassmodel::__private::<purpose>::..`): not a public API.
 ///
@@ -784,13 +850,14 @@ pub use cassmodel_runtime::*;
 /// path. (The runtime's own `__private` is hidden.)
 #[cfg_attr(doc, doc(hidden))]
 pub mod __private {
-    pub use cassmodel_runtime::__private::{
-        bucket, copy, driver, function, query, std, table, testing, udt,
-    };
+    #[cfg(feature = "migrate")]
+    pub use cassmodel_runtime::__private::copy;
+    pub use cassmodel_runtime::__private::{bucket, driver, function, query, std, table, udt};
 }
 
-/// What a file that uses cassmodel needs, in one import: the derive macros, the connection,
-/// results and errors, writes and batches, and the traits whose methods a user calls.
+/// What a file of models and queries needs, in one import: the derive macros, the
+/// connection, its result and error, the [`Table`] trait (whose `schema()` and
+/// constants a user calls), and the two enums a model or a keyspace spells out.
 ///
 /// ```no_run
 /// use cassmodel::prelude::*;
@@ -816,7 +883,7 @@ pub mod prelude {
     pub use cassmodel_derive::{
         CassAggregate, CassEntity, CassFunction, CassProjection, CassTable, CassUdt,
     };
-    pub use cassmodel_runtime::prelude::*;
+    pub use cassmodel_runtime::{Db, Error, ErrorKind, Order, Replication, Result, Table};
 }
 
 /// The guide's chapters (`docs/guide/src/`, an mdBook): each Rust block of a chapter is a

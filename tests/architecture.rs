@@ -25,7 +25,7 @@ const RUNTIME_LAYERS: &[(&str, &[&str])] = &[
     ("L2 statements", &["statement/"]),
     ("L3 session", &["session/"]),
     ("L4 execution", &["exec/"]),
-    ("L5 features", &["query/", "sizing.rs", "migrate/"]),
+    ("L5 features", &["query/", "sizing.rs", "progress.rs", "migrate/"]),
     ("face", &["lib.rs"]),
 ];
 

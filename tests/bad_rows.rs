@@ -4,7 +4,7 @@
 
 mod support;
 
-use cassmodel::{CassTable, Error, ErrorKind, RowError};
+use cassmodel::{CassTable, Error, ErrorKind, errors::RowError};
 
 /// The struct as the code expects the table to be.
 #[derive(CassTable, Debug, PartialEq)]

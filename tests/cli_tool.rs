@@ -127,7 +127,7 @@ async fn apply_files_runs_migration_files_in_order() {
     // Before Cassandra 5.0, the second file's SAI index is refused by name, after the first
     // file ran.
     let server = support::server(&t.db).await;
-    if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
+    if server < cassmodel::schema::ServerVersion::CASSANDRA_5_0 {
         assert_ne!(exit, Exit::Ok, "{out}");
         assert!(
             err.contains(&format!(

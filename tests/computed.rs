@@ -219,7 +219,7 @@ async fn casts_and_functions_equal_plain_cql() {
         .await;
     // collection_count and abs came with Cassandra 5.0: before, the read is refused by name.
     let server = support::server(db).await;
-    if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
+    if server < cassmodel::schema::ServerVersion::CASSANDRA_5_0 {
         let e = typed.expect_err("5.0's functions before 5.0");
         assert_eq!(e.kind(), cassmodel::ErrorKind::Unsupported, "{e}");
         assert!(

@@ -75,7 +75,7 @@ mod shadowed {
     }
 }
 
-use cassmodel::{ColumnKind, Table, Udt};
+use cassmodel::{Table, model::Udt, schema::ColumnKind};
 use shadowed::{Address, Letter};
 
 #[test]
@@ -107,7 +107,7 @@ fn derives_work_where_the_prelude_is_shadowed() {
         ]
     );
     assert!(s.columns[2].nullable);
-    let indexes: Vec<(&str, &str, cassmodel::IndexTarget)> = s
+    let indexes: Vec<(&str, &str, cassmodel::schema::IndexTarget)> = s
         .indexes()
         .map(|(c, i)| (c.name, i.name, i.target))
         .collect();
@@ -117,9 +117,13 @@ fn derives_work_where_the_prelude_is_shadowed() {
             (
                 "sender_name",
                 "letters_by_sender",
-                cassmodel::IndexTarget::Column
+                cassmodel::schema::IndexTarget::Column
             ),
-            ("lines", "letters_lines_idx", cassmodel::IndexTarget::Values),
+            (
+                "lines",
+                "letters_lines_idx",
+                cassmodel::schema::IndexTarget::Values
+            ),
         ]
     );
 

@@ -569,7 +569,7 @@ fn v4_models() -> Models {
 }
 
 /// v5 with another `orders_by_customer`.
-fn v5_models_with(orders_by_customer: &'static cassmodel::TableSchema) -> Models {
+fn v5_models_with(orders_by_customer: &'static cassmodel::schema::TableSchema) -> Models {
     Models::new()
         .table::<v2::CustomerRecord>()
         .table::<v4::CustomerAddresses>()

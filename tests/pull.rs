@@ -30,7 +30,7 @@ mod support;
 
 use std::path::Path;
 
-use cassmodel::{Table, TableSchema};
+use cassmodel::{Table, schema::TableSchema};
 use cassmodel_cli::pull::{PullOptions, pull};
 use round_trip::{
     ROWS, copied_rows_match, copy_keyspace, drop_keyspace, json_rows, nothing_to_do, rows_match,

@@ -9,9 +9,9 @@
 
 mod support;
 
-use cassmodel::__private::testing::prepared_statements;
 use cassmodel::value::Timeuuid;
 use cassmodel::{CassTable, CassUdt, Db, Insert};
+use cassmodel_runtime::__private::testing::prepared_statements;
 use futures::TryStreamExt;
 use uuid::Uuid;
 

@@ -7,7 +7,9 @@ mod support;
 
 use std::sync::{Arc, Mutex};
 
-use cassmodel::{Answer, Batch, CassTable, Consistency, Insert, ServerWarning, Table, scylla};
+use cassmodel::{
+    Batch, CassTable, Consistency, Insert, Table, errors::Answer, errors::ServerWarning, scylla,
+};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "notes")]

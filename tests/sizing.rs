@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use cassmodel::migrate::Models;
 use cassmodel::sizing;
-use cassmodel::{CassTable, Growth, Period, Table};
+use cassmodel::{CassTable, Table, schema::Growth, schema::Period};
 use cassmodel_cli as cli;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;

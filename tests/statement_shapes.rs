@@ -14,8 +14,8 @@ mod models;
 mod support;
 
 use cassmodel::__private::query::{Op, SetOp};
-use cassmodel::__private::testing::{self as cql, Spec};
-use cassmodel::{CqlType, TableSchema};
+use cassmodel::{schema::CqlType, schema::TableSchema};
+use cassmodel_runtime::__private::testing::{self as cql, Spec};
 
 /// WHERE clauses the builder accepts: `=`/`IN` prefixes (all `=`, or `IN` at one position),
 /// each optionally followed by a range on the next clustering column.
@@ -303,7 +303,7 @@ async fn every_generated_shape_prepares_and_refused_shapes_are_refused() {
 /// refuses both before sending, and the server refuses them too.
 #[tokio::test]
 async fn lwt_with_in_or_timestamp_is_refused_by_both() {
-    use cassmodel::{Cmp, Error};
+    use cassmodel::{Error, query::Cmp};
     use models::likes::Customer;
     let t = support::test_db("shapes_lwt").await;
     t.db.create_table::<Customer>().await.expect("create");

@@ -135,7 +135,7 @@ async fn static_only_partitions_are_not_rows() {
 
 #[test]
 fn errors_name_the_exported_types() {
-    use cassmodel::__private::testing::rust_name;
+    use cassmodel_runtime::__private::testing::rust_name;
     assert_eq!(
         rust_name(std::any::type_name::<Option<Timeuuid>>()),
         "Option<cassmodel::value::Timeuuid>"

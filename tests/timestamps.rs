@@ -7,7 +7,7 @@
 
 mod support;
 
-use cassmodel::{CassTable, Cmp, PagingState};
+use cassmodel::{CassTable, PagingState, query::Cmp};
 use chrono::{DateTime, Duration, SubsecRound, TimeZone, Utc};
 use futures::TryStreamExt;
 

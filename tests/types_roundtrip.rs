@@ -454,9 +454,9 @@ async fn read_back(
 /// 9999 written as numbers, a text's quotes, a UDT's quoted field names).
 #[tokio::test]
 async fn cql_literals_read_back_as_the_same_values() {
-    use cassmodel::__private::testing::cql_literal;
     use cassmodel::scylla::frame::response::result::{ColumnType, NativeType};
     use cassmodel::scylla::value::CqlValue as V;
+    use cassmodel_runtime::__private::testing::cql_literal;
 
     let t = support::test_db("literals").await;
     let ks = t.keyspace().to_owned();
@@ -476,7 +476,7 @@ async fn cql_literals_read_back_as_the_same_values() {
         .await;
     // The vector type came with Cassandra 5.0: before, the table is refused by name.
     let server = support::server(&t.db).await;
-    if server < cassmodel::ServerVersion::CASSANDRA_5_0 {
+    if server < cassmodel::schema::ServerVersion::CASSANDRA_5_0 {
         let e = table.expect_err("a vector column before 5.0");
         assert_eq!(e.kind(), cassmodel::ErrorKind::Unsupported, "{e}");
         assert!(e.to_string().starts_with("the vector type"), "{e}");

@@ -9,7 +9,7 @@ mod support;
 
 use cassmodel::migrate::{Migrator, Models};
 use cassmodel::value::Vector;
-use cassmodel::{Batch, CassProjection, CassTable, Replication, Scored, Similarity};
+use cassmodel::{Batch, CassProjection, CassTable, Replication, query::Scored, schema::Similarity};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "vec_docs")]

@@ -10,7 +10,7 @@ mod support;
 
 use cassmodel::migrate::{MigrationError, Migrator, Models};
 use cassmodel::value::Vector;
-use cassmodel::{CassTable, Db, ErrorKind, Replication, ServerVersion, Similarity};
+use cassmodel::{CassTable, Db, ErrorKind, Replication, schema::ServerVersion, schema::Similarity};
 
 /// A table 4.1 has, with an index 4.1 lacks.
 #[derive(CassTable, Debug, Clone, PartialEq)]

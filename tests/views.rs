@@ -9,7 +9,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use cassmodel::migrate::{Change, Migrator, Models, Unmanaged};
-use cassmodel::{Batch, CassTable, Db, Insert, Insertable, Replication};
+use cassmodel::{Batch, CassTable, Db, Insert, Replication, write::Insertable};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "view_readings")]

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use cassmodel::value::Counter;
-use cassmodel::{Batch, CassTable, Cmp, Db, Error, Insert, Outcome};
+use cassmodel::{Batch, CassTable, Db, Error, Insert, Outcome, query::Cmp};
 use chrono::SubsecRound;
 use futures::future::join_all;
 use models::{at, id};

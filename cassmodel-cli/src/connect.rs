@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cassmodel_runtime::config::{
+use cassmodel_runtime::config::cli::{
     parse_consistency, parse_duration, parse_serial_consistency, parse_size, read_password_file,
 };
 use cassmodel_runtime::{

@@ -417,7 +417,7 @@ fn offline_keyspace(cli: &Cli) -> Option<String> {
     cli.connect
         .keyspace
         .clone()
-        .or_else(|| cassmodel_runtime::config::env_var("CASSMODEL_KEYSPACE"))
+        .or_else(|| cassmodel_runtime::config::cli::env_var("CASSMODEL_KEYSPACE"))
 }
 
 fn configure(mut m: Migrator, cli: &Cli) -> Migrator {

@@ -804,7 +804,7 @@ fn named_fields<'a>(
                 format_args!(
                     "#[derive({derive})] works on structs with named fields, not enums: {what} maps \
                      to a struct with one named field per {part} (to store an enum in a column, \
-                     implement `cassmodel::CqlMapping` for it)"
+                     implement `cassmodel::model::CqlMapping` for it)"
                 ),
             );
             None

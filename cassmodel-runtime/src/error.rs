@@ -856,7 +856,7 @@ impl Error {
     /// that failed before anything was sent.
     ///
     /// ```no_run
-    /// # use cassmodel::{Answer, ErrorKind}; fn f(e: cassmodel::Error) {
+    /// # use cassmodel::{errors::Answer, ErrorKind}; fn f(e: cassmodel::Error) {
     /// for a in e.attempts() {
     ///     match &a.answer {
     ///         Answer::Server { error, .. } => eprintln!("{} answered {error}", a.node),

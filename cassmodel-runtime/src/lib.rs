@@ -17,7 +17,10 @@ pub mod config;
 mod error;
 mod exec;
 mod mapping;
+#[cfg(feature = "migrate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "migrate")))]
 pub mod migrate;
+mod progress;
 mod query;
 mod schema;
 mod session;
@@ -89,18 +92,6 @@ pub mod value {
     };
 }
 
-/// What a file that uses cassmodel needs, in one import: `use cassmodel::prelude::*;`.
-///
-/// The connection ([`Db`], [`ConnectOptions`]), the results and errors, writes and batches
-/// ([`Insert`], [`Batch`]), and the traits whose methods a user calls ([`Table`] for
-/// `T::schema()`). The derive macros are in the `cassmodel` crate's own prelude.
-pub mod prelude {
-    pub use crate::{
-        Batch, Cmp, ConnectOptions, Consistency, Db, Error, ErrorKind, Insert, Order, Outcome,
-        Page, PagingState, QueryOptions, Replication, Result, Scored, SerialConsistency, Table,
-    };
-}
-
 // The submodules are not `doc(hidden)`: rustc names items in its messages (`required by a
 // bound in ..`) by a path through modules that are not hidden, which the `cassmodel` crate's
 // own `__private` (hidden only from its docs) gives: `cassmodel::__private::<purpose>::..`.
@@ -154,6 +145,7 @@ pub mod __private {
     }
 
     /// A key change's copy (`#[cass(from = ..)]`): the conversion and the registration.
+    #[cfg(feature = "migrate")]
     pub mod copy {
         pub use crate::migrate::copy::{Converted, CopyEntry, convert_with, copier};
     }
@@ -203,6 +195,7 @@ pub mod __private {
     /// names in messages. Hidden even from rustc's choice of the paths it prints (its names,
     /// `Statement::Update`, would make `Update` ambiguous in messages).
     #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub mod testing {
         pub use crate::error::rust_name;
         pub use crate::mapping::literal::cql_literal;

@@ -69,7 +69,7 @@ use futures::TryStreamExt;
 use crate::error::{Error, Result};
 use crate::exec::send::{self, repeatable};
 use crate::mapping::literal::cql_literal_or_null;
-use crate::migrate::progress::Progress;
+use crate::progress::Progress;
 use crate::schema::ddl::qualified;
 use crate::schema::model::{BucketRule, ColumnKind, Growth, TableSchema};
 use crate::session::db::Db;

@@ -150,7 +150,7 @@ pub fn like_rows(
     p: &Product,
     on: DateTime<Utc>,
 ) -> (CustomerByLikedProduct, ProductLikedByCustomer) {
-    use cassmodel::FromEntity;
+    use cassmodel::write::FromEntity;
     let l = like(c, p, on);
     (FromEntity::from_entity(&l), FromEntity::from_entity(&l))
 }

@@ -15,7 +15,7 @@ pub mod likes;
 pub mod social;
 pub mod supermarket;
 
-use cassmodel::{Db, Replication, Result, TableSchema};
+use cassmodel::{Db, Replication, Result, schema::TableSchema};
 
 /// A model section: its tables, how to create them, and its demo.
 pub struct Section {

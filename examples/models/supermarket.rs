@@ -265,7 +265,7 @@ pub fn sample_address() -> Address {
 
 /// The sample order as stored in `orders_by_customer`.
 pub fn sample_order() -> OrdersByCustomer {
-    cassmodel::FromEntity::from_entity(&sample_order_entity())
+    cassmodel::write::FromEntity::from_entity(&sample_order_entity())
 }
 
 /// The sample order, delivered by `team()` on `delivery_day()` at 10:00.

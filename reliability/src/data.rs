@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use cassmodel::migrate::{Migrator, Models};
-use cassmodel::{CassTable, Db, Error, ErrorKind, RowError};
+use cassmodel::{CassTable, Db, Error, ErrorKind, errors::RowError};
 
 use crate::checks::connect;
 use crate::env::{Env, Outcome};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use cassmodel::{Answer, Consistency, Db, Insert};
+use cassmodel::{Consistency, Db, Insert, errors::Answer};
 use cassmodel_node::Signal;
 
 use crate::cluster::{Kv, kv};

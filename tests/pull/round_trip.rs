@@ -15,7 +15,10 @@ use cassmodel::scylla::deserialize::FrameSlice;
 use cassmodel::scylla::deserialize::value::DeserializeValue;
 use cassmodel::scylla::serialize::writers::CellWriter;
 use cassmodel::scylla::value::{CqlValue, Row};
-use cassmodel::{ColumnKind, CqlType, Db, Insertable, NativeType, Table, TableSchema, Writable};
+use cassmodel::{
+    Db, Table, schema::ColumnKind, schema::CqlType, schema::NativeType, schema::TableSchema,
+    write::Insertable, write::Writable,
+};
 use futures::TryStreamExt;
 use futures::future::BoxFuture;
 

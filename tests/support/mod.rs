@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
-use cassmodel::{Db, Insertable, Replication};
+use cassmodel::{Db, Replication, write::Insertable};
 use futures::{StreamExt, TryStreamExt};
 
 /// Inserts `rows`, 64 in flight, made as they are sent (a large load need not sit in memory);
@@ -21,7 +21,7 @@ pub async fn insert_all<T: Insertable>(db: &Db, rows: impl IntoIterator<Item = T
 /// The table, column and detail of a value refused before it was sent: a
 /// `RowError::Refused`, of kind `InvalidRequest`. Any other error fails the test.
 pub fn refused(err: &cassmodel::Error) -> (&str, &str, &str) {
-    use cassmodel::{Error, ErrorKind, RowError};
+    use cassmodel::{Error, ErrorKind, errors::RowError};
     assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
     match err {
         Error::Row(RowError::Refused {
@@ -288,7 +288,7 @@ async fn dump(db: &Db, ks: &str, pulled: &cassmodel_cli::pull::Pulled, dir: &std
 #[allow(dead_code)]
 pub async fn refused_before_cassandra_5(db: &Db, m: &cassmodel::migrate::Migrator) -> bool {
     let server = server(db).await;
-    if server >= cassmodel::ServerVersion::CASSANDRA_5_0 {
+    if server >= cassmodel::schema::ServerVersion::CASSANDRA_5_0 {
         return false;
     }
     let refused = |what: &str, e: cassmodel::migrate::MigrationError| {
@@ -313,7 +313,7 @@ pub async fn refused_before_cassandra_5(db: &Db, m: &cassmodel::migrate::Migrato
 pub async fn create_table_refused_before_cassandra_5<T: cassmodel::Table>(db: &Db) -> bool {
     let server = server(db).await;
     let created = db.create_table::<T>().await;
-    if server >= cassmodel::ServerVersion::CASSANDRA_5_0 {
+    if server >= cassmodel::schema::ServerVersion::CASSANDRA_5_0 {
         created.expect("create");
         return false;
     }
@@ -330,7 +330,7 @@ pub async fn create_table_refused_before_cassandra_5<T: cassmodel::Table>(db: &D
 
 /// The Cassandra release the cluster runs (its oldest node's).
 #[allow(dead_code)]
-pub async fn server(db: &Db) -> cassmodel::ServerVersion {
+pub async fn server(db: &Db) -> cassmodel::schema::ServerVersion {
     db.server_version()
         .await
         .expect("the server's version")

@@ -39,23 +39,23 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
                 db: &'d #krate::Db,
             ) -> impl ::core::future::Future<Output = #krate::Result<()>> + ::core::marker::Send + 'd {
                 #p::query::save_entity(db, self, const {
-                    &[#(<#tables as #krate::FromEntity<#ident>>::__TABLE),*]
+                    &[#(<#tables as #krate::write::FromEntity<#ident>>::__TABLE),*]
                 })
             }
 
             /// Adds the inserts of [`save`](Self::save) to `batch`.
             pub fn save_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
-                batch #(.insert_owned(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
+                batch #(.insert_owned(<#tables as #krate::write::FromEntity<#ident>>::from_entity(self)))*
             }
 
             #[doc = #delete_doc]
-            pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, ()> {
+            pub fn delete<'d>(&'d self, db: &'d #krate::Db) -> #krate::query::QueryFuture<'d, ()> {
                 #p::query::run_entity_batch(db, self.delete_in(#krate::Batch::logged()))
             }
 
             /// Adds the deletes of [`delete`](Self::delete) to `batch`.
             pub fn delete_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
-                batch #(.delete_row(<#tables as #krate::FromEntity<#ident>>::from_entity(self)))*
+                batch #(.delete_row(<#tables as #krate::write::FromEntity<#ident>>::from_entity(self)))*
             }
         }
     };

@@ -31,7 +31,7 @@ pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
         let rows = row_trait(ident);
         quote! {
             impl __cm::Table for #ident {
-                fn schema() -> &'static __cm::TableSchema {
+                fn schema() -> &'static __cm::schema::TableSchema {
                     ::core::unreachable!()
                 }
                 fn __value(
@@ -74,7 +74,7 @@ pub fn projection(input: &DeriveInput, p: Option<&crate::model::Projection<'_>>)
     wrap(input, Some(&p.krate), |ident| {
         let rows = row_trait(ident);
         quote! {
-            impl __cm::Projection<#table> for #ident {
+            impl __cm::model::Projection<#table> for #ident {
                 fn columns() -> &'static [::core::primitive::usize] {
                     ::core::unreachable!()
                 }
@@ -89,7 +89,7 @@ pub fn projection(input: &DeriveInput, p: Option<&crate::model::Projection<'_>>)
 pub fn udt(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
     wrap(input, krate, |ident| {
         quote! {
-            impl __cm::CqlMapping for #ident {
+            impl __cm::model::CqlMapping for #ident {
                 fn cql_type() -> __p::table::CqlType {
                     ::core::unreachable!()
                 }

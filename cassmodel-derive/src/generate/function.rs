@@ -23,10 +23,10 @@ pub fn generate(r: &Routine<'_>) -> TokenStream {
     let body = quote! {
         // Registers it for `cassmodel::migrate::Models::registered()`.
         #p::table::inventory::submit! {
-            #p::function::FunctionEntry(<#ident as #krate::CqlFunction>::declaration)
+            #p::function::FunctionEntry(<#ident as #krate::model::CqlFunction>::declaration)
         }
 
-        impl #krate::CqlFunction for #ident {
+        impl #krate::model::CqlFunction for #ident {
             type Args = (#(#types,)*);
             #impl_body
         }
@@ -54,10 +54,9 @@ fn function(r: &Routine<'_>) -> (TokenStream, TokenStream) {
         .as_ref()
         .map_or_else(|| quote!(()), |t| quote!(#t));
     let body = a.body.as_ref().map(|b| b.value.clone()).unwrap_or_default();
-    let params = r
-        .params
-        .iter()
-        .map(|(n, t, _)| quote_spanned!(t.span()=> (#n, <#t as #krate::CqlMapping>::cql_type())));
+    let params = r.params.iter().map(
+        |(n, t, _)| quote_spanned!(t.span()=> (#n, <#t as #krate::model::CqlMapping>::cql_type())),
+    );
     let keyspace = r.keyspace.as_ref().map(|k| quote!(.with_keyspace(#k)));
     let language = a.language.as_ref().map(|l| {
         let l = &l.value;
@@ -86,7 +85,7 @@ fn function(r: &Routine<'_>) -> (TokenStream, TokenStream) {
                         #rust_name,
                         #name,
                         #p::std::Vec::from([#(#params),*]),
-                        <#returns as #krate::CqlMapping>::cql_type(),
+                        <#returns as #krate::model::CqlMapping>::cql_type(),
                         #body,
                     )
                     #keyspace #language #called
@@ -108,12 +107,12 @@ fn aggregate(r: &Routine<'_>) -> (TokenStream, TokenStream) {
     };
     let types: Vec<&syn::Type> = r.params.iter().map(|(_, t, _)| *t).collect();
     let output = match &a.final_function {
-        Some(f) => quote!(<#f as #krate::CqlFunction>::Output),
-        None => quote!(<#state as #krate::CqlFunction>::Output),
+        Some(f) => quote!(<#f as #krate::model::CqlFunction>::Output),
+        None => quote!(<#state as #krate::model::CqlFunction>::Output),
     };
     let cql_types = types
         .iter()
-        .map(|t| quote_spanned!(t.span()=> <#t as #krate::CqlMapping>::cql_type()));
+        .map(|t| quote_spanned!(t.span()=> <#t as #krate::model::CqlMapping>::cql_type()));
     let with_final = a
         .final_function
         .as_ref()
@@ -128,7 +127,7 @@ fn aggregate(r: &Routine<'_>) -> (TokenStream, TokenStream) {
     };
     let final_check = a.final_function.as_ref().map(|f| {
         quote_spanned! {f.span()=>
-            #p::function::final_function::<#f, <#state as #krate::CqlFunction>::Output>();
+            #p::function::final_function::<#f, <#state as #krate::model::CqlFunction>::Output>();
         }
     });
     let impl_body = quote! {

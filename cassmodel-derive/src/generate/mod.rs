@@ -53,7 +53,7 @@ pub fn wrap(krate: &syn::Path, body: TokenStream) -> TokenStream {
             use #krate as __cm;
             use #krate::__private as __p;
             use ::core::primitive::bool as __bool;
-            use #krate::BindAs as __BindAs;
+            use #krate::model::BindAs as __BindAs;
             use ::core::marker::Sized as __Sized;
             #body
         };
@@ -86,7 +86,7 @@ pub fn private() -> Ident {
 /// it, so a type without a mapping is reported once, on the field.
 pub fn mapping(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     let ty = f.ty;
-    quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>)
+    quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>)
 }
 
 /// What every generator of a table needs: the paths and names, resolved once.
@@ -95,9 +95,9 @@ pub struct Cx<'t> {
     pub krate: &'t syn::Path,
     /// The runtime's hidden module.
     pub p: Ident,
-    /// `::cassmodel::state` (a path, appended token by token: see [`private`])
+    /// `::cassmodel::query::state` (a path, appended token by token: see [`private`])
     pub st: syn::Path,
-    /// `::cassmodel::kind`
+    /// `::cassmodel::query::kind`
     pub kd: syn::Path,
     /// The builder struct, `PostQuery`.
     pub q: &'t Ident,
@@ -114,8 +114,8 @@ impl<'t> Cx<'t> {
             t,
             krate,
             p: private(),
-            st: syn::parse_quote!(#krate::state),
-            kd: syn::parse_quote!(#krate::kind),
+            st: syn::parse_quote!(#krate::query::state),
+            kd: syn::parse_quote!(#krate::query::kind),
             q: &t.builder,
             ident: t.ident,
             table: &t.name,
@@ -134,7 +134,7 @@ impl<'t> Cx<'t> {
     /// as a `String` or an `Option<String>`, so the column's type is named).
     pub fn bound_as(&self, ty: &syn::Type, arg: &Ident) -> TokenStream {
         let krate = self.krate;
-        quote!(#krate::BindAs::<#ty>::__bound(#arg))
+        quote!(#krate::model::BindAs::<#ty>::__bound(#arg))
     }
 
     /// `value: &'a (impl BindAs<Ty> + ?Sized)`: a method parameter for a value of `ty`,
@@ -199,13 +199,15 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
     let column = &f.column;
     let field = f.ident.to_string();
     let kind = match f.role {
-        Role::PartitionKey => quote!(#krate::ColumnKind::PartitionKey),
-        Role::Clustering(Order::Asc) => quote!(#krate::ColumnKind::Clustering(#krate::Order::Asc)),
-        Role::Clustering(Order::Desc) => {
-            quote!(#krate::ColumnKind::Clustering(#krate::Order::Desc))
+        Role::PartitionKey => quote!(#krate::schema::ColumnKind::PartitionKey),
+        Role::Clustering(Order::Asc) => {
+            quote!(#krate::schema::ColumnKind::Clustering(#krate::Order::Asc))
         }
-        Role::Static => quote!(#krate::ColumnKind::Static),
-        Role::Regular => quote!(#krate::ColumnKind::Regular),
+        Role::Clustering(Order::Desc) => {
+            quote!(#krate::schema::ColumnKind::Clustering(#krate::Order::Desc))
+        }
+        Role::Static => quote!(#krate::schema::ColumnKind::Static),
+        Role::Regular => quote!(#krate::schema::ColumnKind::Regular),
     };
     let cql_type = match &f.attrs.cql_type {
         Some(t) => {
@@ -221,13 +223,13 @@ pub fn column_def(krate: &syn::Path, f: &Field<'_>) -> TokenStream {
             Some((t, _)) => {
                 // `IndexTarget` is a fieldless enum with derived `Debug`: the variant's name.
                 let v = Ident::new(&format!("{t:?}"), proc_macro2::Span::call_site());
-                quote!(#p::std::Option::Some(#krate::IndexTarget::#v))
+                quote!(#p::std::Option::Some(#krate::schema::IndexTarget::#v))
             }
             None => quote!(#p::std::Option::None),
         };
         let similarity = ix.similarity.map(|(s, _)| {
             let v = Ident::new(&format!("{s:?}"), proc_macro2::Span::call_site());
-            quote!(.with_similarity(#krate::Similarity::#v))
+            quote!(.with_similarity(#krate::schema::Similarity::#v))
         });
         quote!(.with_index(#name, #target) #similarity)
     });
@@ -304,11 +306,11 @@ pub fn bucket_rule(krate: &syn::Path, rule: crate::attr::BucketRule) -> TokenStr
     match rule {
         crate::attr::BucketRule::Period(p) => {
             let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
-            quote!(#krate::BucketRule::Period(#krate::Period::#v))
+            quote!(#krate::schema::BucketRule::Period(#krate::schema::Period::#v))
         }
         crate::attr::BucketRule::Width(w) => {
             let w = i64::try_from(w).unwrap_or(i64::MAX);
-            quote!(#krate::BucketRule::Width(#w))
+            quote!(#krate::schema::BucketRule::Width(#w))
         }
     }
 }

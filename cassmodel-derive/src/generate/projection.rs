@@ -33,12 +33,12 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
     let computed_idents = pr.computed.iter().map(|c| c.ident);
     let computed_reads = pr.computed.iter().map(|c| {
         let ty = c.ty;
-        quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>::__read)
+        quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>::__read)
     });
     let computed_defs = pr.computed.iter().map(|c| {
         let (ty, alias) = (c.ty, &c.alias);
-        quote_spanned!(ty.span()=> <#ty as #krate::CqlMapping>::__column(
-            #alias, #alias, #krate::ColumnKind::Regular, #p::std::Option::None, false
+        quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>::__column(
+            #alias, #alias, #krate::schema::ColumnKind::Regular, #p::std::Option::None, false
         ))
     });
     let computed = pr.computed.iter().map(|c| {
@@ -65,16 +65,16 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         }
         #(#rules)*
 
-        fn __defs() -> &'static [#krate::ColumnDef] {
-            static DEFS: #p::std::OnceLock<#p::std::Vec<#krate::ColumnDef>> = #p::std::OnceLock::new();
+        fn __defs() -> &'static [#krate::schema::ColumnDef] {
+            static DEFS: #p::std::OnceLock<#p::std::Vec<#krate::schema::ColumnDef>> = #p::std::OnceLock::new();
             DEFS.get_or_init(|| {
-                let mut defs = #p::table::projection_defs::<#table>(<#ident as #krate::Projection<#table>>::columns());
+                let mut defs = #p::table::projection_defs::<#table>(<#ident as #krate::model::Projection<#table>>::columns());
                 defs.extend([#(#computed_defs),*]);
                 defs
             })
         }
 
-        impl #krate::Projection<#table> for #ident {
+        impl #krate::model::Projection<#table> for #ident {
             fn columns() -> &'static [::core::primitive::usize] {
                 static COLUMNS: #p::std::OnceLock<#p::std::Vec<::core::primitive::usize>> = #p::std::OnceLock::new();
                 COLUMNS.get_or_init(|| #p::table::projection_columns::<#table>(&[#(#names),*]))
@@ -186,7 +186,7 @@ fn selector(p: &syn::Ident, krate: &syn::Path, s: &Sel) -> TokenStream {
         }
         Sel::User { path, args } => {
             let args = list(args);
-            quote_spanned!(path.span()=> #p::table::Selector::UserCall(<#path as #krate::CqlFunction>::NAME, #args))
+            quote_spanned!(path.span()=> #p::table::Selector::UserCall(<#path as #krate::model::CqlFunction>::NAME, #args))
         }
         Sel::Op(l, op, r) => {
             let (l, r) = (selector(p, krate, l), selector(p, krate, r));
@@ -203,7 +203,7 @@ fn row_kind(pr: &Projection<'_>) -> TokenStream {
     let kind = match decided_by(pr) {
         Decided::Rows => quote!(#p::function::Rows),
         Decided::Aggregated => quote!(#p::function::Aggregated),
-        Decided::Call(path) => quote!(<#path as #krate::CqlFunction>::Kind),
+        Decided::Call(path) => quote!(<#path as #krate::model::CqlFunction>::Kind),
     };
     quote!(impl #p::function::RowKind for #ident { type Kind = #kind; })
 }

@@ -65,8 +65,8 @@ fn builder_struct(cx: &Cx<'_>) -> TokenStream {
     let krate = &cx.t.krate;
     let (p, st, kd) = (
         quote!(#krate::__private),
-        quote!(#krate::state),
-        quote!(#krate::kind),
+        quote!(#krate::query::state),
+        quote!(#krate::query::kind),
     );
     let vis = cx.t.vis;
     let doc = format!(
@@ -150,11 +150,11 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
     let source = a.from.as_ref().map(|from| match from {
         crate::attr::FromAttr::Table(name) => {
             let name = &name.value;
-            quote!(.with_source(#krate::SourceDef::table(#name) #(#copy_options)*))
+            quote!(.with_source(#krate::schema::SourceDef::table(#name) #(#copy_options)*))
         }
         crate::attr::FromAttr::Model(model) => {
             let converted = a.with.is_some();
-            quote!(.with_source(#krate::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #(#copy_options)*))
+            quote!(.with_source(#krate::schema::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #(#copy_options)*))
         }
     });
     let kinds = t.fields.iter().map(|f| {
@@ -175,14 +175,14 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             #statics
             #write_types
 
-            fn schema() -> &'static #krate::TableSchema {
-                static SCHEMA: #p::std::OnceLock<#krate::TableSchema> = #p::std::OnceLock::new();
+            fn schema() -> &'static #krate::schema::TableSchema {
+                static SCHEMA: #p::std::OnceLock<#krate::schema::TableSchema> = #p::std::OnceLock::new();
                 SCHEMA.get_or_init(|| {
-                    #krate::TableSchema::new(
+                    #krate::schema::TableSchema::new(
                         #rust_name,
                         #name,
                         #keyspace,
-                        #krate::TableOptions::new() #(#options)*,
+                        #krate::schema::TableOptions::new() #(#options)*,
                         #p::std::Vec::from([#(#columns),*]),
                     ) #growth #bucket #source #view_of
                 })
@@ -334,20 +334,20 @@ fn growth(krate: &syn::Path, p: &syn::Ident, e: &crate::attr::ExpectAttr) -> Opt
     let rows = e.rows?;
     let period = |p: cassmodel_schema::Period| {
         let v = syn::Ident::new(&format!("{p:?}"), proc_macro2::Span::call_site());
-        quote!(#krate::Period::#v)
+        quote!(#krate::schema::Period::#v)
     };
     Some(match &e.per {
-        None => quote!(.with_growth(#krate::Growth::Rows(#rows))),
+        None => quote!(.with_growth(#krate::schema::Growth::Rows(#rows))),
         Some(per) => {
             let per = period(per.value);
             let horizon = match &e.horizon {
                 Some(h) => {
                     let (amount, unit) = (h.value.amount, period(h.value.period));
-                    quote!(#p::std::Option::Some(#krate::Span { amount: #amount, period: #unit }))
+                    quote!(#p::std::Option::Some(#krate::schema::Span { amount: #amount, period: #unit }))
                 }
                 None => quote!(#p::std::Option::None),
             };
-            quote!(.with_growth(#krate::Growth::Rate { rows: #rows, per: #per, horizon: #horizon }))
+            quote!(.with_growth(#krate::schema::Growth::Rate { rows: #rows, per: #per, horizon: #horizon }))
         }
     })
 }
@@ -459,7 +459,7 @@ fn entry_points(cx: &Cx<'_>) -> TokenStream {
             pub fn scan_full_table(
                 db: &#krate::Db,
                 splits: ::core::primitive::u32,
-            ) -> #krate::QueryFuture<'_, #krate::RowStream<Self>> {
+            ) -> #krate::query::QueryFuture<'_, #krate::query::RowStream<Self>> {
                 #p::query::scan::<Self>(db, splits)
             }
 
@@ -625,7 +625,7 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
         fn #fields(entity: &#entity) -> (#(&#types,)*) {
             (#(#refs,)*)
         }
-        impl #krate::FromEntity<#entity> for #ident {
+        impl #krate::write::FromEntity<#entity> for #ident {
             fn from_entity(entity: &#entity) -> Self {
                 let (#(#vars,)*) = #fields(entity);
                 Self { #(#copies),* }

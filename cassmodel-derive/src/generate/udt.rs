@@ -30,14 +30,14 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
 
         // Registers the type for `cassmodel::migrate::registered_udts()`.
         #p::table::inventory::submit! {
-            #p::udt::UdtEntry(<#ident as #krate::Udt>::udt_schema)
+            #p::udt::UdtEntry(<#ident as #krate::model::Udt>::udt_schema)
         }
 
-        impl #krate::Udt for #ident {
-            fn udt_schema() -> &'static #krate::UdtSchema {
-                static SCHEMA: #p::std::OnceLock<#krate::UdtSchema> = #p::std::OnceLock::new();
+        impl #krate::model::Udt for #ident {
+            fn udt_schema() -> &'static #krate::schema::UdtSchema {
+                static SCHEMA: #p::std::OnceLock<#krate::schema::UdtSchema> = #p::std::OnceLock::new();
                 SCHEMA.get_or_init(|| {
-                    #krate::UdtSchema::new(#rust_name, #name, #p::std::Vec::from([#(#fields),*]))
+                    #krate::schema::UdtSchema::new(#rust_name, #name, #p::std::Vec::from([#(#fields),*]))
                 })
             }
 
@@ -46,13 +46,13 @@ pub fn generate(u: &Udt<'_>) -> TokenStream {
             }
         }
 
-        impl #krate::CqlMapping for #ident {
+        impl #krate::model::CqlMapping for #ident {
             fn cql_type() -> #p::table::CqlType {
                 #p::table::CqlType::Udt(#p::std::String::from(#name))
             }
 
-            fn collect_udts(out: &mut #p::std::Vec<&'static #krate::UdtSchema>) {
-                <Self as #krate::Udt>::udt_schema().collect(out)
+            fn collect_udts(out: &mut #p::std::Vec<&'static #krate::schema::UdtSchema>) {
+                <Self as #krate::model::Udt>::udt_schema().collect(out)
             }
         }
 

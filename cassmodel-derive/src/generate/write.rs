@@ -137,7 +137,7 @@ fn executes(cx: &Cx<'_>) -> TokenStream {
             quote! {
                 impl<'a, S, #generics R> #q<'a, S, #kind, R> {
                     #[doc = #doc]
-                    pub fn execute<'d>(self, db: &'d #krate::Db) -> #krate::QueryFuture<'d, #out>
+                    pub fn execute<'d>(self, db: &'d #krate::Db) -> #krate::query::QueryFuture<'d, #out>
                     where
                         S: #bound,
                         'a: 'd,
@@ -154,9 +154,9 @@ fn executes(cx: &Cx<'_>) -> TokenStream {
 fn batch_entries(cx: &Cx<'_>) -> TokenStream {
     let (q, krate, p, kd) = (cx.q, cx.krate, &cx.p, &cx.kd);
     let class = if cx.t.counter_column().is_some() {
-        quote!(#krate::CounterStatement)
+        quote!(#krate::write::CounterStatement)
     } else {
-        quote!(#krate::RegularStatement)
+        quote!(#krate::write::RegularStatement)
     };
     let mut kinds = vec![
         (quote!(#kd::Update<2, L>), keys::full_key()),
@@ -382,7 +382,7 @@ fn collection_setters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Sett
                 Setter {
                     name: format_ident!("remove_{}_keys", name),
                     doc: format!("`{col} = {col} - ?`: removes the entries with these keys"),
-                    params: quote!(keys: &'a [impl #krate::BindAs<#k> + ::core::marker::Send]),
+                    params: quote!(keys: &'a [impl #krate::model::BindAs<#k> + ::core::marker::Send]),
                     change: quote!(set(#idx, #p::query::SetOp::Remove, #p::query::Bound::list(keys))),
                 },
             ]
@@ -459,7 +459,7 @@ fn condition(cx: &Cx<'_>, f: &Field<'_>) -> TokenStream {
     );
     quote_spanned! {f.ident.span()=>
         #[doc = #doc]
-        pub fn #if_col(self, cmp: #krate::Cmp, #param) -> #q<'a, S, <K as #p::query::WriteKind>::Conditional, R> #no_lwt {
+        pub fn #if_col(self, cmp: #krate::query::Cmp, #param) -> #q<'a, S, <K as #p::query::WriteKind>::Conditional, R> #no_lwt {
             #q(self.0.condition(#idx, cmp, #bound))
         }
     }

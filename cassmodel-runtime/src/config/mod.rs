@@ -7,8 +7,16 @@ pub(crate) mod env;
 pub(crate) mod options;
 pub(crate) mod tls;
 
-pub use env::{
-    CONTACT_POINTS_ENV, ENV_VARS, contact_points_from_env, env_var, local_contact_point,
-    parse_consistency, parse_duration, parse_serial_consistency, parse_size, read_password_file,
-};
+pub use env::{CONTACT_POINTS_ENV, ENV_VARS, contact_points_from_env, local_contact_point};
+
+/// The parsers of the settings' values, for the command-line crate's flags (each reads a
+/// value as its `CASSMODEL_*` variable is read): feature `cli`, no part of the public API.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli {
+    pub use super::env::{
+        env_var, parse_consistency, parse_duration, parse_serial_consistency, parse_size,
+        read_password_file,
+    };
+}
 pub use options::{ConnectOptions, DEFAULT_MAX_REQUEST_SIZE};

@@ -185,6 +185,7 @@ pub(crate) async fn first_by_key_prefix<T: Table>(
 
 /// The first row `st` reads with `values` (a static-only row is none): for a statement kept
 /// for many reads, its options applied once (a copy's repair reads).
+#[cfg(feature = "migrate")]
 pub(crate) async fn first_row<R>(db: &Db, st: &Stmt, values: impl SerializeRow) -> Result<Option<R>>
 where
     R: for<'f, 'm> DeserializeRow<'f, 'm>,

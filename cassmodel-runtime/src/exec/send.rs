@@ -217,6 +217,7 @@ pub(crate) fn batch<'a>(
 }
 
 /// [`batch`] of statements the runtime wrote itself, in a span of `kind`.
+#[cfg(feature = "migrate")]
 pub(crate) async fn batch_of(
     db: &Db,
     kind: &'static str,
@@ -235,6 +236,7 @@ pub(crate) async fn batch_of(
 /// write, the record's transactions); `idempotent`: whether the driver may send it again
 /// to another node. A query's statements are prepared into the `Db`'s cache instead
 /// (`exec/statement.rs`).
+#[cfg(feature = "migrate")]
 pub(crate) async fn prepare(
     db: &Db,
     kind: &'static str,

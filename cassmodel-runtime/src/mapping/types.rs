@@ -126,7 +126,7 @@ use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no CQL type, so it cannot be stored in a column: derive `CassUdt` on it (for a struct), implement `cassmodel::CqlMapping` for it, or use a mapped type",
+    message = "`{Self}` has no CQL type, so it cannot be stored in a column: derive `CassUdt` on it (for a struct), implement `cassmodel::model::CqlMapping` for it, or use a mapped type",
     label = "no CQL mapping for `{Self}`",
     note = "cassmodel maps String, i8/i16/i32/i64, f32/f64, bool, Uuid, IpAddr, Vec<u8> (blob), the `cassmodel::value` types (Timeuuid, Date, Time, Timestamp, Duration, Varint, Decimal, Counter), chrono's DateTime<Utc>/NaiveDate/NaiveTime, Option<T>, Vec/HashSet/BTreeSet/HashMap/BTreeMap, tuples, and structs with #[derive(CassUdt)]"
 )]

@@ -7,7 +7,7 @@
 use super::error::MigrationError;
 use super::live::LiveSchema;
 use super::plan::{Change, Step};
-use super::progress::{OnProgress, Progress};
+use crate::progress::{OnProgress, Progress};
 use crate::session::db::Db;
 
 /// What [`Migrator::apply`](super::Migrator::apply) did.

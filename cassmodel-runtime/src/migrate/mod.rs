@@ -54,10 +54,10 @@ mod live;
 mod migrator;
 mod models;
 mod plan;
-pub(crate) mod progress;
 mod read;
 mod target;
 
+pub use crate::progress::Progress;
 pub use crate::schema::registry::{registered_functions, registered_tables, registered_udts};
 pub use apply::ApplyReport;
 pub use error::MigrationError;
@@ -69,4 +69,3 @@ pub use live::{
 pub use migrator::Migrator;
 pub use models::Models;
 pub use plan::{Change, MigrationPlan, Mismatch, Refusal, Step, Unmanaged};
-pub use progress::Progress;

@@ -81,7 +81,7 @@ pub(crate) struct Settings {
     /// two minutes, `INDEX_WAIT`).
     pub index_wait: Option<std::time::Duration>,
     /// Who hears of `apply`'s steps and index builds.
-    pub on_progress: Option<super::progress::OnProgress>,
+    pub on_progress: Option<crate::progress::OnProgress>,
 }
 
 impl Settings {

@@ -248,6 +248,7 @@ pub(crate) fn create_view(t: &TableSchema, keyspace: &str) -> String {
 }
 
 /// `DROP MATERIALIZED VIEW IF EXISTS ks.view`
+#[cfg(feature = "migrate")]
 pub(crate) fn drop_view(keyspace: &str, view: &str) -> String {
     format!(
         "DROP MATERIALIZED VIEW IF EXISTS {}",

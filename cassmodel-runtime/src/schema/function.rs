@@ -1,9 +1,12 @@
 //! User-defined functions and aggregates declared in the models (`#[derive(CassFunction)]`,
 //! `#[derive(CassAggregate)]`): what the derive generates, and their DDL.
 
+#[cfg(feature = "migrate")]
 use std::fmt::Write as _;
 
-use cassmodel_schema::{CqlType, quote_ident};
+use cassmodel_schema::CqlType;
+#[cfg(feature = "migrate")]
+use cassmodel_schema::quote_ident;
 
 /// A user-defined function: `CREATE FUNCTION name (params) .. RETURNS type LANGUAGE .. AS ..`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,6 +186,7 @@ impl UserFunction {
 
 /// `name(int, bigint)`: how messages name a function or aggregate (one name may have several
 /// signatures).
+#[cfg(feature = "migrate")]
 pub fn signature(name: &str, types: impl IntoIterator<Item = impl std::fmt::Display>) -> String {
     let types: Vec<String> = types.into_iter().map(|t| t.to_string()).collect();
     format!("{name}({})", types.join(", "))
@@ -190,6 +194,7 @@ pub fn signature(name: &str, types: impl IntoIterator<Item = impl std::fmt::Disp
 
 /// `CREATE [OR REPLACE] FUNCTION [IF NOT EXISTS] ks.name (a int, b bigint) RETURNS NULL ON
 /// NULL INPUT RETURNS float LANGUAGE java AS $$..$$`.
+#[cfg(feature = "migrate")]
 pub(crate) fn create_function(f: &FunctionSchema, keyspace: &str, replace: bool) -> String {
     let params: Vec<String> = f
         .params
@@ -215,6 +220,7 @@ pub(crate) fn create_function(f: &FunctionSchema, keyspace: &str, replace: bool)
 
 /// `CREATE [OR REPLACE] AGGREGATE [IF NOT EXISTS] ks.name (int) SFUNC s STYPE t [FINALFUNC f]
 /// [INITCOND c]`.
+#[cfg(feature = "migrate")]
 pub(crate) fn create_aggregate(a: &AggregateSchema, keyspace: &str, replace: bool) -> String {
     let params: Vec<String> = a.params.iter().map(ToString::to_string).collect();
     let mut s = create_head("AGGREGATE", keyspace, a.name, replace);
@@ -234,6 +240,7 @@ pub(crate) fn create_aggregate(a: &AggregateSchema, keyspace: &str, replace: boo
     s
 }
 
+#[cfg(feature = "migrate")]
 fn create_head(what: &str, keyspace: &str, name: &str, replace: bool) -> String {
     let how = if replace {
         format!("CREATE OR REPLACE {what}")
@@ -244,6 +251,7 @@ fn create_head(what: &str, keyspace: &str, name: &str, replace: bool) -> String 
 }
 
 /// A function's body as a CQL literal: `$$..$$`, or a quoted string when the body holds `$$`.
+#[cfg(feature = "migrate")]
 fn body_literal(body: &str) -> String {
     if body.contains("$$") {
         format!("'{}'", body.replace('\'', "''"))

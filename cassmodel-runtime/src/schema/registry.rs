@@ -32,6 +32,7 @@ inventory::collect!(FunctionEntry);
 /// let names: Vec<&str> = cassmodel::migrate::registered_tables().iter().map(|t| t.name).collect();
 /// # let _ = names;
 /// ```
+#[cfg(feature = "migrate")]
 pub fn registered_tables() -> Vec<&'static TableSchema> {
     let mut out: Vec<&'static TableSchema> =
         inventory::iter::<TableEntry>().map(|e| (e.0)()).collect();
@@ -41,6 +42,7 @@ pub fn registered_tables() -> Vec<&'static TableSchema> {
 }
 
 /// Every `#[derive(CassUdt)]` type linked into this binary, sorted by name and Rust name.
+#[cfg(feature = "migrate")]
 pub fn registered_udts() -> Vec<&'static UdtSchema> {
     let mut out: Vec<&'static UdtSchema> = inventory::iter::<UdtEntry>().map(|e| (e.0)()).collect();
     out.sort_by(|a, b| (a.name, a.rust_name).cmp(&(b.name, b.rust_name)));
@@ -50,6 +52,7 @@ pub fn registered_udts() -> Vec<&'static UdtSchema> {
 
 /// Every `#[derive(CassFunction)]` and `#[derive(CassAggregate)]` type linked into this binary,
 /// sorted by name and Rust name.
+#[cfg(feature = "migrate")]
 pub fn registered_functions() -> Vec<UserFunction> {
     let mut out: Vec<UserFunction> = inventory::iter::<FunctionEntry>()
         .map(|e| (e.0)())

@@ -8,7 +8,7 @@ use cassmodel_schema::validate_schema_name;
 use scylla::client::session::Session;
 
 use super::cache::StatementCache;
-use super::index_ready::{INDEX_WAIT, await_queryable, await_queryable_reporting};
+use super::index_ready::{INDEX_WAIT, await_queryable};
 use super::schema_watch;
 use super::trace::{in_span, statement_span};
 use super::version::{self, ServerVersion};
@@ -314,6 +314,7 @@ impl Db {
 
     /// Waits until every node reports the same schema version (the driver's wait, up to its
     /// schema agreement timeout).
+    #[cfg(feature = "migrate")]
     pub(crate) async fn await_schema_agreement(&self) -> Result<()> {
         self.inner
             .session
@@ -353,6 +354,7 @@ impl Db {
 
     /// [`await_indexes`](Self::await_indexes), calling `on_wait` with the time waited so far
     /// at each pause (a migration's progress).
+    #[cfg(feature = "migrate")]
     pub(crate) async fn await_indexes_reporting(
         &self,
         keyspace: &str,
@@ -360,7 +362,14 @@ impl Db {
         limit: std::time::Duration,
         on_wait: &(dyn Fn(std::time::Duration) + Sync),
     ) -> Result<()> {
-        await_queryable_reporting(self.session(), keyspace, indexes, limit, on_wait).await
+        super::index_ready::await_queryable_reporting(
+            self.session(),
+            keyspace,
+            indexes,
+            limit,
+            on_wait,
+        )
+        .await
     }
 
     /// Creates `T`'s user-defined types (dependencies first), then its table, then its
@@ -381,6 +390,7 @@ impl Db {
 /// Each statement `db` has prepared: its CQL, and whether its results are read with the
 /// column descriptions it was prepared with (the server asked to leave them out), sorted by
 /// the CQL. For the project's tests (`__private::testing`).
+#[cfg(feature = "testing")]
 pub fn prepared_statements(db: &Db) -> Vec<(String, bool)> {
     let mut out: Vec<(String, bool)> = db
         .statements()

@@ -102,6 +102,7 @@ fn write_call(s: &mut String, schema: &TableSchema, function: &str, args: &[Sele
 }
 
 /// `INSERT INTO ks.t (a, b, c) VALUES (?, ?, ?)`
+#[cfg(feature = "testing")]
 pub fn insert(schema: &TableSchema, keyspace: &str) -> String {
     insert_with(schema, keyspace, false, false, false)
 }

@@ -1,7 +1,7 @@
 // The query vector has the dimension of the column; the error names the table, the column and
 // its dimension (a nullable column too), in a vector search and in a similarity read.
 use cassmodel::value::Vector;
-use cassmodel::{CassTable, Db, Similarity};
+use cassmodel::{CassTable, Db, schema::Similarity};
 
 #[derive(CassTable)]
 struct Doc {

@@ -108,9 +108,9 @@ pub(super) fn similarity_methods(cx: &Cx<'_>) -> TokenStream {
             #[doc = #doc]
             pub fn #method(
                 self,
-                function: #krate::Similarity,
+                function: #krate::schema::Similarity,
                 query: &'a impl #query_trait,
-            ) -> #q<'a, S, #kd::Select, #krate::Scored<R, #score>> {
+            ) -> #q<'a, S, #kd::Select, #krate::query::Scored<R, #score>> {
                 #q(self.0.similarity(#idx, function, #p::query::Bound::Value(query)))
             }
         }

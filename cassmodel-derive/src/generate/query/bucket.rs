@@ -185,8 +185,8 @@ pub(super) fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
         #[doc = #doc]
         pub fn #method(
             self,
-            range: impl #krate::BucketRange<#ty>,
-        ) -> #krate::BucketRead<'a, #ident, R>
+            range: impl #krate::query::BucketRange<#ty>,
+        ) -> #krate::query::BucketRead<'a, #ident, R>
         where
             S: #tr,
         {
@@ -196,9 +196,9 @@ pub(super) fn bucket_range(cx: &Cx<'_>) -> Option<TokenStream> {
         #[doc = #latest_doc]
         pub fn #latest(
             self,
-            n: impl #krate::RowCount,
-            range: impl #krate::LatestRange<#ty>,
-        ) -> #krate::BucketRead<'a, #ident, R>
+            n: impl #krate::query::RowCount,
+            range: impl #krate::query::LatestRange<#ty>,
+        ) -> #krate::query::BucketRead<'a, #ident, R>
         where
             S: #tr,
         {

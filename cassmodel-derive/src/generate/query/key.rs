@@ -70,7 +70,7 @@ pub(super) fn key_column(cx: &Cx<'_>, key: &[&Field<'_>], i: usize) -> (TokenStr
         pub fn #in_name<V>(self, values: &'a [V]) -> #to_in
         where
             S: #eq + #p::query::AfterEq<#in_state>,
-            V: #krate::BindAs<#ty> + ::core::marker::Send,
+            V: #krate::model::BindAs<#ty> + ::core::marker::Send,
         {
             #q(self.0.restrict(#idx, #p::query::Op::In, #p::query::Bound::list(values)))
         }

@@ -62,7 +62,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
         quote! {
             /// Reads each row of the vector search with its similarity to the query vector,
             /// as `Scored { score, row }` (a projection too: call it after `read_as`).
-            pub fn with_score(self) -> #q<'a, S, #kd::Select, #krate::Scored<R>>
+            pub fn with_score(self) -> #q<'a, S, #kd::Select, #krate::query::Scored<R>>
             where
                 S: #p::query::AnnGiven,
             {
@@ -73,9 +73,9 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
         }
     };
     let db = quote!(db: &'d #krate::Db);
-    let fut = |t: TokenStream| quote!(#krate::QueryFuture<'d, #t>);
+    let fut = |t: TokenStream| quote!(#krate::query::QueryFuture<'d, #t>);
     let (stream, page) = (
-        fut(quote!(#krate::RowStream<R>)),
+        fut(quote!(#krate::query::RowStream<R>)),
         fut(quote!(#krate::Page<R>)),
     );
     // The reads of a few rows return an unboxed future: defined where `S` may be read (a bound
@@ -110,11 +110,11 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
         }
     };
     quote! {
-        impl<'a, S, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
+        impl<'a, S, R: #krate::model::Projection<#ident>> #q<'a, S, #kd::Select, R> {
             #bucket_range
 
             /// `LIMIT n`: at most `n` rows (for a vector search, the `n` nearest).
-            pub fn limit(self, n: impl #krate::RowCount) -> #q<'a, #p::query::Limited<S>, #kd::Select, R>
+            pub fn limit(self, n: impl #krate::query::RowCount) -> #q<'a, #p::query::Limited<S>, #kd::Select, R>
             where
                 S: #p::query::Transitions,
             {
@@ -122,7 +122,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             }
 
             /// `PER PARTITION LIMIT n`: at most `n` rows from each partition.
-            pub fn per_partition_limit(self, n: impl #krate::RowCount) -> Self {
+            pub fn per_partition_limit(self, n: impl #krate::query::RowCount) -> Self {
                 Self(self.0.per_partition_limit(n))
             }
 
@@ -136,20 +136,20 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             }
 
             /// Rows per page when paging (`fetch_stream`, `fetch_page`, `fetch_all`).
-            pub fn page_size(self, rows: impl #krate::RowCount) -> Self {
+            pub fn page_size(self, rows: impl #krate::query::RowCount) -> Self {
                 Self(self.0.page_size(rows))
             }
 
             #with_score
 
             /// Reads only the columns of projection `P` (`#[derive(CassProjection)]`).
-            pub fn read_as<P: #krate::Projection<#ident>>(self) -> #q<'a, S, #kd::Select, P> {
+            pub fn read_as<P: #krate::model::Projection<#ident>>(self) -> #q<'a, S, #kd::Select, P> {
                 #q(self.0.read_as())
             }
 
             /// `SELECT COUNT(*)` with these restrictions: how many rows they select, counted
             /// by the server in one request (without a limit, an order or a vector search).
-            pub fn count_rows<'d>(self, #db) -> #krate::QueryFuture<'d, ::core::primitive::u64> where S: #readable, 'a: 'd {
+            pub fn count_rows<'d>(self, #db) -> #krate::query::QueryFuture<'d, ::core::primitive::u64> where S: #readable, 'a: 'd {
                 self.0.count_rows(db)
             }
 
@@ -166,7 +166,7 @@ pub(super) fn reads(cx: &Cx<'_>) -> TokenStream {
             }
         }
 
-        impl<'a, S: #readable, R: #krate::Projection<#ident>> #q<'a, S, #kd::Select, R> {
+        impl<'a, S: #readable, R: #krate::model::Projection<#ident>> #q<'a, S, #kd::Select, R> {
             /// Runs the query and collects every row (paging through them; one request when a
             /// limit fits in a page).
             #[inline(always)] // the future built in place: the runtime's `session::trace::in_span`

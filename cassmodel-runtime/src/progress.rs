@@ -2,6 +2,7 @@
 //! command-line tool to show: `Migrator::on_progress` for `apply` (its steps, the builds of
 //! new indexes), `sizing::live_with_progress` for a count of each partition's rows.
 
+#[cfg(feature = "migrate")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,7 +28,7 @@ pub enum Progress {
         index: String,
         /// How long it has waited.
         waited: Duration,
-        /// How long it waits at most ([`Migrator::index_wait`](super::Migrator::index_wait)).
+        /// How long it waits at most ([`Migrator::index_wait`](crate::migrate::Migrator::index_wait)).
         limit: Duration,
     },
     /// A count of each partition's rows (`analyze --live --count-rows`) has read this many
@@ -43,15 +44,18 @@ pub enum Progress {
 }
 
 /// A receiver of [`Progress`] reports, shared by the operations that make them.
+#[cfg(feature = "migrate")]
 #[derive(Clone)]
 pub(crate) struct OnProgress(pub(crate) Arc<dyn Fn(&Progress) + Send + Sync>);
 
+#[cfg(feature = "migrate")]
 impl OnProgress {
     pub(crate) fn report(&self, p: &Progress) {
         (self.0)(p);
     }
 }
 
+#[cfg(feature = "migrate")]
 impl std::fmt::Debug for OnProgress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("OnProgress")
