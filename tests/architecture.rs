@@ -20,12 +20,15 @@ use syn::visit::Visit;
 /// The layers of `cassmodel-runtime`, bottom first: a file may import files of its own layer
 /// (without a circle) and of the layers below, never above. Every file is under one prefix.
 const RUNTIME_LAYERS: &[(&str, &[&str])] = &[
-    ("L0 ground", &["error.rs", "schema/", "config/"]),
+    ("L0 ground", &["error/", "schema/", "config/"]),
     ("L1 values", &["mapping/"]),
     ("L2 statements", &["statement/"]),
     ("L3 session", &["session/"]),
     ("L4 execution", &["exec/"]),
-    ("L5 features", &["query/", "sizing.rs", "progress.rs", "migrate/"]),
+    (
+        "L5 features",
+        &["query/", "sizing.rs", "progress.rs", "migrate/"],
+    ),
     ("face", &["lib.rs"]),
 ];
 

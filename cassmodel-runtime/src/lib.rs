@@ -29,8 +29,10 @@ mod statement;
 
 pub use cassmodel_schema::{CqlType, IndexTarget, NativeType, Period, Similarity, Span};
 pub use config::ConnectOptions;
-pub use config::attempts::{Answer, Attempt};
-pub use error::{Error, ErrorKind, Result, RowError};
+pub use error::attempt::{Answer, Attempt};
+pub use error::errors::{Error, Result};
+pub use error::kind::ErrorKind;
+pub use error::row::RowError;
 pub use exec::batch::{Batch, CounterStatement, Counters, Regular, RegularStatement};
 pub use exec::entity::FromEntity;
 pub use exec::insert::{
@@ -197,7 +199,7 @@ pub mod __private {
     #[doc(hidden)]
     #[cfg(feature = "testing")]
     pub mod testing {
-        pub use crate::error::rust_name;
+        pub use crate::error::row::rust_name;
         pub use crate::mapping::literal::cql_literal;
         pub use crate::session::db::prepared_statements;
         pub use crate::statement::cql::{delete, insert, select, token_range_scan, update};

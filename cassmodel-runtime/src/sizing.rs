@@ -66,7 +66,7 @@ use std::fmt;
 use cassmodel_schema::{CqlType, NativeType, Period, fixed_size};
 use futures::TryStreamExt;
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::exec::send::{self, repeatable};
 use crate::mapping::literal::cql_literal_or_null;
 use crate::progress::Progress;

@@ -38,80 +38,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use scylla::cluster::{ClusterState, NodeRef};
-use scylla::errors::{DbError, RequestAttemptError};
+
+use crate::error::attempt::{Answer, Attempt};
+use scylla::errors::RequestAttemptError;
 use scylla::policies::load_balancing::{FallbackPlan, LoadBalancingPolicy, RoutingInfo};
 use scylla::policies::retry::{
     DefaultRetrySession, RequestInfo, RetryDecision, RetryPolicy, RetrySession,
 };
 use scylla::routing::Shard;
-use scylla::statement::Consistency;
-
-/// One attempt of a request: the node it was sent to, what the node answered and how long it
-/// took. [`Error::attempts`](crate::Error::attempts) returns them in order.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Attempt {
-    /// The node (its CQL address).
-    pub node: SocketAddr,
-    /// The node's data centre, when the driver knows it.
-    pub datacenter: Option<String>,
-    /// What came of the attempt.
-    pub answer: Answer,
-    /// From sending the request to its answer; `None` when nothing was sent.
-    pub took: Option<Duration>,
-    /// Whether the driver went on with another attempt after this one.
-    pub retried: bool,
-}
-
-/// What came of one [`Attempt`].
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Answer {
-    /// The node answered with an error: the server's error code with its fields (for
-    /// `Unavailable`: the consistency, the replicas required and alive) and its message.
-    Server {
-        /// The error and its fields.
-        error: DbError,
-        /// The server's message.
-        message: String,
-    },
-    /// The attempt failed on the client's side (the connection broke, no stream id was
-    /// free, the answer could not be read): the driver's words.
-    Failed(String),
-    /// Nothing was sent: the driver had no open connection to the node (it is down, or
-    /// unreachable from here). The request's own error says why the last connection failed.
-    NoConnection,
-}
-
-impl Answer {
-    fn of(error: &RequestAttemptError) -> Answer {
-        match error {
-            RequestAttemptError::DbError(error, message) => Answer::Server {
-                error: error.clone(),
-                message: message.clone(),
-            },
-            other => Answer::Failed(other.to_string()),
-        }
-    }
-}
-
-/// The CQL name of a consistency level (`LOCAL_QUORUM`), as [`parse_consistency`](super::env::parse_consistency) reads it
-/// and as the server writes it in its messages.
-pub(crate) fn consistency_name(c: Consistency) -> &'static str {
-    match c {
-        Consistency::Any => "ANY",
-        Consistency::One => "ONE",
-        Consistency::Two => "TWO",
-        Consistency::Three => "THREE",
-        Consistency::Quorum => "QUORUM",
-        Consistency::All => "ALL",
-        Consistency::LocalQuorum => "LOCAL_QUORUM",
-        Consistency::EachQuorum => "EACH_QUORUM",
-        Consistency::LocalOne => "LOCAL_ONE",
-        Consistency::Serial => "SERIAL",
-        Consistency::LocalSerial => "LOCAL_SERIAL",
-    }
-}
 
 /// What this thread knows of the requests it runs (see the module docs).
 struct Slot {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use scylla::statement::{Consistency, SerialConsistency};
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 
 /// The environment variables [`ConnectOptions::from_env`](crate::ConnectOptions::from_env) reads, with what each sets.
 ///
@@ -187,8 +187,8 @@ pub fn parse_serial_consistency(v: &str) -> std::result::Result<SerialConsistenc
 
 #[cfg(test)]
 mod tests {
-    use super::super::attempts::consistency_name;
     use super::*;
+    use crate::error::attempt::consistency_name;
 
     #[test]
     fn durations_and_levels() {

@@ -17,7 +17,7 @@ use super::env::{
     CONTACT_POINTS_ENV, env_var, local_contact_point, non_empty, parse_consistency, parse_duration,
     parse_serial_consistency, parse_size, read_password_file, split_list,
 };
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 
 /// The default of [`ConnectOptions::max_request_size`]: 16 MiB, Cassandra's default
 /// `native_transport_max_frame_size`, above which the server refuses a request ("Request is

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use scylla::client::session_builder::SessionBuilder;
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 
 /// Adds TLS to the session when a CA file is given.
 #[cfg(feature = "tls")]

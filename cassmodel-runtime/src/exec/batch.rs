@@ -28,7 +28,7 @@ use super::result::QueryFuture;
 use super::send;
 use super::statement::prepare;
 use super::write::{applied, check_request_size, refuse_bad_lwt, serialize_for};
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::mapping::table::{Columns, Table};
 use crate::session::db::Db;
 use crate::session::mirror::MirrorTable;

@@ -26,7 +26,7 @@ use super::batch::{Batch, batch_span};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
 use super::send;
-use crate::error::{Result, TooLarge};
+use crate::error::{errors::Result, row::TooLarge};
 use crate::mapping::cells::{CellStop, Cells, Walk, write_cells};
 use crate::mapping::erased::ErasedValue;
 use crate::mapping::table::RowFields;

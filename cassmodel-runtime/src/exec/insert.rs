@@ -18,7 +18,7 @@ use super::result::Outcome;
 use super::send::unpaged;
 use super::statement::{Stmt, cached, traced};
 use super::write::{applied, copy_cell, not_applied, write_values};
-use crate::error::{Error, Result, TooLarge};
+use crate::error::{errors::Error, errors::Result, row::TooLarge};
 use crate::mapping::bucket::BUCKET_SIZE_BOUND;
 use crate::mapping::cells::{CellStop, Walk};
 use crate::mapping::erased::SizeBound;

@@ -21,7 +21,7 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::send::unpaged;
 use super::statement::{Stmt, cached};
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::mapping::table::{Table, write_column};
 use crate::schema::ddl::qualified;
 use crate::session::cache::CacheKey;
@@ -169,7 +169,7 @@ impl<T: Table> SerializeRow for InsertValues<'_, T> {
         let mut specs = ctx.columns().iter();
         for (i, _) in self.present.iter().enumerate().filter(|(_, p)| **p) {
             let Some(spec) = specs.next() else {
-                return Err(crate::error::count_mismatch(ctx));
+                return Err(crate::error::row::count_mismatch(ctx));
             };
             write_column(self.row, i, spec, self.unset_nulls, writer)?;
         }

@@ -17,7 +17,7 @@ use super::send::{self, Cql, unpaged};
 use super::statement::{
     Stmt, cached, key_prefix_read, key_prefix_statement, read_statement, traced,
 };
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::mapping::erased::Bound;
 use crate::mapping::projection::Projection;
 use crate::mapping::table::{Rows, Table};

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use futures::Stream;
 use scylla::response::PagingState;
 
-use crate::error::Result;
+use crate::error::errors::Result;
 use crate::session::trace::Returned;
 
 /// The future of a query: what `fetch_all`, `execute`, ... return. Await it.

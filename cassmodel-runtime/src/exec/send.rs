@@ -31,7 +31,8 @@ use scylla::statement::Statement;
 use scylla::statement::batch::{Batch, BatchStatement};
 use scylla::statement::prepared::PreparedStatement;
 
-use crate::error::{Error, Result};
+use crate::config::attempts;
+use crate::error::errors::{Error, Result};
 use crate::session::db::Db;
 use crate::session::trace::{in_span, statement_span};
 
@@ -103,7 +104,7 @@ pub(crate) async fn run<'c>(
             Cql::Prepared(ps) => db.session().execute_unpaged(ps, values).await,
             Cql::Text(st) => db.session().query_unpaged(st.clone(), values).await,
         }
-        .map_err(|e| Error::execute(db.session(), cql.text(), e))?;
+        .map_err(|e| Error::execute(db.session(), cql.text(), e, attempts::take()))?;
         db.warnings().check(&res, cql.text(), cql.prepared());
         Ok(res)
     };
@@ -165,7 +166,7 @@ pub(crate) async fn pager_in(
         }
         Cql::Text(st) => db.session().query_iter(st.clone(), values).await,
     }
-    .map_err(|e| Error::execute(db.session(), cql.text(), e))
+    .map_err(|e| Error::execute(db.session(), cql.text(), e, attempts::take()))
 }
 
 /// One page of the rows `ps` reads with `values`, from `from`, inside the caller's span: its
@@ -184,7 +185,7 @@ pub(crate) fn page<'a>(
             .session()
             .execute_single_page(ps, values, from)
             .await
-            .map_err(|e| Error::execute(db.session(), ps.get_statement(), e))?;
+            .map_err(|e| Error::execute(db.session(), ps.get_statement(), e, attempts::take()))?;
         db.warnings().check(&res, ps.get_statement(), Some(ps));
         Ok((res, next))
     }
@@ -206,7 +207,7 @@ pub(crate) fn batch<'a>(
         let request = std::pin::pin!(db.session().batch(batch, values));
         let res = request
             .await
-            .map_err(|e| Error::execute(db.session(), what, e))?;
+            .map_err(|e| Error::execute(db.session(), what, e, attempts::take()))?;
         let first = match batch.statements.first() {
             Some(BatchStatement::PreparedStatement(ps)) => Some(ps),
             _ => None,
@@ -269,7 +270,14 @@ macro_rules! unpaged {
                 $db.warnings().check(&res, ps.get_statement(), Some(ps));
                 res
             })
-            .map_err(|e| $crate::error::Error::execute($db.session(), ps.get_statement(), e))
+            .map_err(|e| {
+                $crate::error::errors::Error::execute(
+                    $db.session(),
+                    ps.get_statement(),
+                    e,
+                    $crate::config::attempts::take(),
+                )
+            })
     }};
 }
 pub(crate) use unpaged;

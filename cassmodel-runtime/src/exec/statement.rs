@@ -8,7 +8,7 @@ use std::sync::Arc;
 use scylla::statement::Consistency;
 use scylla::statement::prepared::PreparedStatement;
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::mapping::projection::{Computed, Projection};
 use crate::mapping::table::Table;
 use crate::schema::model::TableSchema;

@@ -19,7 +19,7 @@ use super::read::first_by_key_prefix;
 use super::result::Outcome;
 use super::send::unpaged;
 use super::statement::Stmt;
-use crate::error::{Error, Result, RowError, table_of_specs};
+use crate::error::{errors::Error, errors::Result, row::RowError, row::table_of_specs};
 use crate::mapping::erased::SizeBound;
 use crate::mapping::table::Table;
 use crate::session::db::Db;

@@ -11,7 +11,7 @@ use scylla::serialize::writers::{CellWriter, WrittenCellProof};
 
 use cassmodel_schema::Period;
 
-use crate::error::value_refused;
+use crate::error::row::value_refused;
 use crate::schema::model::BucketRule;
 
 /// A bucket's value, as bound to the bucket column.

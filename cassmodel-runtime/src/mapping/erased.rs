@@ -12,7 +12,7 @@ use scylla::value::CqlTimestamp;
 use super::bucket::{BUCKET_SIZE_BOUND, BucketValue};
 use super::reason::explained;
 use super::vector_index::{VectorUse, refuses};
-use crate::error::{value_refused, write_error};
+use crate::error::row::{value_refused, write_error};
 use crate::schema::model::BucketRule;
 
 /// A value behind a reference, type-erased: a field or argument as its column type writes

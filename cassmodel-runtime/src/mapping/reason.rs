@@ -14,7 +14,7 @@ use scylla::frame::response::result::ColumnType;
 use scylla::serialize::SerializationError;
 use scylla::serialize::value as ser;
 
-use crate::error::{RowError, rust_name};
+use crate::error::row::{RowError, rust_name};
 
 /// Why a Rust type cannot read a CQL type (a failed `type_check`).
 pub(crate) fn type_check_reason(e: &TypeCheckError) -> String {
@@ -206,7 +206,7 @@ pub(crate) fn serialize_reason(e: &SerializationError) -> String {
 }
 
 /// `e`, with the driver's reason in CQL's words: as a [`RowError::Value`] whose detail is
-/// [`serialize_reason`] (which [`write_error`](crate::error::write_error) puts under the
+/// [`serialize_reason`] (which [`write_error`](crate::error::row::write_error) puts under the
 /// column's table and name); an error of cassmodel's own as it is.
 #[cold]
 pub(crate) fn explained(e: SerializationError) -> SerializationError {

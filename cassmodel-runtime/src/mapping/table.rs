@@ -16,7 +16,7 @@ use super::cells::{CellStop, Cells, Walk, write_cells};
 use super::erased::{ErasedValue, check_vector};
 use super::reason::{describe_type, deserialize_reason, explained, type_check_reason};
 use super::vector_index::VectorUse;
-use crate::error::{
+use crate::error::row::{
     RowError, table_of, table_of_specs, value_mismatch, value_refused, write_error,
 };
 use crate::schema::model::{ColumnDef, ColumnKind, TableSchema};

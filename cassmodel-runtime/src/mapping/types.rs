@@ -28,7 +28,7 @@ use chrono::NaiveDate;
 use super::bucket::BucketValue;
 use super::cells::{Cell, CellStop, Walk};
 use super::erased::{Bound, ErasedValue, ListElement};
-use crate::error::value_refused;
+use crate::error::row::value_refused;
 use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
 
 /// A Rust type that can be stored in a CQL column (or a UDT field, or a collection element).
@@ -1228,8 +1228,8 @@ mod tests {
     fn refused<T: CqlMapping>(v: &T) -> Option<String> {
         match v.__check() {
             Ok(()) => None,
-            Err(e) => match e.downcast_ref::<crate::error::RowError>() {
-                Some(crate::error::RowError::Refused { detail, .. }) => Some(detail.clone()),
+            Err(e) => match e.downcast_ref::<crate::error::row::RowError>() {
+                Some(crate::error::row::RowError::Refused { detail, .. }) => Some(detail.clone()),
                 _ => Some(format!("not Refused: {e}")),
             },
         }

@@ -17,7 +17,7 @@ use super::erased::ErasedValue;
 use super::reason::describe_type;
 use super::reason::{deserialize_reason, serialize_reason, type_check_reason};
 use super::types::CqlMapping;
-use crate::error::{RowError, rust_name};
+use crate::error::row::{RowError, rust_name};
 use crate::schema::model::{ColumnDef, UdtSchema};
 
 /// A Rust struct mapped to a CQL user-defined type. Implemented by `#[derive(CassUdt)]`.

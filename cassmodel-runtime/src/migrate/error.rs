@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::plan::{Mismatch, Refusal};
-use crate::error::Error;
+use crate::error::errors::Error;
 
 fn bullets<T: fmt::Display>(items: &[T]) -> String {
     items

@@ -52,7 +52,7 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt, TryStreamExt};
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::exec::read::{collect_pages, row_stream};
 use crate::exec::result::QueryFuture;
 use crate::exec::send::{self, Cql};

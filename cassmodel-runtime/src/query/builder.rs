@@ -17,7 +17,7 @@ use cassmodel_schema::Similarity;
 use scylla::response::PagingState;
 
 use super::bucket::{BucketRange, BucketRead, LatestRange};
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::exec::batch::{BatchEntry, query_entry};
 use crate::exec::read::{count_rows, select_all, select_first, select_page, select_stream};
 use crate::exec::result::{Outcome, Page, QueryFuture, RowStream};

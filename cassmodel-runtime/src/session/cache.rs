@@ -13,7 +13,7 @@ use scylla::frame::response::result::{CollectionType, ColumnType};
 use scylla::statement::batch::Batch;
 use scylla::statement::prepared::PreparedStatement;
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::mapping::table::Table;
 use crate::schema::registry::TableEntry;
 use crate::session::mirror::MirrorTable;

@@ -7,7 +7,7 @@ use scylla::client::session::Session;
 
 use super::db::Db;
 use crate::config::options::{ConnectOptions, with_port};
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 
 impl ConnectOptions {
     /// Connects: a driver session with these settings, wrapped in a [`Db`] (with the
@@ -36,7 +36,7 @@ impl ConnectOptions {
                 // Why each contact point failed, when none could be reached: the driver
                 // keeps the last one's reason only.
                 let tls = tls_failure(self, &source).await;
-                let points = if tls.is_none() && crate::error::unreachable(&source) {
+                let points = if tls.is_none() && crate::error::hint::unreachable(&source) {
                     probe(self.get_contact_points(), self.get_connect_timeout()).await
                 } else {
                     Vec::new()
@@ -118,8 +118,8 @@ async fn tls_failure(
     options: &ConnectOptions,
     source: &scylla::errors::NewSessionError,
 ) -> Option<String> {
-    if let Some(e) = crate::error::tls_failure(source) {
-        return Some(crate::error::tls_message(e));
+    if let Some(e) = crate::error::hint::tls_failure(source) {
+        return Some(crate::error::hint::tls_message(e));
     }
     if !options.uses_tls() {
         return None;
@@ -141,7 +141,7 @@ async fn tls_failure(
         .into_iter()
         .flatten()
         .next()
-        .map(|e| crate::error::tls_message(&e))
+        .map(|e| crate::error::hint::tls_message(&e))
 }
 
 /// Without the `tls` feature there is no TLS failure.

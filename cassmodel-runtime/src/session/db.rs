@@ -13,8 +13,9 @@ use super::schema_watch;
 use super::trace::{in_span, statement_span};
 use super::version::{self, ServerVersion};
 use super::warnings::{ServerWarning, Warnings};
+use crate::config::attempts;
 use crate::config::options::DEFAULT_MAX_REQUEST_SIZE;
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 use crate::mapping::table::Table;
 use crate::schema::ddl::{self, Replication};
 
@@ -294,10 +295,17 @@ impl Db {
                     );
                     return match self.inner.session.await_schema_agreement().await {
                         Ok(_) => Ok(()),
-                        Err(_) => Err(Error::execute(&self.inner.session, cql, e)),
+                        Err(_) => Err(Error::execute(
+                            &self.inner.session,
+                            cql,
+                            e,
+                            attempts::take(),
+                        )),
                     };
                 }
-                res => res.map_err(|e| Error::execute(&self.inner.session, cql, e)),
+                res => {
+                    res.map_err(|e| Error::execute(&self.inner.session, cql, e, attempts::take()))
+                }
             };
             let res = match res {
                 Ok(res) => res,

@@ -17,7 +17,7 @@ use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancing
 use scylla::statement::Consistency;
 use scylla::statement::unprepared::Statement;
 
-use crate::error::{Error, Result};
+use crate::error::errors::{Error, Result};
 
 /// How long [`Db::create_table`](crate::Db::create_table) and, unless told otherwise,
 /// [`Migrator::apply`](crate::migrate::Migrator::apply) wait for a new index.

@@ -21,8 +21,8 @@ use scylla::statement::Consistency;
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::config::attempts::consistency_name;
-use crate::error::Result;
+use crate::error::attempt::consistency_name;
+use crate::error::errors::Result;
 
 /// The span of a statement of `kind` on the `(keyspace, table)` that `names` gives, at
 /// `consistency` (`None`: the session's default). `names` and the default consistency are

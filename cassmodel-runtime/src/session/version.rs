@@ -7,7 +7,8 @@ use std::fmt;
 
 use scylla::client::session::Session;
 
-use crate::error::{Error, Result};
+use crate::config::attempts;
+use crate::error::errors::{Error, Result};
 
 /// A Cassandra release, `major.minor.patch` (`4.1.10`, `5.0.8`); ordered by its numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -92,7 +93,7 @@ pub(crate) async fn read(session: &Session) -> Result<Option<ServerVersion>> {
         let rows = session
             .query_unpaged(cql, &[])
             .await
-            .map_err(|e| Error::execute(session, cql, e))?
+            .map_err(|e| Error::execute(session, cql, e, attempts::take()))?
             .into_rows_result()
             .map_err(|e| Error::Driver(Box::new(e)))?;
         for row in rows

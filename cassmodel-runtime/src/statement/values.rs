@@ -12,7 +12,7 @@ use scylla_cql_core::serialize::row::{
     BuiltinSerializationErrorKind, SerializedValues, mk_ser_err,
 };
 
-use crate::error::count_mismatch;
+use crate::error::row::count_mismatch;
 use crate::mapping::erased::{Bound, SizeBound, cells_bound};
 
 thread_local! {

@@ -23,7 +23,7 @@ use super::record::{Claim, Claimant, Record, now_millis, recorded, started};
 use super::setup::{Copy, KIND, check_target, copy_of, describe};
 use super::source::SourceRow;
 use super::write::{CellGroup, EncodedRow, TimedWrite, cell_groups};
-use crate::error::{Error, ErrorKind};
+use crate::error::{errors::Error, kind::ErrorKind};
 use crate::exec::send;
 use crate::exec::statement::Stmt;
 use crate::mapping::table::Table;

@@ -17,7 +17,7 @@ use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::RowWriter;
 use scylla::statement::Consistency;
 
-use crate::error::count_mismatch;
+use crate::error::row::count_mismatch;
 use crate::exec::read::first_row;
 use crate::exec::statement::{Stmt, key_prefix_statement};
 use crate::mapping::table::{Columns, Table, write_column};

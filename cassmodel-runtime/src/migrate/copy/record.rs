@@ -25,7 +25,7 @@ use super::keyspace::RECORD_KEYSPACE;
 use super::lease::{Lease, Watch};
 use super::range_count::RangeCount;
 use super::setup;
-use crate::error::Error;
+use crate::error::errors::Error;
 use crate::exec::read::token_ranges;
 use crate::exec::send;
 use crate::migrate::error::MigrationError;

@@ -16,7 +16,7 @@ use super::convert::CopyFrom;
 use super::counters::Counters;
 use super::problem::copy_problem;
 use super::source::SourceColumns;
-use crate::error::Error;
+use crate::error::errors::Error;
 use crate::exec::insert::insert_statement;
 use crate::exec::send;
 use crate::mapping::literal::{cql_literal, cql_literal_or_null};

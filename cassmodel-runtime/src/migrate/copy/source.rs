@@ -8,7 +8,7 @@ use scylla::frame::response::result::ColumnSpec;
 
 use cassmodel_schema::quote_ident;
 
-use crate::error::RowError;
+use crate::error::row::RowError;
 use crate::mapping::table::Table;
 use crate::migrate::live::LiveTable;
 use crate::schema::ddl::qualified;

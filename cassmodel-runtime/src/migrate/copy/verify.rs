@@ -11,7 +11,7 @@ use super::convert::CopyFrom;
 use super::record::{copy_again, record_verified};
 use super::setup::{Copy, KIND, copy_of, describe, encoded, prepare};
 use super::source::SourceRow;
-use crate::error::Error;
+use crate::error::errors::Error;
 use crate::exec::read::{first_by_key_prefix, token_ranges};
 use crate::exec::send;
 use crate::mapping::table::Columns;

@@ -11,7 +11,7 @@ use scylla::serialize::value::SerializeValue;
 use scylla::serialize::writers::{CellWriter, RowWriter};
 
 use super::source::CellTime;
-use crate::error::count_mismatch;
+use crate::error::row::count_mismatch;
 use crate::mapping::table::{Table, write_column};
 use crate::schema::model::ColumnKind;
 
