@@ -63,7 +63,7 @@
 
 use std::fmt;
 
-use cassmodel_schema::{CqlType, NativeType, Period, fixed_size};
+use cassmodel_schema::{CqlType, NativeType, Period, Span, fixed_size};
 use futures::TryStreamExt;
 
 use crate::error::errors::{Error, Result};
@@ -275,41 +275,50 @@ fn estimate(schema: &TableSchema, growth: Growth) -> Estimate {
     };
     match growth {
         Growth::Rows(rows) => e.rows = rows as f64,
-        Growth::Rate { rows, per, horizon } => {
-            let per_day = rows as f64 / per.days();
-            let horizon_days = horizon.map(|h| h.days()).or_else(|| {
-                schema
-                    .options
-                    .default_ttl
-                    .map(|ttl| f64::from(ttl) / 86_400.0)
-            });
-            // A time bucket closes a partition at the end of its period.
-            let bucket_days = e.bucket.map(Period::days);
-            let life = match (horizon_days, bucket_days) {
-                (Some(h), Some(b)) => Some(h.min(b)),
-                (h, b) => h.or(b),
-            };
-            e.rows = life.map_or(f64::INFINITY, |d| per_day * d);
-            let days_to = |rows: f64| {
-                (per_day > 0.0)
-                    .then(|| rows / per_day)
-                    .filter(|d| bucket_days.is_none_or(|b| *d <= b))
-            };
-            let rows_for_values = |v: u64| {
-                (cells_per_row > 0)
-                    .then(|| (v as f64 - static_columns as f64) / cells_per_row as f64)
-            };
-            e.days_to_values_guidance = rows_for_values(VALUES_GUIDANCE).and_then(days_to);
-            e.days_to_cell_limit = rows_for_values(CELL_LIMIT).and_then(days_to);
-            e.days_to_bytes_guidance = (e.row_bytes > 0)
-                .then(|| (BYTES_GUIDANCE as f64 - e.partition_bytes as f64) / e.row_bytes as f64)
-                .and_then(days_to);
-        }
+        Growth::Rate { rows, per, horizon } => grow_at_rate(&mut e, schema, rows, per, horizon),
     }
     e.values = e.values_at(e.rows);
     e.bytes = e.bytes_at(e.rows);
     e.warnings = warnings(schema, &e);
     e
+}
+
+/// The rows, and the days to each limit, of a partition that grows by `rows` per `per` for
+/// its life: the `horizon`, else the table's default TTL, cut at the end of its time bucket.
+fn grow_at_rate(
+    e: &mut Estimate,
+    schema: &TableSchema,
+    rows: u64,
+    per: Period,
+    horizon: Option<Span>,
+) {
+    let per_day = rows as f64 / per.days();
+    let horizon_days = horizon.map(|h| h.days()).or_else(|| {
+        schema
+            .options
+            .default_ttl
+            .map(|ttl| f64::from(ttl) / 86_400.0)
+    });
+    // A time bucket closes a partition at the end of its period.
+    let bucket_days = e.bucket.map(Period::days);
+    let life = match (horizon_days, bucket_days) {
+        (Some(h), Some(b)) => Some(h.min(b)),
+        (h, b) => h.or(b),
+    };
+    e.rows = life.map_or(f64::INFINITY, |d| per_day * d);
+    let days_to = |rows: f64| {
+        (per_day > 0.0)
+            .then(|| rows / per_day)
+            .filter(|d| bucket_days.is_none_or(|b| *d <= b))
+    };
+    let rows_for_values = |v: u64| {
+        (e.cells_per_row > 0).then(|| (v as f64 - e.static_columns as f64) / e.cells_per_row as f64)
+    };
+    e.days_to_values_guidance = rows_for_values(VALUES_GUIDANCE).and_then(days_to);
+    e.days_to_cell_limit = rows_for_values(CELL_LIMIT).and_then(days_to);
+    e.days_to_bytes_guidance = (e.row_bytes > 0)
+        .then(|| (BYTES_GUIDANCE as f64 - e.partition_bytes as f64) / e.row_bytes as f64)
+        .and_then(days_to);
 }
 
 /// What is over the guidance, and the fix.

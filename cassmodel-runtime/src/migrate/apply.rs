@@ -45,73 +45,11 @@ pub(crate) async fn apply_steps(
                 description: step.description.clone(),
             });
         }
-        let mut attempt = 1;
-        // Whether this call sent the step and its answer timed out: then a step found done
-        // is this call's own.
-        let mut timed_out = false;
-        let done = loop {
-            let live = LiveSchema::read(db, &[step.change.keyspace()]).await?;
-            if step.change.is_done(&live) {
-                break !timed_out;
-            }
-            match db.execute_ddl(&step.cql).await {
-                Ok(()) => break false,
-                // Another process's change (the table this index is on, created through
-                // another coordinator at the same moment) has not reached this coordinator
-                // yet: wait for agreement and look again. Every step is idempotent.
-                Err(e) if e.is_schema_mismatch() && attempt < STEP_ATTEMPTS => {
-                    await_agreement(db, step).await?;
-                    // Agreement can be reported while a node still merges two concurrent
-                    // definitions of one table: give it a little longer each time.
-                    tokio::time::sleep(STEP_BACKOFF * u32::try_from(attempt).unwrap_or(1)).await;
-                    attempt += 1;
-                }
-                // A schema change whose answer timed out may still be applied: the
-                // coordinator goes on with it (a view's drop waits for its build to stop, a
-                // loaded node is slow to answer). Wait for agreement, then the loop reads the
-                // schema again and finds the step done, or runs its idempotent statement again.
-                Err(e) if e.is_timeout() && attempt < STEP_ATTEMPTS => {
-                    await_agreement(db, step).await?;
-                    timed_out = true;
-                    attempt += 1;
-                }
-                Err(source) => {
-                    return Err(MigrationError::Step {
-                        description: step.description.clone(),
-                        source: Box::new(source),
-                    });
-                }
-            }
-        };
+        let done = run_step(db, step).await?;
         // Also for a step found done: another process may have applied it a moment ago, and
         // the node that runs the next step may not know it yet.
         await_agreement(db, step).await?;
-        // Also for a step found done: the index may still be building (an earlier run that
-        // gave up waiting, another process).
-        if let Change::CreateIndex {
-            keyspace, index, ..
-        } = &step.change
-        {
-            let building = |waited| {
-                if let Some(p) = progress {
-                    p.report(&Progress::IndexBuilding {
-                        keyspace: keyspace.clone(),
-                        index: index.clone(),
-                        waited,
-                        limit: index_wait,
-                    });
-                }
-            };
-            db.await_indexes_reporting(keyspace, &[index], index_wait, &building)
-                .await
-                .map_err(|source| MigrationError::Step {
-                    description: format!(
-                        "{} (waiting for the index to be queryable)",
-                        step.description
-                    ),
-                    source: Box::new(source),
-                })?;
-        }
+        await_index(db, step, index_wait, progress).await?;
         if done {
             report.already_applied.push(step.clone());
         } else {
@@ -119,6 +57,86 @@ pub(crate) async fn apply_steps(
         }
     }
     Ok(report)
+}
+
+/// Runs one step until it is done, or found done: `Ok(true)` when another process (or an
+/// earlier run) had applied it.
+async fn run_step(db: &Db, step: &Step) -> Result<bool, MigrationError> {
+    let mut attempt = 1;
+    // Whether this call sent the step and its answer timed out: then a step found done
+    // is this call's own.
+    let mut timed_out = false;
+    loop {
+        let live = LiveSchema::read(db, &[step.change.keyspace()]).await?;
+        if step.change.is_done(&live) {
+            return Ok(!timed_out);
+        }
+        match db.execute_ddl(&step.cql).await {
+            Ok(()) => return Ok(false),
+            // Another process's change (the table this index is on, created through
+            // another coordinator at the same moment) has not reached this coordinator
+            // yet: wait for agreement and look again. Every step is idempotent.
+            Err(e) if e.is_schema_mismatch() && attempt < STEP_ATTEMPTS => {
+                await_agreement(db, step).await?;
+                // Agreement can be reported while a node still merges two concurrent
+                // definitions of one table: give it a little longer each time.
+                tokio::time::sleep(STEP_BACKOFF * u32::try_from(attempt).unwrap_or(1)).await;
+                attempt += 1;
+            }
+            // A schema change whose answer timed out may still be applied: the
+            // coordinator goes on with it (a view's drop waits for its build to stop, a
+            // loaded node is slow to answer). Wait for agreement, then the loop reads the
+            // schema again and finds the step done, or runs its idempotent statement again.
+            Err(e) if e.is_timeout() && attempt < STEP_ATTEMPTS => {
+                await_agreement(db, step).await?;
+                timed_out = true;
+                attempt += 1;
+            }
+            Err(source) => {
+                return Err(MigrationError::Step {
+                    description: step.description.clone(),
+                    source: Box::new(source),
+                });
+            }
+        }
+    }
+}
+
+/// After a step that creates an index, waits up to `index_wait` until every node can answer
+/// reads that use it, reporting each pause to `progress`.
+async fn await_index(
+    db: &Db,
+    step: &Step,
+    index_wait: std::time::Duration,
+    progress: Option<&OnProgress>,
+) -> Result<(), MigrationError> {
+    // Also for a step found done: the index may still be building (an earlier run that
+    // gave up waiting, another process).
+    if let Change::CreateIndex {
+        keyspace, index, ..
+    } = &step.change
+    {
+        let building = |waited| {
+            if let Some(p) = progress {
+                p.report(&Progress::IndexBuilding {
+                    keyspace: keyspace.clone(),
+                    index: index.clone(),
+                    waited,
+                    limit: index_wait,
+                });
+            }
+        };
+        db.await_indexes_reporting(keyspace, &[index], index_wait, &building)
+            .await
+            .map_err(|source| MigrationError::Step {
+                description: format!(
+                    "{} (waiting for the index to be queryable)",
+                    step.description
+                ),
+                source: Box::new(source),
+            })?;
+    }
+    Ok(())
 }
 
 /// Waits until every node reports the same schema version.

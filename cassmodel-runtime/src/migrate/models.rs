@@ -105,89 +105,9 @@ impl Models {
         resolve: impl Fn(Option<&'static str>) -> Option<&'a str>,
     ) -> Result<Target, MigrationError> {
         let mut problems = Vec::new();
-        let mut tables: BTreeMap<(String, String), &'static TableSchema> = BTreeMap::new();
-        for &t in &self.tables {
-            let Some(ks) = resolve(t.keyspace) else {
-                problems.push(format!(
-                    "table `{}` (struct `{}`) has no keyspace: give a default keyspace \
-                     (`--keyspace`, `Db::with_keyspace`) or annotate the struct with \
-                     #[cass(keyspace = \"...\")]",
-                    t.name, t.rust_name
-                ));
-                continue;
-            };
-            if let Some(base) = t.view_of {
-                problems.extend(view_problems(t, base));
-            }
-            let key = (ks.to_owned(), t.name.to_owned());
-            match tables.get(&key) {
-                Some(other)
-                    if ddl::create_table_with_types(other, ks)
-                        != ddl::create_table_with_types(t, ks) =>
-                {
-                    problems.push(format!(
-                        "table `{ks}.{}` is described by two structs that differ, `{}` and \
-                         `{}`: keep one of them in the models",
-                        t.name, other.rust_name, t.rust_name
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    tables.insert(key, t);
-                }
-            }
-        }
-        // Index names are unique per keyspace.
-        let mut index_names: BTreeMap<(&str, &str), &'static TableSchema> = BTreeMap::new();
-        for ((ks, _), &t) in &tables {
-            for (_, i) in t.indexes() {
-                match index_names.get(&(ks.as_str(), i.name)) {
-                    Some(other) => problems.push(format!(
-                        "index `{ks}.{}` is declared on two tables, `{}` (struct `{}`) and `{}` \
-                         (struct `{}`): index names are unique per keyspace, so rename one with \
-                         #[cass(index(name = \"...\"))]",
-                        i.name, other.name, other.rust_name, t.name, t.rust_name
-                    )),
-                    None => {
-                        index_names.insert((ks.as_str(), i.name), t);
-                    }
-                }
-            }
-        }
-        let mut udts: BTreeMap<String, BTreeMap<String, &'static UdtSchema>> = BTreeMap::new();
-        let mut add_udt = |ks: &str, u: &'static UdtSchema, problems: &mut Vec<String>| {
-            let in_ks = udts.entry(ks.to_owned()).or_default();
-            match in_ks.get(u.name) {
-                Some(other) if ddl::create_type(other, ks) != ddl::create_type(u, ks) => {
-                    problems.push(format!(
-                        "type `{ks}.{}` is described by two structs that differ, `{}` and `{}`: \
-                         keep one of them in the models",
-                        u.name, other.rust_name, u.rust_name
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    in_ks.insert(u.name.to_owned(), u);
-                }
-            }
-        };
-        let mut used: BTreeSet<&str> = BTreeSet::new();
-        for ((ks, _), t) in &tables {
-            for &u in t.udts() {
-                used.insert(u.name);
-                add_udt(ks, u, &mut problems);
-            }
-        }
-        if let Some(default) = resolve(None) {
-            for &u in &self.udts {
-                if !used.contains(u.name) {
-                    for &d in u.dependencies() {
-                        add_udt(default, d, &mut problems);
-                    }
-                    add_udt(default, u, &mut problems);
-                }
-            }
-        }
+        let tables = place_tables(&self.tables, &resolve, &mut problems);
+        index_name_problems(&tables, &mut problems);
+        let udts = place_udts(&tables, &self.udts, resolve(None), &mut problems);
         let functions = place_functions(&self.functions, &resolve, &mut problems);
         if !problems.is_empty() {
             return Err(MigrationError::Models(problems));
@@ -306,4 +226,115 @@ fn dependency_order(mut udts: Vec<&'static UdtSchema>) -> Vec<&'static UdtSchema
         visit(u, &udts, &mut out);
     }
     out
+}
+
+/// Tables by keyspace and name.
+type PlacedTables = BTreeMap<(String, String), &'static TableSchema>;
+
+/// Each table in the keyspace `resolve` gives it; a table without one, or described by two
+/// structs that differ, is a problem (and so is a view's, by [`view_problems`]).
+fn place_tables<'a>(
+    given: &[&'static TableSchema],
+    resolve: &impl Fn(Option<&'static str>) -> Option<&'a str>,
+    problems: &mut Vec<String>,
+) -> PlacedTables {
+    let mut tables = PlacedTables::new();
+    for &t in given {
+        let Some(ks) = resolve(t.keyspace) else {
+            problems.push(format!(
+                "table `{}` (struct `{}`) has no keyspace: give a default keyspace \
+                 (`--keyspace`, `Db::with_keyspace`) or annotate the struct with \
+                 #[cass(keyspace = \"...\")]",
+                t.name, t.rust_name
+            ));
+            continue;
+        };
+        if let Some(base) = t.view_of {
+            problems.extend(view_problems(t, base));
+        }
+        let key = (ks.to_owned(), t.name.to_owned());
+        match tables.get(&key) {
+            Some(other)
+                if ddl::create_table_with_types(other, ks)
+                    != ddl::create_table_with_types(t, ks) =>
+            {
+                problems.push(format!(
+                    "table `{ks}.{}` is described by two structs that differ, `{}` and \
+                     `{}`: keep one of them in the models",
+                    t.name, other.rust_name, t.rust_name
+                ));
+            }
+            Some(_) => {}
+            None => {
+                tables.insert(key, t);
+            }
+        }
+    }
+    tables
+}
+
+/// Index names are unique per keyspace: a name declared on two tables is a problem.
+fn index_name_problems(tables: &PlacedTables, problems: &mut Vec<String>) {
+    let mut index_names: BTreeMap<(&str, &str), &'static TableSchema> = BTreeMap::new();
+    for ((ks, _), &t) in tables {
+        for (_, i) in t.indexes() {
+            match index_names.get(&(ks.as_str(), i.name)) {
+                Some(other) => problems.push(format!(
+                    "index `{ks}.{}` is declared on two tables, `{}` (struct `{}`) and `{}` \
+                     (struct `{}`): index names are unique per keyspace, so rename one with \
+                     #[cass(index(name = \"...\"))]",
+                    i.name, other.name, other.rust_name, t.name, t.rust_name
+                )),
+                None => {
+                    index_names.insert((ks.as_str(), i.name), t);
+                }
+            }
+        }
+    }
+}
+
+/// The user-defined types by keyspace and name: those the tables use, in their tables'
+/// keyspaces, and the others given (with the types they use) in the `default` keyspace; a
+/// type described by two structs that differ is a problem.
+fn place_udts(
+    tables: &PlacedTables,
+    given: &[&'static UdtSchema],
+    default: Option<&str>,
+    problems: &mut Vec<String>,
+) -> BTreeMap<String, BTreeMap<String, &'static UdtSchema>> {
+    let mut udts: BTreeMap<String, BTreeMap<String, &'static UdtSchema>> = BTreeMap::new();
+    let mut add_udt = |ks: &str, u: &'static UdtSchema, problems: &mut Vec<String>| {
+        let in_ks = udts.entry(ks.to_owned()).or_default();
+        match in_ks.get(u.name) {
+            Some(other) if ddl::create_type(other, ks) != ddl::create_type(u, ks) => {
+                problems.push(format!(
+                    "type `{ks}.{}` is described by two structs that differ, `{}` and `{}`: \
+                     keep one of them in the models",
+                    u.name, other.rust_name, u.rust_name
+                ));
+            }
+            Some(_) => {}
+            None => {
+                in_ks.insert(u.name.to_owned(), u);
+            }
+        }
+    };
+    let mut used: BTreeSet<&str> = BTreeSet::new();
+    for ((ks, _), t) in tables {
+        for &u in t.udts() {
+            used.insert(u.name);
+            add_udt(ks, u, problems);
+        }
+    }
+    if let Some(default) = default {
+        for &u in given {
+            if !used.contains(u.name) {
+                for &d in u.dependencies() {
+                    add_udt(default, d, problems);
+                }
+                add_udt(default, u, problems);
+            }
+        }
+    }
+    udts
 }

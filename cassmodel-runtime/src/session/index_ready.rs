@@ -9,9 +9,11 @@
 //! `system_views.sai_column_indexes` table.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use scylla::client::session::Session;
+use scylla::cluster::Node;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
 use scylla::statement::Consistency;
@@ -73,60 +75,21 @@ pub(crate) async fn await_queryable_reporting(
     let mut waiting: Vec<SocketAddr> = Vec::new();
     // One warning per wait, on its first pause.
     let mut warned = false;
-    let mut local = Statement::new(
-        "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
-         WHERE keyspace_name = ?",
-    );
-    local.set_consistency(Consistency::One);
-    let mut gossip = Statement::new(
-        "SELECT rpc_address, native_address_and_port, index_status FROM system_views.gossip_info",
-    );
-    gossip.set_consistency(Consistency::One);
     for (node, &addr) in nodes.iter().zip(&peers) {
-        // Node-local virtual tables: asked of each node in turn.
-        let policy =
-            SingleTargetLoadBalancingPolicy::new(NodeIdentifier::Node((*node).clone()), None);
-        let (mut local, mut gossip) = (local.clone(), gossip.clone());
-        local.set_load_balancing_policy(Some(policy.clone()));
-        gossip.set_load_balancing_policy(Some(policy));
+        let (local, gossip) = node_statements(node);
         let mut ask_gossip = true;
         let mut pause = FIRST_POLL;
         loop {
-            match session.query_unpaged(local.clone(), (keyspace,)).await {
-                Ok(result) => {
-                    let rows: Vec<(String, Option<bool>)> = result
-                        .into_rows_result()?
-                        .rows::<(String, Option<bool>)>()?
-                        .collect::<std::result::Result<_, _>>()?;
-                    let ready = |name: &&str| {
-                        rows.iter()
-                            .any(|(n, queryable)| n == name && *queryable == Some(true))
-                    };
-                    if indexes.iter().all(ready) {
-                        if !ask_gossip {
-                            break;
-                        }
-                        match session.query_unpaged(gossip.clone(), &[]).await {
-                            Ok(result) => {
-                                let rows: Vec<GossipRow> = result
-                                    .into_rows_result()?
-                                    .rows::<GossipRow>()?
-                                    .collect::<std::result::Result<_, _>>()?;
-                                if peers_ready(&rows, &peers, keyspace, indexes) {
-                                    break;
-                                }
-                            }
-                            Err(e) if cannot_ask(&e) => ask_gossip = false,
-                            Err(_) => {}
-                        }
-                        if !ask_gossip {
-                            break;
-                        }
-                    }
-                }
-                Err(e) if cannot_ask(&e) => return Ok(()),
-                // A timeout or a lost connection: look again until the deadline.
-                Err(_) => {}
+            let look = Look {
+                session,
+                keyspace,
+                indexes,
+                peers: &peers,
+            };
+            match look.node(&local, &gossip, &mut ask_gossip).await? {
+                Seen::Ready => break,
+                Seen::CannotAsk => return Ok(()),
+                Seen::NotYet => {}
             }
             if Instant::now() + pause > deadline {
                 waiting.push(addr);
@@ -156,6 +119,95 @@ pub(crate) async fn await_queryable_reporting(
         nodes: waiting.iter().map(ToString::to_string).collect(),
         waited: limit,
     })
+}
+
+/// The two reads of one node's virtual tables (its indexes' own state, and the peers' as it
+/// hears them through gossip), each sent to that node alone at `ONE`.
+fn node_statements(node: &Arc<Node>) -> (Statement, Statement) {
+    let policy = SingleTargetLoadBalancingPolicy::new(NodeIdentifier::Node(Arc::clone(node)), None);
+    let mut local = Statement::new(
+        "SELECT index_name, is_queryable FROM system_views.sai_column_indexes \
+         WHERE keyspace_name = ?",
+    );
+    let mut gossip = Statement::new(
+        "SELECT rpc_address, native_address_and_port, index_status FROM system_views.gossip_info",
+    );
+    for st in [&mut local, &mut gossip] {
+        st.set_consistency(Consistency::One);
+        st.set_load_balancing_policy(Some(policy.clone()));
+    }
+    (local, gossip)
+}
+
+/// What one look at a node found.
+enum Seen {
+    /// Every index is queryable on the node, and on every peer as it hears them.
+    Ready,
+    /// Not yet (or the look failed: a timeout, a lost connection).
+    NotYet,
+    /// The node has no `sai_column_indexes` table, or the role may not read it.
+    CannotAsk,
+}
+
+/// One wait's question, asked of each node in turn.
+struct Look<'a> {
+    session: &'a Session,
+    keyspace: &'a str,
+    indexes: &'a [&'a str],
+    peers: &'a [SocketAddr],
+}
+
+impl Look<'_> {
+    /// Asks one node (through its two statements) whether the indexes are queryable;
+    /// `ask_gossip` turns false for good when its gossip cannot be read.
+    async fn node(
+        &self,
+        local: &Statement,
+        gossip: &Statement,
+        ask_gossip: &mut bool,
+    ) -> Result<Seen> {
+        let result = match self
+            .session
+            .query_unpaged(local.clone(), (self.keyspace,))
+            .await
+        {
+            Ok(result) => result,
+            Err(e) if cannot_ask(&e) => return Ok(Seen::CannotAsk),
+            Err(_) => return Ok(Seen::NotYet),
+        };
+        let rows: Vec<(String, Option<bool>)> = result
+            .into_rows_result()?
+            .rows::<(String, Option<bool>)>()?
+            .collect::<std::result::Result<_, _>>()?;
+        let ready = |name: &&str| {
+            rows.iter()
+                .any(|(n, queryable)| n == name && *queryable == Some(true))
+        };
+        if !self.indexes.iter().all(ready) {
+            return Ok(Seen::NotYet);
+        }
+        if !*ask_gossip {
+            return Ok(Seen::Ready);
+        }
+        match self.session.query_unpaged(gossip.clone(), &[]).await {
+            Ok(result) => {
+                let rows: Vec<GossipRow> = result
+                    .into_rows_result()?
+                    .rows::<GossipRow>()?
+                    .collect::<std::result::Result<_, _>>()?;
+                if peers_ready(&rows, self.peers, self.keyspace, self.indexes) {
+                    return Ok(Seen::Ready);
+                }
+            }
+            Err(e) if cannot_ask(&e) => *ask_gossip = false,
+            Err(_) => {}
+        }
+        Ok(if *ask_gossip {
+            Seen::NotYet
+        } else {
+            Seen::Ready
+        })
+    }
 }
 
 /// A row of `system_views.gossip_info`: a peer's RPC address, its native address and port,

@@ -99,23 +99,7 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
             })
             .collect()
     });
-    let (write, counters) = if schema.is_counter_table() {
-        let counters = Counters::of(schema);
-        // Not repeatable: an increment sent twice counts twice.
-        let update = prepare(db, counters.update(schema, &target_keyspace), false).await?;
-        (Arc::new(update), Some(counters))
-    } else {
-        (insert_statement::<T>(db, true, true, false).await?, None)
-    };
-    let markers = write.get_variable_col_specs();
-    let columns = match &counters {
-        Some(c) => c.column_specs(schema.columns.len(), markers.as_slice()),
-        None => markers
-            .iter()
-            .take(schema.columns.len())
-            .map(|s| s.clone().into_owned())
-            .collect(),
-    };
+    let (write, columns, counters) = target_write::<T>(db, &target_keyspace).await?;
     let mut scan = prepare(db, source.range_scan(), true).await?;
     scan.set_page_size(page_size);
     let replication = live
@@ -134,6 +118,40 @@ pub(super) async fn copy_of<T: CopyFrom>(db: &Db, page_size: i32) -> Result<Copy
         counters,
         scan,
     })
+}
+
+/// How the copy writes a target row: the statement, the bind marker of each column of the
+/// target in column order, and a counter table's counter and key columns.
+async fn target_write<T: CopyFrom>(
+    db: &Db,
+    target_keyspace: &str,
+) -> Result<
+    (
+        Arc<PreparedStatement>,
+        Vec<ColumnSpec<'static>>,
+        Option<Counters>,
+    ),
+    MigrationError,
+> {
+    let schema = T::schema();
+    let (write, counters) = if schema.is_counter_table() {
+        let counters = Counters::of(schema);
+        // Not repeatable: an increment sent twice counts twice.
+        let update = prepare(db, counters.update(schema, target_keyspace), false).await?;
+        (Arc::new(update), Some(counters))
+    } else {
+        (insert_statement::<T>(db, true, true, false).await?, None)
+    };
+    let markers = write.get_variable_col_specs();
+    let columns = match &counters {
+        Some(c) => c.column_specs(schema.columns.len(), markers.as_slice()),
+        None => markers
+            .iter()
+            .take(schema.columns.len())
+            .map(|s| s.clone().into_owned())
+            .collect(),
+    };
+    Ok((write, columns, counters))
 }
 
 /// `cql` prepared once for a whole backfill or verify; `repeatable`: marked as a statement the

@@ -5,9 +5,9 @@ use super::compare::{
     live_index_definition, matches_index, matches_target, model_index_definition,
 };
 use super::steps::{Change, MigrationPlan, Refusal, Step};
-use crate::migrate::live::LiveSchema;
+use crate::migrate::live::{LiveIndex, LiveSchema};
 use crate::schema::ddl::{self, qualified};
-use crate::schema::model::TableSchema;
+use crate::schema::model::{ColumnDef, TableSchema};
 
 /// The declared indexes of `t` that the cluster lacks, in field order; refusals for those
 /// Cassandra would refuse or silently skip (`IF NOT EXISTS` on a name or target taken by
@@ -23,18 +23,7 @@ pub(super) fn plan_indexes(ks: &str, t: &TableSchema, live: &LiveSchema, p: &mut
             c.field
         );
         if let Some(problem) = t.index_problem(c, i) {
-            p.refused.push(Refusal {
-                table: object.clone(),
-                column: Some(c.name.to_owned()),
-                old: "no such index".into(),
-                new,
-                problem: format!("Cassandra refuses this index: {problem}"),
-                advice: format!(
-                    "change or remove the `index` option of field `{}` (the crate docs list \
-                     which target each column type takes)",
-                    c.field
-                ),
-            });
+            p.refused.push(refused_index(&object, c, new, &problem));
             continue;
         }
         match live.index(ks, i.name) {
@@ -60,25 +49,7 @@ pub(super) fn plan_indexes(ks: &str, t: &TableSchema, live: &LiveSchema, p: &mut
                 let same = live_table
                     .and_then(|l| l.indexes.iter().find(|li| matches_target(li, &target)));
                 if let Some(other) = same {
-                    p.refused.push(Refusal {
-                        table: object.clone(),
-                        column: Some(c.name.to_owned()),
-                        old: live_index_definition(ks, t.name, other),
-                        new,
-                        problem: format!(
-                            "the table already has an SAI index on `{target}` under another \
-                             name; Cassandra keeps one per target, so `CREATE INDEX IF NOT \
-                             EXISTS` would create nothing"
-                        ),
-                        advice: format!(
-                            "name the model's index after it: #[cass(index(name = \"{}\"))] on \
-                             field `{}`; or drop `{}` by hand (`DROP INDEX {}`) and apply again",
-                            other.name,
-                            c.field,
-                            other.name,
-                            qualified(ks, &other.name)
-                        ),
-                    });
+                    p.refused.push(same_target(ks, t, c, other, new, &target));
                 } else {
                     p.steps.push(Step {
                         cql: ddl::create_index(t, c, i, ks),
@@ -94,5 +65,52 @@ pub(super) fn plan_indexes(ks: &str, t: &TableSchema, live: &LiveSchema, p: &mut
                 }
             }
         }
+    }
+}
+
+/// The refusal of a declared index Cassandra would refuse (`problem`).
+fn refused_index(object: &str, c: &ColumnDef, new: String, problem: &str) -> Refusal {
+    Refusal {
+        table: object.to_owned(),
+        column: Some(c.name.to_owned()),
+        old: "no such index".into(),
+        new,
+        problem: format!("Cassandra refuses this index: {problem}"),
+        advice: format!(
+            "change or remove the `index` option of field `{}` (the crate docs list \
+             which target each column type takes)",
+            c.field
+        ),
+    }
+}
+
+/// The refusal of a declared index whose target the live index `other`, under another name,
+/// already has: `CREATE INDEX IF NOT EXISTS` would create nothing.
+fn same_target(
+    ks: &str,
+    t: &TableSchema,
+    c: &ColumnDef,
+    other: &LiveIndex,
+    new: String,
+    target: &str,
+) -> Refusal {
+    Refusal {
+        table: format!("{ks}.{}", t.name),
+        column: Some(c.name.to_owned()),
+        old: live_index_definition(ks, t.name, other),
+        new,
+        problem: format!(
+            "the table already has an SAI index on `{target}` under another \
+             name; Cassandra keeps one per target, so `CREATE INDEX IF NOT \
+             EXISTS` would create nothing"
+        ),
+        advice: format!(
+            "name the model's index after it: #[cass(index(name = \"{}\"))] on \
+             field `{}`; or drop `{}` by hand (`DROP INDEX {}`) and apply again",
+            other.name,
+            c.field,
+            other.name,
+            qualified(ks, &other.name)
+        ),
     }
 }

@@ -498,130 +498,15 @@ impl MigrationPlan {
     /// The plan as differences for [`Migrator::validate`](crate::migrate::Migrator::validate): what is
     /// missing and what differs (option changes and allowed drops are not mismatches).
     pub fn mismatches(&self) -> Vec<Mismatch> {
-        let mut out = Vec::new();
-        for s in &self.steps {
-            let (object, column, expected, actual) = match &s.change {
-                Change::CreateKeyspace { keyspace } => (
-                    keyspace.clone(),
-                    None,
-                    "the keyspace",
-                    "no such keyspace".to_owned(),
-                ),
-                Change::CreateType { keyspace, name } => (
-                    format!("{keyspace}.{name}"),
-                    None,
-                    "the type",
-                    "no such type".to_owned(),
-                ),
-                Change::AddField {
-                    keyspace,
-                    name,
-                    field,
-                    definition,
-                } => (
-                    format!("{keyspace}.{name}"),
-                    Some(field.clone()),
-                    "the field",
-                    format!("no such field (the models have `{definition}`)"),
-                ),
-                Change::CreateTable { keyspace, table } => (
-                    format!("{keyspace}.{table}"),
-                    None,
-                    "the table",
-                    "no such table".to_owned(),
-                ),
-                Change::AddColumn {
-                    keyspace,
-                    table,
-                    column,
-                    definition,
-                } => (
-                    format!("{keyspace}.{table}"),
-                    Some(column.clone()),
-                    "the column",
-                    format!("no such column (the models have `{definition}`)"),
-                ),
-                Change::CreateIndex {
-                    keyspace,
-                    table,
-                    index,
-                    column,
-                    ..
-                } => (
-                    format!("{keyspace}.{table}"),
-                    Some(column.clone()),
-                    "the index",
-                    format!("no index `{index}` (the models have `{}`)", s.cql),
-                ),
-                Change::AlterMask {
-                    keyspace,
-                    table,
-                    column,
-                    mask,
-                    previous,
-                } => {
-                    let (expected, actual) = mask_mismatch(mask.as_deref(), previous.as_deref());
-                    out.push(Mismatch {
-                        object: format!("{keyspace}.{table}"),
-                        column: Some(column.clone()),
-                        expected,
-                        actual,
-                        fix: None,
-                    });
-                    continue;
-                }
-                Change::CreateView { keyspace, view } => (
-                    format!("{keyspace}.{view}"),
-                    None,
-                    "the materialized view",
-                    "no such view".to_owned(),
-                ),
-                Change::CreateFunction {
-                    keyspace,
-                    function: f,
-                    replace,
-                } => (
-                    format!("{keyspace}.{}", signature(f.name, f.params.iter().map(|(_, t)| t))),
-                    None,
-                    "the function as its struct declares it",
-                    routine_actual(*replace, &s.cql),
-                ),
-                Change::CreateAggregate {
-                    keyspace,
-                    aggregate: a,
-                    replace,
-                } => (
-                    format!("{keyspace}.{}", signature(a.name, &a.params)),
-                    None,
-                    "the aggregate as its struct declares it",
-                    routine_actual(*replace, &s.cql),
-                ),
-                // A view created again differs from the model's.
-                Change::DropView { keyspace, view } if self.steps.iter().any(|c| {
-                    matches!(&c.change, Change::CreateView { keyspace: k, view: v } if k == keyspace && v == view)
-                }) => continue,
-                Change::AlterOptions { .. }
-                | Change::DropColumn { .. }
-                | Change::DropView { .. } => continue,
-            };
-            out.push(Mismatch {
-                object,
-                column,
-                expected: expected.to_owned(),
-                actual,
-                fix: None,
-            });
-        }
-        for r in &self.refused {
-            out.push(Mismatch {
-                object: r.table.clone(),
-                column: r.column.clone(),
-                expected: format!("`{}`", r.new),
-                actual: format!("`{}` ({})", r.old, r.problem),
-                fix: Some(r.advice.clone()),
-            });
-        }
-        out
+        let steps = self.steps.iter().filter_map(step_mismatch);
+        let refused = self.refused.iter().map(|r| Mismatch {
+            object: r.table.clone(),
+            column: r.column.clone(),
+            expected: format!("`{}`", r.new),
+            actual: format!("`{}` ({})", r.old, r.problem),
+            fix: Some(r.advice.clone()),
+        });
+        steps.chain(refused).collect()
     }
 }
 
@@ -746,4 +631,138 @@ impl fmt::Display for Mismatch {
         }
         Ok(())
     }
+}
+
+/// The difference one step of a plan stands for, as `validate` reports it; `None` for the
+/// steps that report none (options, dropped columns and views: a view created again differs
+/// by its `CREATE` step).
+fn step_mismatch(s: &Step) -> Option<Mismatch> {
+    let (object, column, expected, actual) = match &s.change {
+        Change::AlterMask {
+            keyspace,
+            table,
+            column,
+            mask,
+            previous,
+        } => {
+            let (expected, actual) = mask_mismatch(mask.as_deref(), previous.as_deref());
+            return Some(Mismatch {
+                object: format!("{keyspace}.{table}"),
+                column: Some(column.clone()),
+                expected,
+                actual,
+                fix: None,
+            });
+        }
+        Change::CreateFunction {
+            keyspace,
+            function: f,
+            replace,
+        } => (
+            format!(
+                "{keyspace}.{}",
+                signature(f.name, f.params.iter().map(|(_, t)| t))
+            ),
+            None,
+            "the function as its struct declares it",
+            routine_actual(*replace, &s.cql),
+        ),
+        Change::CreateAggregate {
+            keyspace,
+            aggregate: a,
+            replace,
+        } => (
+            format!("{keyspace}.{}", signature(a.name, &a.params)),
+            None,
+            "the aggregate as its struct declares it",
+            routine_actual(*replace, &s.cql),
+        ),
+        Change::AlterOptions { .. } | Change::DropColumn { .. } | Change::DropView { .. } => {
+            return None;
+        }
+        other => missing_object(other, &s.cql)?,
+    };
+    Some(Mismatch {
+        object,
+        column,
+        expected: expected.to_owned(),
+        actual,
+        fix: None,
+    })
+}
+
+/// What a step that creates an object the cluster lacks reports: the object, its column,
+/// what the models expect and what the cluster has.
+fn missing_object(
+    change: &Change,
+    cql: &str,
+) -> Option<(String, Option<String>, &'static str, String)> {
+    Some(match change {
+        Change::CreateKeyspace { keyspace } => (
+            keyspace.clone(),
+            None,
+            "the keyspace",
+            "no such keyspace".to_owned(),
+        ),
+        Change::CreateType { keyspace, name } => (
+            format!("{keyspace}.{name}"),
+            None,
+            "the type",
+            "no such type".to_owned(),
+        ),
+        Change::AddField {
+            keyspace,
+            name,
+            field,
+            definition,
+        } => (
+            format!("{keyspace}.{name}"),
+            Some(field.clone()),
+            "the field",
+            format!("no such field (the models have `{definition}`)"),
+        ),
+        Change::CreateTable { keyspace, table } => (
+            format!("{keyspace}.{table}"),
+            None,
+            "the table",
+            "no such table".to_owned(),
+        ),
+        Change::AddColumn {
+            keyspace,
+            table,
+            column,
+            definition,
+        } => (
+            format!("{keyspace}.{table}"),
+            Some(column.clone()),
+            "the column",
+            format!("no such column (the models have `{definition}`)"),
+        ),
+        Change::CreateIndex {
+            keyspace,
+            table,
+            index,
+            column,
+            ..
+        } => (
+            format!("{keyspace}.{table}"),
+            Some(column.clone()),
+            "the index",
+            format!("no index `{index}` (the models have `{cql}`)"),
+        ),
+        Change::CreateView { keyspace, view } => (
+            format!("{keyspace}.{view}"),
+            None,
+            "the materialized view",
+            "no such view".to_owned(),
+        ),
+        // Reported by `step_mismatch` itself, or not at all (listed so that a new kind of
+        // change must be placed).
+        Change::AlterMask { .. }
+        | Change::CreateFunction { .. }
+        | Change::CreateAggregate { .. }
+        | Change::AlterOptions { .. }
+        | Change::DropColumn { .. }
+        | Change::DropView { .. } => return None,
+    })
 }
