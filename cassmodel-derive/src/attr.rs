@@ -568,71 +568,103 @@ pub fn field(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> FieldAttrs {
             }
             key_attr(cx, attr, &mut out);
         } else if path.is_ident("cass") {
-            let res = attr.parse_nested_meta(|meta| {
-                let at = meta.path.span();
-                if meta.path.is_ident("name") {
-                    let (v, span) = string(&meta)?;
-                    set_once(cx, &mut out.name, Spanned { value: v, span }, at, "`name`");
-                } else if meta.path.is_ident("cql_type") {
-                    let (v, span) = string(&meta)?;
-                    match v.parse::<CqlType>() {
-                        Ok(t) => set_once(
-                            cx,
-                            &mut out.cql_type,
-                            Spanned { value: t, span },
-                            at,
-                            "`cql_type`",
-                        ),
-                        Err(e) => cx.error_at(span, bad_cql_type(&v, &e)),
-                    }
-                } else if meta.path.is_ident("frozen") {
-                    set_once(cx, &mut out.frozen, at, at, "`frozen`");
-                } else if meta.path.is_ident("static") && kind == Kind::Table {
-                    set_once(cx, &mut out.is_static, at, at, "`static`");
-                } else if meta.path.is_ident("index") && kind == Kind::Table {
-                    if let Some(index) = index_option(cx, &meta)? {
-                        out.index.push(index);
-                    }
-                } else if meta.path.is_ident("bucket") && kind == Kind::Table {
-                    if let Some(b) = bucket_option(cx, &meta)? {
-                        set_once(cx, &mut out.bucket, b, at, "`bucket`");
-                    }
-                } else if meta.path.is_ident("masked") && kind == Kind::Table {
-                    let expr: syn::Expr = meta.value()?.parse()?;
-                    set_once(cx, &mut out.masked, expr, at, "`masked`");
-                } else if meta.path.is_ident("avg_bytes") && kind == Kind::Table {
-                    if let Some((value, span)) = positive(cx, &meta, "avg_bytes = 120")? {
-                        match u32::try_from(value) {
-                            Ok(value) => set_once(
-                                cx,
-                                &mut out.avg_bytes,
-                                Spanned { value, span },
-                                at,
-                                "`avg_bytes`",
-                            ),
-                            Err(_) => cx.error_at(
-                                span,
-                                "`avg_bytes` is over 4 GB, more than Cassandra stores in a cell: \
-                                 give the average size of one value in bytes",
-                            ),
-                        }
-                    }
-                } else {
-                    let opts = if kind == Kind::Table {
-                        FIELD_OPTIONS
-                    } else {
-                        "`name = \"field_name\"`, `cql_type = \"...\"` or `frozen`"
-                    };
-                    unknown_option(cx, &meta, "a field", opts)?;
-                }
-                Ok(())
-            });
-            if let Err(e) = res {
-                cx.push(e);
-            }
+            cass_field(cx, attr, kind, &mut out);
         }
     }
     out
+}
+
+/// `#[cass(...)]` on a field of a table or a user-defined type, option by option.
+fn cass_field(cx: &mut Ctxt, attr: &Attribute, kind: Kind, out: &mut FieldAttrs) {
+    let res = attr.parse_nested_meta(|meta| {
+        if column_option(cx, &meta, out)?
+            || (kind == Kind::Table && table_field_option(cx, &meta, out)?)
+        {
+            return Ok(());
+        }
+        let opts = if kind == Kind::Table {
+            FIELD_OPTIONS
+        } else {
+            "`name = \"field_name\"`, `cql_type = \"...\"` or `frozen`"
+        };
+        unknown_option(cx, &meta, "a field", opts)
+    });
+    if let Err(e) = res {
+        cx.push(e);
+    }
+}
+
+/// A field's `name`, `cql_type` and `frozen`; `false` when `meta` is none of them.
+fn column_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    out: &mut FieldAttrs,
+) -> syn::Result<bool> {
+    let at = meta.path.span();
+    if meta.path.is_ident("name") {
+        let (v, span) = string(meta)?;
+        set_once(cx, &mut out.name, Spanned { value: v, span }, at, "`name`");
+    } else if meta.path.is_ident("cql_type") {
+        let (v, span) = string(meta)?;
+        match v.parse::<CqlType>() {
+            Ok(t) => set_once(
+                cx,
+                &mut out.cql_type,
+                Spanned { value: t, span },
+                at,
+                "`cql_type`",
+            ),
+            Err(e) => cx.error_at(span, bad_cql_type(&v, &e)),
+        }
+    } else if meta.path.is_ident("frozen") {
+        set_once(cx, &mut out.frozen, at, at, "`frozen`");
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// A table field's `static`, `index`, `bucket`, `masked` and `avg_bytes`; `false` for others.
+fn table_field_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    out: &mut FieldAttrs,
+) -> syn::Result<bool> {
+    let at = meta.path.span();
+    if meta.path.is_ident("static") {
+        set_once(cx, &mut out.is_static, at, at, "`static`");
+    } else if meta.path.is_ident("index") {
+        if let Some(index) = index_option(cx, meta)? {
+            out.index.push(index);
+        }
+    } else if meta.path.is_ident("bucket") {
+        if let Some(b) = bucket_option(cx, meta)? {
+            set_once(cx, &mut out.bucket, b, at, "`bucket`");
+        }
+    } else if meta.path.is_ident("masked") {
+        let expr: syn::Expr = meta.value()?.parse()?;
+        set_once(cx, &mut out.masked, expr, at, "`masked`");
+    } else if meta.path.is_ident("avg_bytes") {
+        if let Some((value, span)) = positive(cx, meta, "avg_bytes = 120")? {
+            match u32::try_from(value) {
+                Ok(value) => set_once(
+                    cx,
+                    &mut out.avg_bytes,
+                    Spanned { value, span },
+                    at,
+                    "`avg_bytes`",
+                ),
+                Err(_) => cx.error_at(
+                    span,
+                    "`avg_bytes` is over 4 GB, more than Cassandra stores in a cell: give the \
+                     average size of one value in bytes",
+                ),
+            }
+        }
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// `#[cass(select = <selector>)]` on a projection's field: the selector as an expression
@@ -676,67 +708,70 @@ fn index_option(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option
     }
     let group: proc_macro2::Group = meta.input.fork().parse()?;
     out.tokens = quote!(#path #group);
-    meta.parse_nested_meta(|inner| {
-        let at = inner.path.span();
-        let target = match path_name(&inner).as_str() {
-            "keys" => Some(IndexTarget::Keys),
-            "values" => Some(IndexTarget::Values),
-            "entries" => Some(IndexTarget::Entries),
-            "full" => Some(IndexTarget::Full),
-            _ => None,
-        };
-        if inner.path.is_ident("name") {
-            let (value, span) = string(&inner)?;
-            set_once(
+    meta.parse_nested_meta(|inner| index_part(cx, &inner, &mut out))?;
+    Ok(Some(out))
+}
+
+/// One option inside `index(...)`: `name`, `similarity`, the part indexed, or an unknown one.
+fn index_part(cx: &mut Ctxt, inner: &ParseNestedMeta<'_>, out: &mut IndexAttr) -> syn::Result<()> {
+    let at = inner.path.span();
+    let target = match path_name(inner).as_str() {
+        "keys" => Some(IndexTarget::Keys),
+        "values" => Some(IndexTarget::Values),
+        "entries" => Some(IndexTarget::Entries),
+        "full" => Some(IndexTarget::Full),
+        _ => None,
+    };
+    if inner.path.is_ident("name") {
+        let (value, span) = string(inner)?;
+        set_once(
+            cx,
+            &mut out.name,
+            Spanned { value, span },
+            at,
+            "the index `name`",
+        );
+    } else if inner.path.is_ident("similarity") {
+        let (name, span) = string(inner)?;
+        match Similarity::from_name(&name) {
+            Some(value) => set_once(
                 cx,
-                &mut out.name,
+                &mut out.similarity,
                 Spanned { value, span },
                 at,
-                "the index `name`",
-            );
-        } else if inner.path.is_ident("similarity") {
-            let (name, span) = string(&inner)?;
-            match Similarity::from_name(&name) {
-                Some(value) => set_once(
-                    cx,
-                    &mut out.similarity,
-                    Spanned { value, span },
-                    at,
-                    "the index `similarity`",
+                "the index `similarity`",
+            ),
+            None => cx.error_at(
+                span,
+                format_args!(
+                    "unknown similarity function \"{name}\": write `similarity = \"cosine\"` \
+                     (the default), `\"dot_product\"` or `\"euclidean\"`"
                 ),
-                None => cx.error_at(
-                    span,
-                    format_args!(
-                        "unknown similarity function \"{name}\": write `similarity = \"cosine\"` \
-                         (the default), `\"dot_product\"` or `\"euclidean\"`"
-                    ),
-                ),
-            }
-        } else if let Some(value) = target {
-            match &out.target {
-                Some(first) => cx.error_at(
-                    at,
-                    format_args!(
-                        "give one part of the column to index, not `{}` and `{value}`: one index \
-                         per field, e.g. `index({})`",
-                        first.value, first.value
-                    ),
-                ),
-                None => out.target = Some(Spanned { value, span: at }),
-            }
-        } else {
-            cx.error_at(
+            ),
+        }
+    } else if let Some(value) = target {
+        match &out.target {
+            Some(first) => cx.error_at(
                 at,
                 format_args!(
-                    "unknown index option `{}`: write {INDEX_FORMS}",
-                    path_name(&inner)
+                    "give one part of the column to index, not `{}` and `{value}`: one index \
+                     per field, e.g. `index({})`",
+                    first.value, first.value
                 ),
-            );
-            skip_value(&inner)?;
+            ),
+            None => out.target = Some(Spanned { value, span: at }),
         }
-        Ok(())
-    })?;
-    Ok(Some(out))
+    } else {
+        cx.error_at(
+            at,
+            format_args!(
+                "unknown index option `{}`: write {INDEX_FORMS}",
+                path_name(inner)
+            ),
+        );
+        skip_value(inner)?;
+    }
+    Ok(())
 }
 
 fn key_attr(cx: &mut Ctxt, attr: &Attribute, out: &mut FieldAttrs) {
@@ -814,142 +849,230 @@ pub fn container(cx: &mut Ctxt, attrs: &[Attribute], kind: Kind) -> ContainerAtt
         if !attr.path().is_ident("cass") {
             continue;
         }
-        let res = attr.parse_nested_meta(|meta| {
-            let at = meta.path.span();
-            let is = |n: &str| meta.path.is_ident(n);
-            match kind {
-                Kind::Table if is("table") => {
-                    let (value, span) = string(&meta)?;
-                    set_once(cx, &mut out.table, Spanned { value, span }, at, "`table`");
-                }
-                Kind::Projection if is("table") => {
-                    let path = path_value(&meta, "#[cass(table = TableStruct)]")?;
-                    set_once(cx, &mut out.of, path, at, "`table`");
-                }
-                Kind::Table if is("entity") => {
-                    out.entities
-                        .push(path_value(&meta, "#[cass(entity = EntityStruct)]")?);
-                }
-                Kind::Entity if is("tables") => {
-                    let mut list = Vec::new();
-                    meta.parse_nested_meta(|t| {
-                        list.push(t.path.clone());
-                        Ok(())
-                    })?;
-                    if list.is_empty() {
-                        cx.error_at(at, "list the tables: `#[cass(tables(TableA, TableB))]`");
-                    }
-                    set_once(cx, &mut out.tables, list, at, "`tables`");
-                }
-                Kind::Udt if is("name") => {
-                    let (value, span) = string(&meta)?;
-                    set_once(cx, &mut out.name, Spanned { value, span }, at, "`name`");
-                }
-                Kind::Table if is("keyspace") => {
-                    let (value, span) = string(&meta)?;
-                    set_once(
-                        cx,
-                        &mut out.keyspace,
-                        Spanned { value, span },
-                        at,
-                        "`keyspace`",
-                    );
-                }
-                Kind::Table if is("from") => {
-                    let form = "`from = \"old_table\"` or `from = OldModel`";
-                    if !meta.input.peek(syn::Token![=]) {
-                        return Err(meta.error(format_args!("write {form}")));
-                    }
-                    let v = meta.value()?;
-                    let from = if v.peek(LitStr) {
-                        let lit: LitStr = v.parse()?;
-                        FromAttr::Table(Spanned {
-                            value: lit.value(),
-                            span: lit.span(),
-                        })
-                    } else {
-                        FromAttr::Model(v.parse()?)
-                    };
-                    set_once(cx, &mut out.from, from, at, "`from`");
-                }
-                Kind::Table if is("view_of") => {
-                    let path = path_value(&meta, "#[cass(view_of = BaseTableStruct)]")?;
-                    set_once(cx, &mut out.view_of, path, at, "`view_of`");
-                }
-                Kind::Table if is("with") => {
-                    let path = path_value(&meta, "#[cass(with = convert_fn)]")?;
-                    set_once(cx, &mut out.with, path, at, "`with`");
-                }
-                // Taken as meant before a value is refused, so that no other error follows
-                // from its absence.
-                Kind::Table if is("dual_writes") => {
-                    set_once(cx, &mut out.dual_writes, at, at, "`dual_writes`");
-                    bare(&meta, "dual_writes")?;
-                }
-                Kind::Table if is("offline") => {
-                    set_once(cx, &mut out.offline, at, at, "`offline`");
-                    bare(&meta, "offline")?;
-                }
-                Kind::Table if is("all_columns") => {
-                    set_once(cx, &mut out.all_columns, at, at, "`all_columns`");
-                    bare(&meta, "all_columns")?;
-                }
-                Kind::Table if is("expect") => {
-                    if let Some(e) = expect_option(cx, &meta)? {
-                        set_once(cx, &mut out.expect, e, at, "`expect`");
-                    }
-                }
-                Kind::Table if is("default_ttl") => {
-                    let n = number(&meta)?;
-                    set_once(cx, &mut out.default_ttl, n, at, "`default_ttl`");
-                }
-                Kind::Table if is("gc_grace_seconds") => {
-                    let n = number(&meta)?;
-                    set_once(cx, &mut out.gc_grace_seconds, n, at, "`gc_grace_seconds`");
-                }
-                Kind::Table if is("comment") => {
-                    let (v, _) = string(&meta)?;
-                    set_once(cx, &mut out.comment, v, at, "`comment`");
-                }
-                Kind::Table if is("compaction") => {
-                    let (value, span) = string(&meta)?;
-                    set_once(
-                        cx,
-                        &mut out.compaction,
-                        Spanned { value, span },
-                        at,
-                        "`compaction`",
-                    );
-                }
-                _ if is("crate") => {
-                    let (v, span) = string(&meta)?;
-                    match syn::parse_str::<syn::Path>(&v) {
-                        Ok(p) => set_once(cx, &mut out.krate, p, at, "`crate`"),
-                        Err(_) => cx.error_at(
-                            span,
-                            format_args!(
-                                "`{v}` is not a path: write e.g. `crate = \"::cassmodel\"`"
-                            ),
-                        ),
-                    }
-                }
-                _ => {
-                    let (what, opts) = match kind {
-                        Kind::Table => ("#[derive(CassTable)]", TABLE_OPTIONS),
-                        Kind::Udt => ("#[derive(CassUdt)]", UDT_OPTIONS),
-                        Kind::Projection => ("#[derive(CassProjection)]", PROJECTION_OPTIONS),
-                        Kind::Entity => ("#[derive(CassEntity)]", ENTITY_OPTIONS),
-                    };
-                    unknown_option(cx, &meta, &format!("a {what} struct"), opts)?;
-                }
-            }
-            Ok(())
-        });
+        let res = attr.parse_nested_meta(|meta| container_option(cx, &meta, kind, &mut out));
         if let Err(e) = res {
             cx.push(e);
         }
     }
     out
+}
+
+/// One option of `#[cass(...)]` on the struct: the derive's own, `crate`, or an unknown one.
+fn container_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    kind: Kind,
+    out: &mut ContainerAttrs,
+) -> syn::Result<()> {
+    let known = if kind == Kind::Table {
+        table_schema_option(cx, meta, out)?
+            || table_model_option(cx, meta, out)?
+            || table_copy_option(cx, meta, out)?
+    } else {
+        other_container_option(cx, meta, kind, out)?
+    };
+    if known {
+        Ok(())
+    } else if meta.path.is_ident("crate") {
+        crate_option(cx, meta, out)
+    } else {
+        unknown_container_option(cx, meta, kind)
+    }
+}
+
+/// A table's name, keyspace and CQL options; `false` when `meta` is none of them.
+fn table_schema_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    out: &mut ContainerAttrs,
+) -> syn::Result<bool> {
+    let at = meta.path.span();
+    let is = |n: &str| meta.path.is_ident(n);
+    match () {
+        _ if is("table") => {
+            let (value, span) = string(meta)?;
+            set_once(cx, &mut out.table, Spanned { value, span }, at, "`table`");
+        }
+        _ if is("keyspace") => {
+            let (value, span) = string(meta)?;
+            set_once(
+                cx,
+                &mut out.keyspace,
+                Spanned { value, span },
+                at,
+                "`keyspace`",
+            );
+        }
+        _ if is("default_ttl") => {
+            let n = number(meta)?;
+            set_once(cx, &mut out.default_ttl, n, at, "`default_ttl`");
+        }
+        _ if is("gc_grace_seconds") => {
+            let n = number(meta)?;
+            set_once(cx, &mut out.gc_grace_seconds, n, at, "`gc_grace_seconds`");
+        }
+        _ if is("comment") => {
+            let (v, _) = string(meta)?;
+            set_once(cx, &mut out.comment, v, at, "`comment`");
+        }
+        _ if is("compaction") => {
+            let (value, span) = string(meta)?;
+            set_once(
+                cx,
+                &mut out.compaction,
+                Spanned { value, span },
+                at,
+                "`compaction`",
+            );
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// A table's entities, view and expected growth; `false` when `meta` is none of them.
+fn table_model_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    out: &mut ContainerAttrs,
+) -> syn::Result<bool> {
+    let at = meta.path.span();
+    let is = |n: &str| meta.path.is_ident(n);
+    match () {
+        _ if is("entity") => {
+            out.entities
+                .push(path_value(meta, "#[cass(entity = EntityStruct)]")?);
+        }
+        _ if is("view_of") => {
+            let path = path_value(meta, "#[cass(view_of = BaseTableStruct)]")?;
+            set_once(cx, &mut out.view_of, path, at, "`view_of`");
+        }
+        // Taken as meant before a value is refused, so that no other error follows from its
+        // absence.
+        _ if is("all_columns") => {
+            set_once(cx, &mut out.all_columns, at, at, "`all_columns`");
+            bare(meta, "all_columns")?;
+        }
+        _ if is("expect") => {
+            if let Some(e) = expect_option(cx, meta)? {
+                set_once(cx, &mut out.expect, e, at, "`expect`");
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Where a table's rows are copied from and how; `false` when `meta` is none of these options.
+fn table_copy_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    out: &mut ContainerAttrs,
+) -> syn::Result<bool> {
+    let at = meta.path.span();
+    let is = |n: &str| meta.path.is_ident(n);
+    match () {
+        _ if is("from") => {
+            let form = "`from = \"old_table\"` or `from = OldModel`";
+            if !meta.input.peek(syn::Token![=]) {
+                return Err(meta.error(format_args!("write {form}")));
+            }
+            let v = meta.value()?;
+            let from = if v.peek(LitStr) {
+                let lit: LitStr = v.parse()?;
+                FromAttr::Table(Spanned {
+                    value: lit.value(),
+                    span: lit.span(),
+                })
+            } else {
+                FromAttr::Model(v.parse()?)
+            };
+            set_once(cx, &mut out.from, from, at, "`from`");
+        }
+        _ if is("with") => {
+            let path = path_value(meta, "#[cass(with = convert_fn)]")?;
+            set_once(cx, &mut out.with, path, at, "`with`");
+        }
+        // Taken as meant before a value is refused, so that no other error follows from its
+        // absence.
+        _ if is("dual_writes") => {
+            set_once(cx, &mut out.dual_writes, at, at, "`dual_writes`");
+            bare(meta, "dual_writes")?;
+        }
+        _ if is("offline") => {
+            set_once(cx, &mut out.offline, at, at, "`offline`");
+            bare(meta, "offline")?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The options of a projection, an entity or a user-defined type; `false` for any other.
+fn other_container_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    kind: Kind,
+    out: &mut ContainerAttrs,
+) -> syn::Result<bool> {
+    let at = meta.path.span();
+    let is = |n: &str| meta.path.is_ident(n);
+    match kind {
+        Kind::Projection if is("table") => {
+            let path = path_value(meta, "#[cass(table = TableStruct)]")?;
+            set_once(cx, &mut out.of, path, at, "`table`");
+        }
+        Kind::Entity if is("tables") => {
+            let mut list = Vec::new();
+            meta.parse_nested_meta(|t| {
+                list.push(t.path.clone());
+                Ok(())
+            })?;
+            if list.is_empty() {
+                cx.error_at(at, "list the tables: `#[cass(tables(TableA, TableB))]`");
+            }
+            set_once(cx, &mut out.tables, list, at, "`tables`");
+        }
+        Kind::Udt if is("name") => {
+            let (value, span) = string(meta)?;
+            set_once(cx, &mut out.name, Spanned { value, span }, at, "`name`");
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `crate = "path"` on any derive's struct: the path the generated code names cassmodel by.
+fn crate_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    out: &mut ContainerAttrs,
+) -> syn::Result<()> {
+    let at = meta.path.span();
+    let (v, span) = string(meta)?;
+    match syn::parse_str::<syn::Path>(&v) {
+        Ok(p) => set_once(cx, &mut out.krate, p, at, "`crate`"),
+        Err(_) => cx.error_at(
+            span,
+            format_args!("`{v}` is not a path: write e.g. `crate = \"::cassmodel\"`"),
+        ),
+    }
+    Ok(())
+}
+
+/// Reports an option the struct's derive does not know, with the options it does.
+fn unknown_container_option(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    kind: Kind,
+) -> syn::Result<()> {
+    let (what, opts) = match kind {
+        Kind::Table => ("#[derive(CassTable)]", TABLE_OPTIONS),
+        Kind::Udt => ("#[derive(CassUdt)]", UDT_OPTIONS),
+        Kind::Projection => ("#[derive(CassProjection)]", PROJECTION_OPTIONS),
+        Kind::Entity => ("#[derive(CassEntity)]", ENTITY_OPTIONS),
+    };
+    unknown_option(cx, meta, &format!("a {what} struct"), opts)
 }
 
 /// The struct attributes of `#[derive(CassFunction)]` and `#[derive(CassAggregate)]`.

@@ -52,6 +52,15 @@ fn view(cx: &mut Ctxt, t: &Table<'_>) {
         }
         return;
     };
+    view_base_and_options(cx, t, base);
+    view_writes(cx, t);
+    for f in &t.fields {
+        view_field(cx, f);
+    }
+}
+
+/// A view's base is another table, and the view takes no keyspace or table option of its own.
+fn view_base_and_options(cx: &mut Ctxt, t: &Table<'_>, base: &syn::Path) {
     let a = &t.attrs;
     if base.is_ident(t.ident) || base.is_ident("Self") {
         cx.error(
@@ -87,6 +96,11 @@ fn view(cx: &mut Ctxt, t: &Table<'_>) {
             ),
         );
     }
+}
+
+/// A view is not written: no entity writes it, and no key change copies rows into it.
+fn view_writes(cx: &mut Ctxt, t: &Table<'_>) {
+    let a = &t.attrs;
     for e in &a.entities {
         cx.error(
             e,
@@ -106,55 +120,57 @@ fn view(cx: &mut Ctxt, t: &Table<'_>) {
              it instead)",
         );
     }
-    for f in &t.fields {
-        if let Some(at) = f.attrs.is_static {
-            cx.error_at(
-                at,
-                format_args!(
-                    "`{}`: Cassandra does not include static columns in materialized views; \
-                     remove the field from the view",
-                    f.column
-                ),
-            );
-        }
-        if f.counter {
-            cx.error(
-                f.ty,
-                format_args!(
-                    "`{}` is a counter: Cassandra builds no materialized view of a counter \
-                     table; keep a second counter table, updated beside it",
-                    f.column
-                ),
-            );
-        }
-        if let Some(ix) = f.attrs.index.first() {
-            cx.error(
-                &ix.tokens,
-                format_args!(
-                    "Cassandra builds no secondary index on a materialized view: index `{}` \
-                     on the base table instead (#[cass(index)] on its field)",
-                    f.column
-                ),
-            );
-        }
-        if let Some(m) = &f.mask {
-            cx.error_at(
-                m.span,
-                format_args!(
-                    "a view shows its base table's masks: declare the mask of `{}` on the base \
-                     table's field",
-                    f.column
-                ),
-            );
-        }
-        if let Some(b) = &f.attrs.bucket {
-            cx.error_at(
-                b.span,
-                "a bucket is a column written by cassmodel, and a materialized view is not \
-                 written: read the buckets of the base table (or key the view by the base's \
-                 bucket column)",
-            );
-        }
+}
+
+/// A view's field is no static column, counter, index, mask or bucket: the base's are.
+fn view_field(cx: &mut Ctxt, f: &Field<'_>) {
+    if let Some(at) = f.attrs.is_static {
+        cx.error_at(
+            at,
+            format_args!(
+                "`{}`: Cassandra does not include static columns in materialized views; \
+                 remove the field from the view",
+                f.column
+            ),
+        );
+    }
+    if f.counter {
+        cx.error(
+            f.ty,
+            format_args!(
+                "`{}` is a counter: Cassandra builds no materialized view of a counter \
+                 table; keep a second counter table, updated beside it",
+                f.column
+            ),
+        );
+    }
+    if let Some(ix) = f.attrs.index.first() {
+        cx.error(
+            &ix.tokens,
+            format_args!(
+                "Cassandra builds no secondary index on a materialized view: index `{}` \
+                 on the base table instead (#[cass(index)] on its field)",
+                f.column
+            ),
+        );
+    }
+    if let Some(m) = &f.mask {
+        cx.error_at(
+            m.span,
+            format_args!(
+                "a view shows its base table's masks: declare the mask of `{}` on the base \
+                 table's field",
+                f.column
+            ),
+        );
+    }
+    if let Some(b) = &f.attrs.bucket {
+        cx.error_at(
+            b.span,
+            "a bucket is a column written by cassmodel, and a materialized view is not \
+             written: read the buckets of the base table (or key the view by the base's \
+             bucket column)",
+        );
     }
 }
 
@@ -174,55 +190,74 @@ fn source(cx: &mut Ctxt, t: &Table<'_>) {
         );
     }
     if let Some(at) = a.dual_writes {
-        if a.from.is_none() {
-            cx.error_at(
-                at,
-                "`dual_writes` writes every change to the table the rows come from too: name \
-                 it, `#[cass(from = \"old_table\", dual_writes)]`",
-            );
-        } else if a.offline.is_some() {
-            cx.error_at(
-                at,
-                "an `offline` copy runs with every writer of the old table stopped: an \
-                 increment written to both tables would also be copied, and count twice; \
-                 remove `dual_writes`",
-            );
-        } else if a.with.is_some() {
-            cx.error_at(
-                at,
-                "`dual_writes` maps columns by name, and rows converted by a function (`with`) \
-                 cannot be written back: remove `dual_writes` and write both tables in the \
-                 application while the copy runs",
-            );
-        }
+        dual_writes(cx, t, at);
     }
     let counters = t.counter_column().is_some();
     if let Some(at) = a.offline {
-        if a.from.is_none() {
-            cx.error_at(
-                at,
-                "`offline` says how the rows of the old table are copied: name it, \
-                 `#[cass(from = \"old_table\", offline)]`",
-            );
-        } else if !counters {
-            cx.error_at(
-                at,
-                format_args!(
-                    "`offline` is for counter tables: the rows of `{}` are copied online, while \
-                     the application writes both tables; remove `offline`",
-                    t.name
-                ),
-            );
-        } else if let Some(with) = &a.with {
-            cx.error(
-                with,
-                "a counter table is copied by name, one old row into one new row: a function \
-                 could add two old rows into one, and an interrupted copy could then not be \
-                 repaired; remove `with` (a bucket column is still computed from its source)",
-            );
-        }
+        offline(cx, t, at, counters);
     }
     let Some(from) = &a.from else { return };
+    source_table(cx, t, from, counters);
+}
+
+/// `dual_writes` (at `at`) needs a `from`, and neither an `offline` copy nor a `with`.
+fn dual_writes(cx: &mut Ctxt, t: &Table<'_>, at: proc_macro2::Span) {
+    let a = &t.attrs;
+    if a.from.is_none() {
+        cx.error_at(
+            at,
+            "`dual_writes` writes every change to the table the rows come from too: name \
+             it, `#[cass(from = \"old_table\", dual_writes)]`",
+        );
+    } else if a.offline.is_some() {
+        cx.error_at(
+            at,
+            "an `offline` copy runs with every writer of the old table stopped: an \
+             increment written to both tables would also be copied, and count twice; \
+             remove `dual_writes`",
+        );
+    } else if a.with.is_some() {
+        cx.error_at(
+            at,
+            "`dual_writes` maps columns by name, and rows converted by a function (`with`) \
+             cannot be written back: remove `dual_writes` and write both tables in the \
+             application while the copy runs",
+        );
+    }
+}
+
+/// `offline` (at `at`) needs a `from`, on a counter table (`counters`), copied without `with`.
+fn offline(cx: &mut Ctxt, t: &Table<'_>, at: proc_macro2::Span, counters: bool) {
+    let a = &t.attrs;
+    if a.from.is_none() {
+        cx.error_at(
+            at,
+            "`offline` says how the rows of the old table are copied: name it, \
+             `#[cass(from = \"old_table\", offline)]`",
+        );
+    } else if !counters {
+        cx.error_at(
+            at,
+            format_args!(
+                "`offline` is for counter tables: the rows of `{}` are copied online, while \
+                 the application writes both tables; remove `offline`",
+                t.name
+            ),
+        );
+    } else if let Some(with) = &a.with {
+        cx.error(
+            with,
+            "a counter table is copied by name, one old row into one new row: a function \
+             could add two old rows into one, and an interrupted copy could then not be \
+             repaired; remove `with` (a bucket column is still computed from its source)",
+        );
+    }
+}
+
+/// The table of `from`: not this table itself; a counter table copied `offline`; no statics.
+fn source_table(cx: &mut Ctxt, t: &Table<'_>, from: &crate::attr::FromAttr, counters: bool) {
+    use crate::attr::FromAttr;
+    let a = &t.attrs;
     let (span, old) = match from {
         FromAttr::Table(name) => {
             if name.value == t.name && a.keyspace.is_none() {
@@ -726,124 +761,147 @@ fn indexes(cx: &mut Ctxt, t: &Table<'_>) {
         .iter()
         .flat_map(|f| f.indexes.iter().enumerate().map(move |(n, ix)| (f, n, ix)))
     {
-        let col = &f.column;
-        let target = f.target_of(ix);
-        if let Some(first) = f.indexes[..n]
-            .iter()
-            .find(|other| f.target_of(other) == target)
-        {
-            let others = match f.collection {
-                Some(crate::model::Collection::Map(..)) => {
-                    ": a map takes one index on each of its keys (`index(keys)`), values \
-                     (`index(values)`) and entries (`index(entries)`)"
-                }
-                _ => "",
-            };
-            cx.error(
-                &ix.tokens,
-                format_args!(
-                    "remove this index: `{col}` already has one on `{}` (`{}`), and Cassandra \
-                     takes one index per target (\"Index {} is a duplicate of existing index \
-                     {}\"){others}",
-                    target.cql(col),
-                    first.name,
-                    ix.name,
-                    first.name
-                ),
-            );
+        if duplicate_index(cx, f, n, ix) {
             continue;
         }
-        if ix.named
-            && let Err(server) = validate_index_name(&ix.name)
-        {
-            let fixed: String = ix
-                .name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            let fixed = if fixed.is_empty() {
-                format!("{}_{col}_idx", t.name)
-            } else {
-                fixed
-            };
-            cx.error_at(
-                ix.name_span,
-                format_args!(
-                    "write e.g. `index(name = \"{fixed}\")`: an index name holds only ASCII \
-                     letters, digits and `_` (Cassandra: \"{server}\")"
-                ),
-            );
-        }
-        match names.get(ix.name.as_str()) {
-            Some(first) => {
-                let default = cassmodel_schema::default_index_name(&t.name, col);
-                let other = if default == ix.name {
-                    format!("{default}_2")
-                } else {
-                    default
-                };
-                cx.error_at(
-                    ix.name_span,
-                    format_args!(
-                        "give this index another name, e.g. `index(name = \"{other}\")`: the \
-                         index on `{}` is already named `{}`, and index names are unique in a \
-                         keyspace (Cassandra: \"Index '{}' already exists\")",
-                        first.column, ix.name, ix.name
-                    ),
-                )
-            }
-            None => {
-                names.insert(&ix.name, f);
-            }
-        }
-        if let Some(c) = counter {
-            cx.error(
-                &ix.tokens,
-                format_args!(
-                    "remove `index`: `{}` is a counter table (`{}` is a counter), and Cassandra \
-                     indexes no column of a counter table (\"Secondary indexes on counter tables \
-                     aren't supported\"); to search by `{col}`, keep it in a regular table too",
-                    t.name, c.column
-                ),
-            );
-            continue;
-        }
-        if f.role == Role::PartitionKey && partition_keys == 1 {
-            cx.error(
-                &ix.tokens,
-                format_args!(
-                    "remove `index`: `{col}` is the only partition-key column, so \
-                     `WHERE {col} = ?` already reads one partition without an index (Cassandra: \
-                     \"Cannot create secondary index on the only partition key column {col}\")"
-                ),
-            );
+        index_name(cx, t, ix, &f.column);
+        unique_index_name(cx, t, f, ix, &mut names);
+        if index_refused(cx, t, f, ix, counter, partition_keys) {
             continue;
         }
         index_type(cx, f, ix);
     }
 }
 
-/// The index target against the field's type, where the syntax tells the type.
-fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
-    if let Some((_, span)) = ix.similarity
-        && !f.is_vector()
+/// Reports `ix`, the `n`th index of `f`, if an earlier one has its target; `true` if so.
+fn duplicate_index(cx: &mut Ctxt, f: &Field<'_>, n: usize, ix: &FieldIndex) -> bool {
+    let col = &f.column;
+    let target = f.target_of(ix);
+    let Some(first) = f.indexes[..n]
+        .iter()
+        .find(|other| f.target_of(other) == target)
+    else {
+        return false;
+    };
+    let others = match f.collection {
+        Some(crate::model::Collection::Map(..)) => {
+            ": a map takes one index on each of its keys (`index(keys)`), values \
+             (`index(values)`) and entries (`index(entries)`)"
+        }
+        _ => "",
+    };
+    cx.error(
+        &ix.tokens,
+        format_args!(
+            "remove this index: `{col}` already has one on `{}` (`{}`), and Cassandra \
+             takes one index per target (\"Index {} is a duplicate of existing index \
+             {}\"){others}",
+            target.cql(col),
+            first.name,
+            ix.name,
+            first.name
+        ),
+    );
+    true
+}
+
+/// A name given to an index (of column `col`) holds only the characters Cassandra allows.
+fn index_name(cx: &mut Ctxt, t: &Table<'_>, ix: &FieldIndex, col: &str) {
+    if ix.named
+        && let Err(server) = validate_index_name(&ix.name)
     {
-        let ty = f.cql_type.as_ref().map_or_else(
-            || {
-                let t = f.ty;
-                quote::quote!(#t).to_string()
-            },
-            ToString::to_string,
-        );
+        let fixed: String = ix
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let fixed = if fixed.is_empty() {
+            format!("{}_{col}_idx", t.name)
+        } else {
+            fixed
+        };
         cx.error_at(
-            span,
-            format!(
-                "remove `similarity`: it is the similarity function of a vector index, and \
-                 `{}` is `{ty}`, not a vector (`cassmodel::value::Vector<N>`) (Cassandra: \"{}\")",
-                f.column,
-                IndexViolation::SimilarityNotVector.server_message(&f.column)
+            ix.name_span,
+            format_args!(
+                "write e.g. `index(name = \"{fixed}\")`: an index name holds only ASCII \
+                 letters, digits and `_` (Cassandra: \"{server}\")"
             ),
         );
+    }
+}
+
+/// An index's name is not one of the `names` taken before it; else it is added to them.
+fn unique_index_name<'a, 'f>(
+    cx: &mut Ctxt,
+    t: &Table<'_>,
+    f: &'a Field<'f>,
+    ix: &'a FieldIndex,
+    names: &mut HashMap<&'a str, &'a Field<'f>>,
+) {
+    let col = &f.column;
+    match names.get(ix.name.as_str()) {
+        Some(first) => {
+            let default = cassmodel_schema::default_index_name(&t.name, col);
+            let other = if default == ix.name {
+                format!("{default}_2")
+            } else {
+                default
+            };
+            cx.error_at(
+                ix.name_span,
+                format_args!(
+                    "give this index another name, e.g. `index(name = \"{other}\")`: the \
+                     index on `{}` is already named `{}`, and index names are unique in a \
+                     keyspace (Cassandra: \"Index '{}' already exists\")",
+                    first.column, ix.name, ix.name
+                ),
+            )
+        }
+        None => {
+            names.insert(&ix.name, f);
+        }
+    }
+}
+
+/// Reports an index on a counter table or on the only partition-key column; `true` if so.
+fn index_refused(
+    cx: &mut Ctxt,
+    t: &Table<'_>,
+    f: &Field<'_>,
+    ix: &FieldIndex,
+    counter: Option<&Field<'_>>,
+    partition_keys: usize,
+) -> bool {
+    let col = &f.column;
+    if let Some(c) = counter {
+        cx.error(
+            &ix.tokens,
+            format_args!(
+                "remove `index`: `{}` is a counter table (`{}` is a counter), and Cassandra \
+                 indexes no column of a counter table (\"Secondary indexes on counter tables \
+                 aren't supported\"); to search by `{col}`, keep it in a regular table too",
+                t.name, c.column
+            ),
+        );
+        return true;
+    }
+    if f.role == Role::PartitionKey && partition_keys == 1 {
+        cx.error(
+            &ix.tokens,
+            format_args!(
+                "remove `index`: `{col}` is the only partition-key column, so \
+                 `WHERE {col} = ?` already reads one partition without an index (Cassandra: \
+                 \"Cannot create secondary index on the only partition key column {col}\")"
+            ),
+        );
+        return true;
+    }
+    false
+}
+
+/// The index target against the field's type, where the syntax tells the type.
+fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
+    if similarity_not_vector(cx, f, ix) {
         return;
     }
     let Some(ty) = &f.cql_type else {
@@ -853,8 +911,43 @@ fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
     let Some(v) = ty.index_violation(target) else {
         return;
     };
-    let col = &f.column;
-    let server = v.server_message(col);
+    let server = v.server_message(&f.column);
+    let message = format!("{} (Cassandra: \"{server}\")", index_fix(&f.column, ty, v));
+    match ix.target {
+        Some((_, span)) => cx.error_at(span, message),
+        None => cx.error(&ix.tokens, message),
+    }
+}
+
+/// Reports `similarity` on the index of a field that is not a vector; `true` if so.
+fn similarity_not_vector(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) -> bool {
+    let Some((_, span)) = ix.similarity else {
+        return false;
+    };
+    if f.is_vector() {
+        return false;
+    }
+    let ty = f.cql_type.as_ref().map_or_else(
+        || {
+            let t = f.ty;
+            quote::quote!(#t).to_string()
+        },
+        ToString::to_string,
+    );
+    cx.error_at(
+        span,
+        format!(
+            "remove `similarity`: it is the similarity function of a vector index, and \
+             `{}` is `{ty}`, not a vector (`cassmodel::value::Vector<N>`) (Cassandra: \"{}\")",
+            f.column,
+            IndexViolation::SimilarityNotVector.server_message(&f.column)
+        ),
+    );
+    true
+}
+
+/// What to write instead of an index Cassandra refuses on column `col` of type `ty`.
+fn index_fix(col: &str, ty: &CqlType, v: IndexViolation) -> String {
     let frozen_collection = matches!(&ty, CqlType::Frozen(inner) if inner.is_collection());
     let kind = match &ty {
         CqlType::List(_) => "a list",
@@ -863,7 +956,7 @@ fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
         _ if frozen_collection => "a frozen collection",
         _ => "not a collection",
     };
-    let fix = match v {
+    match v {
         IndexViolation::NotMap(t) => format!(
             "write `#[cass(index)]` to index the elements (`values`): `{col}` is {kind}, and \
              `{t}` is for maps"
@@ -906,11 +999,6 @@ fn index_type(cx: &mut Ctxt, f: &Field<'_>, ix: &FieldIndex) {
             "remove `index`: SAI does not index `blob` values, and `{col}` is `{ty}`; store a \
              searchable form (e.g. hex `text`) beside it to search by it"
         ),
-    };
-    let message = format!("{fix} (Cassandra: \"{server}\")");
-    match ix.target {
-        Some((_, span)) => cx.error_at(span, message),
-        None => cx.error(&ix.tokens, message),
     }
 }
 

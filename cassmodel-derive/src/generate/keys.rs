@@ -150,10 +150,25 @@ fn partition_given_states(cx: &Cx<'_>) -> Vec<(TokenStream, TokenStream)> {
 
 /// The markers and their impls.
 pub fn generate(cx: &Cx<'_>) -> TokenStream {
-    let (table, ident, st) = (cx.table, cx.ident, &cx.st);
+    let traits = key_markers(cx);
+    let missing_traits = missing_markers(cx);
+    let impls = given_impls(cx);
+    let index = index_states(cx);
+    let nearest = nearest_states(cx);
+    quote! {
+        #traits
+        #missing_traits
+        #impls
+        #index
+        #nearest
+    }
+}
+
+/// The markers `__Readable`, `__PartitionGiven` and `__FullKey`, with their messages.
+fn key_markers(cx: &Cx<'_>) -> TokenStream {
+    let (table, ident) = (cx.table, cx.ident);
     let pk_list = cx.t.partition_key_names();
     let key_order = cx.t.key_names();
-    let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
     let range_note = cx
         .t
         .bucket
@@ -188,6 +203,12 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
             "an update of regular columns, and any conditional write (IF ...), works on one row",
         ),
     ];
+    quote!(#(#traits)*)
+}
+
+/// The `__Missing_<column>` marker of each key column, naming it as the first one missing.
+fn missing_markers(cx: &Cx<'_>) -> TokenStream {
+    let table = cx.table;
     let missing_traits = cx.t.primary_key().into_iter().map(|f| {
         let how = if cx.t.is_bucket_source(f) {
             let b = cx.t.bucket.as_ref().map_or("", |b| b.column.as_str());
@@ -202,6 +223,14 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
             &order_note(cx),
         )
     });
+    quote!(#(#missing_traits)*)
+}
+
+/// The impls of `__Readable`, `__PartitionGiven` and `__FullKey` on the states that give them.
+fn given_impls(cx: &Cx<'_>) -> TokenStream {
+    let st = &cx.st;
+    let (np, nk) = (cx.t.partition_state(), cx.t.full_key_state());
+    let (given, readable, full) = (partition_given(), readable(), full_key());
     let impls = partition_given_states(cx).into_iter().map(|(generics, s)| {
         quote! {
             impl #generics #readable for #s {}
@@ -215,23 +244,17 @@ pub fn generate(cx: &Cx<'_>) -> TokenStream {
     let full_missing = missing_impls(cx, &none, &quote!(#full), 1..nk);
     let filtering = imp(&readable, quote!(#st::Filtering));
     let (flags, full_state) = (flags(), key_state(cx, nk));
-    let index = index_states(cx);
-    let nearest = nearest_states(cx);
     // `Indexed` is reached through an indexed column, or a filter method that did not compile
     // (whose error is enough). `__PartitionGiven` too, so that `reversed()` after an indexed
     // column fails on `Orderable` alone, whose message says why.
     let indexed = [&readable, &given].map(|tr| imp(tr, quote!(#st::Indexed)));
     quote! {
-        #(#traits)*
-        #(#missing_traits)*
         #(#impls)*
         #(#partial)*
         #full_missing
         #filtering
         impl<#flags> #full for #full_state {}
         #(#indexed)*
-        #index
-        #nearest
     }
 }
 

@@ -9,12 +9,27 @@ use super::{fact_rule, private, readers};
 use crate::model::{Computed, Projection, Sel, SelectorKind};
 
 pub fn generate(pr: &Projection<'_>) -> TokenStream {
-    let krate = &super::alias();
-    let p = private();
-    let ident = pr.ident;
+    let table_checks = table_checks(pr);
+    let defs = defs_fn(pr);
+    let projection = projection_impl(pr);
+    let row_kind = row_kind(pr);
+    let deserialize = deserialize_row(pr);
+    let body = quote! {
+        #table_checks
+
+        #defs
+
+        #projection
+        #row_kind
+
+        #deserialize
+    };
+    super::wrap(&pr.krate, body)
+}
+
+/// `__fields_of_table` and the computed fields' rules: what the projection reads is the table's.
+fn table_checks(pr: &Projection<'_>) -> TokenStream {
     let table = &pr.table;
-    let rust_name = ident.to_string();
-    let names: Vec<String> = pr.fields.iter().map(|f| f.ident.to_string()).collect();
     // Each field must be a field of the table struct, of the same type: the compiler checks
     // it, pointing at the projection's field. A computed field's arguments must be fields
     // of the table too.
@@ -28,35 +43,8 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
         .flat_map(|c| &c.args)
         .map(|a| quote_spanned!(a.span()=> let _ = &row.#a;));
     let rules = pr.computed.iter().enumerate().map(|(i, c)| rules(pr, i, c));
-    let reads = readers(krate, &pr.fields);
-    let field_idents = pr.fields.iter().map(|f| f.ident);
-    let computed_idents = pr.computed.iter().map(|c| c.ident);
-    let computed_reads = pr.computed.iter().map(|c| {
-        let ty = c.ty;
-        quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>::__read)
-    });
-    let computed_defs = pr.computed.iter().map(|c| {
-        let (ty, alias) = (c.ty, &c.alias);
-        quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>::__column(
-            #alias, #alias, #krate::schema::ColumnKind::Regular, #p::std::Option::None, false
-        ))
-    });
-    let computed = pr.computed.iter().map(|c| {
-        let (selector, alias) = (selector(&p, krate, &c.tree), &c.alias);
-        quote!(#p::table::Computed { selector: #selector, alias: #alias })
-    });
-    let row_kind = row_kind(pr);
     let calls = calls(pr);
-    let computed_fn = (!pr.computed.is_empty()).then(|| {
-        quote! {
-            fn computed() -> &'static [#p::table::Computed] {
-                const COMPUTED: &[#p::table::Computed] = &[#(#computed),*];
-                COMPUTED
-            }
-        }
-    });
-
-    let body = quote! {
+    quote! {
         #[allow(dead_code, clippy::all)]
         fn __fields_of_table(row: &#table) {
             #(#same_fields)*
@@ -64,7 +52,19 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
             #calls
         }
         #(#rules)*
+    }
+}
 
+/// `__defs`: the definitions of the columns read, then of the computed fields.
+fn defs_fn(pr: &Projection<'_>) -> TokenStream {
+    let (krate, p, ident, table) = (&super::alias(), private(), pr.ident, &pr.table);
+    let computed_defs = pr.computed.iter().map(|c| {
+        let (ty, alias) = (c.ty, &c.alias);
+        quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>::__column(
+            #alias, #alias, #krate::schema::ColumnKind::Regular, #p::std::Option::None, false
+        ))
+    });
+    quote! {
         fn __defs() -> &'static [#krate::schema::ColumnDef] {
             static DEFS: #p::std::OnceLock<#p::std::Vec<#krate::schema::ColumnDef>> = #p::std::OnceLock::new();
             DEFS.get_or_init(|| {
@@ -73,7 +73,26 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
                 defs
             })
         }
+    }
+}
 
+/// `impl Projection`: the columns read, by name, and the computed fields' selectors.
+fn projection_impl(pr: &Projection<'_>) -> TokenStream {
+    let (krate, p, ident, table) = (&super::alias(), private(), pr.ident, &pr.table);
+    let names: Vec<String> = pr.fields.iter().map(|f| f.ident.to_string()).collect();
+    let computed = pr.computed.iter().map(|c| {
+        let (selector, alias) = (selector(&p, krate, &c.tree), &c.alias);
+        quote!(#p::table::Computed { selector: #selector, alias: #alias })
+    });
+    let computed_fn = (!pr.computed.is_empty()).then(|| {
+        quote! {
+            fn computed() -> &'static [#p::table::Computed] {
+                const COMPUTED: &[#p::table::Computed] = &[#(#computed),*];
+                COMPUTED
+            }
+        }
+    });
+    quote! {
         impl #krate::model::Projection<#table> for #ident {
             fn columns() -> &'static [::core::primitive::usize] {
                 static COLUMNS: #p::std::OnceLock<#p::std::Vec<::core::primitive::usize>> = #p::std::OnceLock::new();
@@ -81,8 +100,21 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
             }
             #computed_fn
         }
-        #row_kind
+    }
+}
 
+/// The driver's `DeserializeRow`: the columns, then the computed fields.
+fn deserialize_row(pr: &Projection<'_>) -> TokenStream {
+    let (krate, p, ident) = (&super::alias(), private(), pr.ident);
+    let rust_name = ident.to_string();
+    let reads = readers(krate, &pr.fields);
+    let field_idents = pr.fields.iter().map(|f| f.ident);
+    let computed_idents = pr.computed.iter().map(|c| c.ident);
+    let computed_reads = pr.computed.iter().map(|c| {
+        let ty = c.ty;
+        quote_spanned!(ty.span()=> <#ty as #krate::model::CqlMapping>::__read)
+    });
+    quote! {
         impl<'__f, '__m> #p::driver::DeserializeRow<'__f, '__m> for #ident {
             fn type_check(specs: &[#p::driver::ColumnSpec<'_>]) -> #p::std::Result<(), #p::driver::TypeCheckError> {
                 #p::table::check_columns(#rust_name, __defs(), specs)
@@ -99,8 +131,7 @@ pub fn generate(pr: &Projection<'_>) -> TokenStream {
                 })
             }
         }
-    };
-    super::wrap(&pr.krate, body)
+    }
 }
 
 /// The compile-time rules of a computed field that depend on the table: `writetime` and

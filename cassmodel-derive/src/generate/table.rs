@@ -84,6 +84,49 @@ fn builder_struct(cx: &Cx<'_>) -> TokenStream {
 /// `impl Table`: the schema, built once, and the per-field writes of inserts.
 fn table_impl(cx: &Cx<'_>) -> TokenStream {
     let (t, krate, p, ident) = (cx.t, cx.krate, &cx.p, cx.ident);
+    let schema = schema_fn(cx);
+    let values = value_match(krate, &t.fields);
+    let cells = super::cells_tuple(
+        t.fields
+            .iter()
+            .map(|f| {
+                let (id, m) = (f.ident, super::mapping(krate, f));
+                quote!(#m::__cell(&self.#id))
+            })
+            .collect(),
+    );
+    let is_view = t.attrs.view_of.as_ref().map(|_| {
+        quote!(
+            const __IS_VIEW: __bool = true;
+        )
+    });
+    let write_types = write_types(cx);
+    let statics = static_fields(cx);
+    let kinds = field_kinds(cx);
+    quote! {
+        impl #krate::Table for #ident {
+            const __FIELD_KINDS: &'static [(&'static ::core::primitive::str, ::core::primitive::u8)] = &[#(#kinds),*];
+            #is_view
+            #statics
+            #write_types
+
+            #schema
+
+            fn __value(&self, index: ::core::primitive::usize) -> #p::std::Option<&dyn #p::table::ErasedValue> {
+                #values
+            }
+
+            #[inline]
+            fn __cells(&self) -> impl #p::table::Cells + '_ {
+                #cells
+            }
+        }
+    }
+}
+
+/// `Table::schema`: the table's description, with only the options the struct sets.
+fn schema_fn(cx: &Cx<'_>) -> TokenStream {
+    let (t, krate, p, ident) = (cx.t, cx.krate, &cx.p, cx.ident);
     let (rust_name, name) = (ident.to_string(), &t.name);
     let keyspace = match &t.attrs.keyspace {
         Some(k) => {
@@ -105,16 +148,27 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             .map(|n| quote!(.with_gc_grace_seconds(#n))),
     ];
     let columns = t.fields.iter().map(|f| column_def(krate, f));
-    let values = value_match(krate, &t.fields);
-    let cells = super::cells_tuple(
-        t.fields
-            .iter()
-            .map(|f| {
-                let (id, m) = (f.ident, super::mapping(krate, f));
-                quote!(#m::__cell(&self.#id))
+    let additions = schema_additions(cx);
+    quote! {
+        fn schema() -> &'static #krate::schema::TableSchema {
+            static SCHEMA: #p::std::OnceLock<#krate::schema::TableSchema> = #p::std::OnceLock::new();
+            SCHEMA.get_or_init(|| {
+                #krate::schema::TableSchema::new(
+                    #rust_name,
+                    #name,
+                    #keyspace,
+                    #krate::schema::TableOptions::new() #(#options)*,
+                    #p::std::Vec::from([#(#columns),*]),
+                ) #additions
             })
-            .collect(),
-    );
+        }
+    }
+}
+
+/// The calls after `TableSchema::new`: growth, bucket, source of the rows and view's base.
+fn schema_additions(cx: &Cx<'_>) -> TokenStream {
+    let (t, krate, p) = (cx.t, cx.krate, &cx.p);
+    let a = &t.attrs;
     let growth = a.expect.as_ref().and_then(|e| growth(krate, p, e));
     let bucket = t.bucket.as_ref().and_then(|b| {
         let rule = bucket_rule(krate, b.rule?);
@@ -130,23 +184,6 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
         .view_of
         .as_ref()
         .map(|base| quote!(.with_view_of(<#base as #krate::Table>::schema()) #all));
-    let is_view = a.view_of.as_ref().map(|_| {
-        quote!(
-            const __IS_VIEW: __bool = true;
-        )
-    });
-    let write_types = write_types(cx);
-    let statics: Vec<String> = t
-        .fields
-        .iter()
-        .filter(|f| matches!(f.role, crate::model::Role::Static))
-        .map(|f| f.ident.to_string())
-        .collect();
-    let statics = (!statics.is_empty()).then(|| {
-        quote!(
-            const __STATIC_FIELDS: &'static [&'static ::core::primitive::str] = &[#(#statics),*];
-        )
-    });
     let source = a.from.as_ref().map(|from| match from {
         crate::attr::FromAttr::Table(name) => {
             let name = &name.value;
@@ -157,47 +194,41 @@ fn table_impl(cx: &Cx<'_>) -> TokenStream {
             quote!(.with_source(#krate::schema::SourceDef::model(<#model as #krate::Table>::schema(), #converted) #(#copy_options)*))
         }
     });
-    let kinds = t.fields.iter().map(|f| {
-        let field = f.ident.to_string();
-        let kind = match f.role {
-            crate::model::Role::PartitionKey => quote!(PARTITION_KEY),
-            crate::model::Role::Clustering(_) => quote!(CLUSTERING),
-            _ if f.counter => quote!(COUNTER),
-            _ if f.collection.is_some() => quote!(MULTI_CELL),
-            _ => quote!(CELL),
-        };
-        quote!((#field, #p::table::field_kind::#kind))
-    });
-    quote! {
-        impl #krate::Table for #ident {
-            const __FIELD_KINDS: &'static [(&'static ::core::primitive::str, ::core::primitive::u8)] = &[#(#kinds),*];
-            #is_view
-            #statics
-            #write_types
+    quote!(#growth #bucket #source #view_of)
+}
 
-            fn schema() -> &'static #krate::schema::TableSchema {
-                static SCHEMA: #p::std::OnceLock<#krate::schema::TableSchema> = #p::std::OnceLock::new();
-                SCHEMA.get_or_init(|| {
-                    #krate::schema::TableSchema::new(
-                        #rust_name,
-                        #name,
-                        #keyspace,
-                        #krate::schema::TableOptions::new() #(#options)*,
-                        #p::std::Vec::from([#(#columns),*]),
-                    ) #growth #bucket #source #view_of
-                })
-            }
+/// `Table::__STATIC_FIELDS`, the names of the static fields, when there are any.
+fn static_fields(cx: &Cx<'_>) -> Option<TokenStream> {
+    let statics: Vec<String> =
+        cx.t.fields
+            .iter()
+            .filter(|f| matches!(f.role, crate::model::Role::Static))
+            .map(|f| f.ident.to_string())
+            .collect();
+    (!statics.is_empty()).then(|| {
+        quote!(
+            const __STATIC_FIELDS: &'static [&'static ::core::primitive::str] = &[#(#statics),*];
+        )
+    })
+}
 
-            fn __value(&self, index: ::core::primitive::usize) -> #p::std::Option<&dyn #p::table::ErasedValue> {
-                #values
-            }
-
-            #[inline]
-            fn __cells(&self) -> impl #p::table::Cells + '_ {
-                #cells
-            }
-        }
-    }
+/// Each field's name and kind (key, counter, one cell or many), for `Table::__FIELD_KINDS`.
+fn field_kinds(cx: &Cx<'_>) -> Vec<TokenStream> {
+    let p = &cx.p;
+    cx.t.fields
+        .iter()
+        .map(|f| {
+            let field = f.ident.to_string();
+            let kind = match f.role {
+                crate::model::Role::PartitionKey => quote!(PARTITION_KEY),
+                crate::model::Role::Clustering(_) => quote!(CLUSTERING),
+                _ if f.counter => quote!(COUNTER),
+                _ if f.collection.is_some() => quote!(MULTI_CELL),
+                _ => quote!(CELL),
+            };
+            quote!((#field, #p::table::field_kind::#kind))
+        })
+        .collect()
 }
 
 /// `Table::__Write`: a regular table, a counter table (whose rows cannot be inserted) or a

@@ -31,105 +31,127 @@ pub(super) fn filter_column(cx: &Cx<'_>, f: &Field<'_>) -> (TokenStream, TokenSt
     if f.is_vector() {
         return ann_column(cx, f);
     }
-    let (q, p, st) = (cx.q, &cx.p, &cx.st);
-    let (col, name, idx) = (&f.column, f.ident, f.position);
-    let value = format_ident!("value");
-    let arg = |ty: &syn::Type, a: &syn::Ident| (cx.param(a, ty), cx.bound(a));
-    let restrict = |op: &str, bound: TokenStream| {
-        let op = format_ident!("{op}");
-        quote!(restrict(#idx, #p::query::Op::#op, #bound))
-    };
-    let mut filters = Vec::new();
     let mut items = Vec::new();
     let mut refused = None;
-    match f.collection {
-        None => {
-            let (param, bound) = arg(f.ty, &value);
-            filters.push(Filter {
-                name: name.clone(),
-                cql: format!("`{col} = ?`"),
-                op: IndexOp::Eq,
-                params: param.clone(),
-                body: restrict("Eq", bound.clone()),
-            });
-            for (method, op, cql, _) in range_ops(f) {
-                filters.push(Filter {
-                    name: method,
-                    cql: format!("`{col} {cql} ?`"),
-                    op: IndexOp::Range,
-                    params: param.clone(),
-                    body: restrict(op, bound.clone()),
-                });
-            }
-        }
+    let filters = match f.collection {
+        None => value_filters(cx, f),
         Some(c) => {
             let (tr, method) = collection_eq(cx, f);
             items.push(tr);
             refused = Some(method);
-            let (elem, map_key) = match c {
-                Collection::List(e) | Collection::Set(e) => (e, None),
-                Collection::Map(k, v) => (v, Some(k)),
-            };
-            let (param, bound) = arg(elem, &value);
-            filters.push(Filter {
-                name: format_ident!("{}_contains", name),
-                cql: format!("`{col} CONTAINS ?`"),
-                op: IndexOp::Contains,
-                params: param,
-                body: restrict("Contains", bound),
-            });
-            if let Some(k) = map_key {
-                let key = format_ident!("key");
-                let ((kp, kb), (vp, vb)) = (arg(k, &key), arg(elem, &value));
-                filters.push(Filter {
-                    name: format_ident!("{}_contains_key", name),
-                    cql: format!("`{col} CONTAINS KEY ?`"),
-                    op: IndexOp::ContainsKey,
-                    params: kp.clone(),
-                    body: quote!(restrict(#idx, #p::query::Op::ContainsKey, #kb)),
-                });
-                filters.push(Filter {
-                    name: format_ident!("{}_entry", name),
-                    cql: format!("`{col}[?] = ?`: the entry `key` holds `value`"),
-                    op: IndexOp::Entry,
-                    params: quote!(#kp, #vp),
-                    body: quote!(restrict_entry(#idx, #kb, #vb)),
-                });
-            }
+            collection_filters(cx, f, c)
         }
-    }
-    let kd = &cx.kd;
+    };
     let mut traits = std::collections::BTreeMap::new();
     let methods: Vec<TokenStream> = filters
         .iter()
-        .map(|m| {
-            let (tr, how) = filter_trait(cx, f, m.op);
-            traits.entry(tr.to_string()).or_insert_with(|| {
-                let (message, label, note) = filter_message(cx, f, m.op);
-                let mark = marker(&tr, &message, &label, &note);
-                let impls = if f.index_serves(m.op) {
-                    let base = keys::index_base();
-                    quote!(impl<X: #base> #tr for X {})
-                } else {
-                    imp(&tr, quote!(#st::Filtering))
-                };
-                quote!(#mark #impls)
-            });
-            let (fname, params, body) = (&m.name, &m.params, &m.body);
-            let doc = format!("{}{how}", m.cql);
-            quote_spanned! {name.span()=>
-                #[doc = #doc]
-                pub fn #fname(self, #params) -> #q<'a, #p::query::IndexNext<S>, #kd::Select, R>
-                where
-                    S: #tr + #p::query::Transitions,
-                {
-                    #q(self.0.#body)
-                }
-            }
-        })
+        .map(|m| filter_method(cx, f, m, &mut traits))
         .collect();
     items.extend(traits.into_values());
     (quote!(#(#items)*), quote!(#refused #(#methods)*))
+}
+
+/// The call `restrict(..)` on the runtime builder for operator `op` on `f`, with `bound`.
+fn restrict(cx: &Cx<'_>, f: &Field<'_>, op: &str, bound: TokenStream) -> TokenStream {
+    let (p, idx) = (&cx.p, f.position);
+    let op = format_ident!("{op}");
+    quote!(restrict(#idx, #p::query::Op::#op, #bound))
+}
+
+/// `col(v)` and the ranges on a column that is not a collection.
+fn value_filters(cx: &Cx<'_>, f: &Field<'_>) -> Vec<Filter> {
+    let (col, name) = (&f.column, f.ident);
+    let value = format_ident!("value");
+    let (param, bound) = (cx.param(&value, f.ty), cx.bound(&value));
+    let mut filters = vec![Filter {
+        name: name.clone(),
+        cql: format!("`{col} = ?`"),
+        op: IndexOp::Eq,
+        params: param.clone(),
+        body: restrict(cx, f, "Eq", bound.clone()),
+    }];
+    for (method, op, cql, _) in range_ops(f) {
+        filters.push(Filter {
+            name: method,
+            cql: format!("`{col} {cql} ?`"),
+            op: IndexOp::Range,
+            params: param.clone(),
+            body: restrict(cx, f, op, bound.clone()),
+        });
+    }
+    filters
+}
+
+/// `col_contains(v)` on collection `c`, and `col_contains_key(k)` and `col_entry(k, v)` on a map.
+fn collection_filters(cx: &Cx<'_>, f: &Field<'_>, c: Collection<'_>) -> Vec<Filter> {
+    let p = &cx.p;
+    let (col, name, idx) = (&f.column, f.ident, f.position);
+    let value = format_ident!("value");
+    let arg = |ty: &syn::Type, a: &syn::Ident| (cx.param(a, ty), cx.bound(a));
+    let (elem, map_key) = match c {
+        Collection::List(e) | Collection::Set(e) => (e, None),
+        Collection::Map(k, v) => (v, Some(k)),
+    };
+    let (param, bound) = arg(elem, &value);
+    let mut filters = vec![Filter {
+        name: format_ident!("{}_contains", name),
+        cql: format!("`{col} CONTAINS ?`"),
+        op: IndexOp::Contains,
+        params: param,
+        body: restrict(cx, f, "Contains", bound),
+    }];
+    if let Some(k) = map_key {
+        let key = format_ident!("key");
+        let ((kp, kb), (vp, vb)) = (arg(k, &key), arg(elem, &value));
+        filters.push(Filter {
+            name: format_ident!("{}_contains_key", name),
+            cql: format!("`{col} CONTAINS KEY ?`"),
+            op: IndexOp::ContainsKey,
+            params: kp.clone(),
+            body: quote!(restrict(#idx, #p::query::Op::ContainsKey, #kb)),
+        });
+        filters.push(Filter {
+            name: format_ident!("{}_entry", name),
+            cql: format!("`{col}[?] = ?`: the entry `key` holds `value`"),
+            op: IndexOp::Entry,
+            params: quote!(#kp, #vp),
+            body: quote!(restrict_entry(#idx, #kb, #vb)),
+        });
+    }
+    filters
+}
+
+/// The method of restriction `m` on `f`; its trait's marker and impl go in `traits`, once each.
+fn filter_method(
+    cx: &Cx<'_>,
+    f: &Field<'_>,
+    m: &Filter,
+    traits: &mut std::collections::BTreeMap<String, TokenStream>,
+) -> TokenStream {
+    let (q, p, st, kd, name) = (cx.q, &cx.p, &cx.st, &cx.kd, f.ident);
+    let (tr, how) = filter_trait(cx, f, m.op);
+    traits.entry(tr.to_string()).or_insert_with(|| {
+        let (message, label, note) = filter_message(cx, f, m.op);
+        let mark = marker(&tr, &message, &label, &note);
+        let impls = if f.index_serves(m.op) {
+            let base = keys::index_base();
+            quote!(impl<X: #base> #tr for X {})
+        } else {
+            imp(&tr, quote!(#st::Filtering))
+        };
+        quote!(#mark #impls)
+    });
+    let (fname, params, body) = (&m.name, &m.params, &m.body);
+    let doc = format!("{}{how}", m.cql);
+    quote_spanned! {name.span()=>
+        #[doc = #doc]
+        pub fn #fname(self, #params) -> #q<'a, #p::query::IndexNext<S>, #kd::Select, R>
+        where
+            S: #tr + #p::query::Transitions,
+        {
+            #q(self.0.#body)
+        }
+    }
 }
 
 /// The trait that admits `op` on `f`, and how the method's doc says it runs: through the
