@@ -169,20 +169,12 @@ async fn apply_files_runs_migration_files_in_order() {
     ))
     .await
     .expect("insert");
-    let found = db
-        .session()
-        .query_unpaged(
-            format!("SELECT name FROM {ks}.things WHERE colour = 'red'"),
-            &[],
-        )
-        .await
-        .expect("a read through the new index")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<(String,)>()
-        .expect("typed")
-        .collect::<Result<Vec<_>, _>>()
-        .expect("decoded");
+    let found = support::plain_rows::<(String,)>(
+        db,
+        format!("SELECT name FROM {ks}.things WHERE colour = 'red'"),
+        &[],
+    )
+    .await;
     assert_eq!(found, [("kettle".to_owned(),)]);
 
     let (exit, out, err) = cassmodel(&args).await;

@@ -128,16 +128,7 @@ where
         "SELECT {selectors} FROM {}.computed_readings WHERE sensor = 1",
         t.keyspace()
     );
-    db.session()
-        .query_unpaged(cql, ())
-        .await
-        .expect("plain select")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<R>()
-        .expect("typed rows")
-        .collect::<Result<Vec<R>, _>>()
-        .expect("rows read")
+    support::plain_rows::<R>(db, cql, ()).await
 }
 
 #[tokio::test]

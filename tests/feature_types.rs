@@ -87,22 +87,10 @@ fn rows() -> Vec<Holding> {
 
 /// `id`, `amount` and `maybe` of every row as the server prints them (`CAST(.. AS text)`).
 async fn as_text(db: &Db, ks: &str) -> Vec<(String, String, Option<String>)> {
-    let mut rows: Vec<(String, String, Option<String>)> = db
-        .session()
-        .query_unpaged(
-            format!(
+    let mut rows: Vec<(String, String, Option<String>)> = support::plain_rows(db, format!(
                 "SELECT CAST(id AS text), CAST(amount AS text), CAST(maybe AS text) FROM {ks}.feature_types"
             ),
-            (),
-        )
-        .await
-        .expect("plain select")
-        .into_rows_result()
-        .expect("rows")
-        .rows()
-        .expect("typed rows")
-        .collect::<Result<_, _>>()
-        .expect("rows read");
+            ()).await;
     rows.sort();
     rows
 }

@@ -4,8 +4,9 @@
 //! role without `UNMASK` (masked values) and with it.
 
 mod support;
+use support::migrator;
 
-use cassmodel::migrate::{Migrator, Models};
+use cassmodel::migrate::Models;
 use cassmodel::{ConnectOptions, Db, Replication};
 use cassmodel_node::{NodeConfig, SUPERUSER};
 
@@ -67,30 +68,18 @@ mod adopted {
     }
 }
 
-fn migrator(db: &Db, models: Models) -> Migrator {
-    Migrator::new(db, models).replication(Replication::Simple(1))
-}
-
 /// `(column, function, argument values)` of a mask in `system_schema.column_masks`.
 type MaskRow = (String, String, Option<Vec<Option<String>>>);
 
 /// The masks of `masked_customers` in `ks`.
 async fn masks(db: &Db, ks: &str) -> Vec<MaskRow> {
-    let mut out: Vec<MaskRow> = db
-        .session()
-        .query_unpaged(
-            "SELECT column_name, function_name, function_argument_values \
+    let mut out: Vec<MaskRow> = support::plain_rows(
+        db,
+        "SELECT column_name, function_name, function_argument_values \
              FROM system_schema.column_masks WHERE keyspace_name = ? AND table_name = ?",
-            (ks, "masked_customers"),
-        )
-        .await
-        .expect("column_masks")
-        .into_rows_result()
-        .expect("rows")
-        .rows()
-        .expect("typed")
-        .collect::<Result<_, _>>()
-        .expect("rows read");
+        (ks, "masked_customers"),
+    )
+    .await;
     out.sort();
     out
 }

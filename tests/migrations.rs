@@ -18,6 +18,7 @@
 #[path = "../examples/models/mod.rs"]
 mod models;
 mod support;
+use support::migrator;
 
 use std::collections::BTreeMap;
 
@@ -25,7 +26,7 @@ use cassmodel::migrate::{
     Change, MigrationError, MigrationPlan, Migrator, Models, Unmanaged, registered_tables,
     registered_udts,
 };
-use cassmodel::{CassTable, Db, Replication, Table};
+use cassmodel::{CassTable, Db, Table};
 use cassmodel_cli as cli;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use futures::TryStreamExt;
@@ -528,44 +529,32 @@ mod changed {
     orders_by_customer!(remarks_int, [desc], f64, { pub remarks: Option<i32>, });
 }
 
-fn v1_models() -> Models {
+/// The supermarket's models of one version: its customer record, addresses and delivery
+/// timeslots, beside the tables no version changes.
+fn supermarket<Customer: Table, Addresses: Table, Timeslots: Table>() -> Models {
     Models::new()
-        .table::<v1::CustomerRecord>()
-        .table::<v1::CustomerAddresses>()
+        .table::<Customer>()
+        .table::<Addresses>()
         .table::<v1::BasketByCustomer>()
-        .table::<v1::DeliveryTimeslots>()
+        .table::<Timeslots>()
         .table::<v1::OrdersByCustomer>()
         .table::<v1::OrdersByDeliveryDate>()
+}
+
+fn v1_models() -> Models {
+    supermarket::<v1::CustomerRecord, v1::CustomerAddresses, v1::DeliveryTimeslots>()
 }
 
 fn v2_models() -> Models {
-    Models::new()
-        .table::<v2::CustomerRecord>()
-        .table::<v1::CustomerAddresses>()
-        .table::<v1::BasketByCustomer>()
-        .table::<v1::DeliveryTimeslots>()
-        .table::<v1::OrdersByCustomer>()
-        .table::<v1::OrdersByDeliveryDate>()
+    supermarket::<v2::CustomerRecord, v1::CustomerAddresses, v1::DeliveryTimeslots>()
 }
 
 fn v3_models() -> Models {
-    Models::new()
-        .table::<v2::CustomerRecord>()
-        .table::<v1::CustomerAddresses>()
-        .table::<v1::BasketByCustomer>()
-        .table::<v3::DeliveryTimeslots>()
-        .table::<v1::OrdersByCustomer>()
-        .table::<v1::OrdersByDeliveryDate>()
+    supermarket::<v2::CustomerRecord, v1::CustomerAddresses, v3::DeliveryTimeslots>()
 }
 
 fn v4_models() -> Models {
-    Models::new()
-        .table::<v2::CustomerRecord>()
-        .table::<v4::CustomerAddresses>()
-        .table::<v1::BasketByCustomer>()
-        .table::<v3::DeliveryTimeslots>()
-        .table::<v1::OrdersByCustomer>()
-        .table::<v1::OrdersByDeliveryDate>()
+    supermarket::<v2::CustomerRecord, v4::CustomerAddresses, v3::DeliveryTimeslots>()
 }
 
 /// v5 with another `orders_by_customer`.
@@ -597,10 +586,6 @@ async fn supermarket_db(test: &str) -> (support::TestDb, String, String) {
             .expect("mapped")
             .to_owned();
     (t, c, od)
-}
-
-fn migrator(db: &Db, models: Models) -> Migrator {
-    Migrator::new(db, models).replication(Replication::Simple(1))
 }
 
 /// The plan, checked to be the same text when computed twice.

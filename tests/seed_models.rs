@@ -376,19 +376,13 @@ async fn e_online_supermarket() {
         t.db.resolve_keyspace(Some("customer"))
             .expect("mapped")
             .to_owned();
-    let (fields, types) =
-        t.db.session()
-            .query_unpaged(
-                "SELECT field_names, field_types FROM system_schema.types \
+    let (fields, types) = support::plain_row::<(Vec<String>, Vec<String>)>(
+        &t.db,
+        "SELECT field_names, field_types FROM system_schema.types \
              WHERE keyspace_name = ? AND type_name = 'address_type'",
-                (customer_ks.as_str(),),
-            )
-            .await
-            .expect("query system_schema.types")
-            .into_rows_result()
-            .expect("rows")
-            .single_row::<(Vec<String>, Vec<String>)>()
-            .expect("one type");
+        (customer_ks.as_str(),),
+    )
+    .await;
     assert_eq!(fields, ["street_name", "city", "country", "zipcode"]);
     assert_eq!(types, ["text", "text", "text", "text"]);
 

@@ -59,23 +59,15 @@ async fn static_only_partitions_are_not_rows() {
         .expect("insert");
     }
     // What the server returns: one row for "empty", with a null clustering column.
-    let raw: Vec<(String, Option<Timeuuid>, Option<String>)> = db
-        .session()
-        .query_unpaged(
-            format!(
-                "SELECT room, at, title FROM {}.static_rooms WHERE room = 'empty'",
-                t.keyspace()
-            ),
-            (),
-        )
-        .await
-        .expect("plain")
-        .into_rows_result()
-        .expect("rows")
-        .rows()
-        .expect("typed")
-        .collect::<Result<_, _>>()
-        .expect("rows");
+    let raw: Vec<(String, Option<Timeuuid>, Option<String>)> = support::plain_rows(
+        db,
+        format!(
+            "SELECT room, at, title FROM {}.static_rooms WHERE room = 'empty'",
+            t.keyspace()
+        ),
+        (),
+    )
+    .await;
     assert_eq!(raw, [("empty".into(), None, Some("empty room".into()))]);
 
     // Reads of rows: none in "empty", by every terminal.

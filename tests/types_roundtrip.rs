@@ -175,21 +175,15 @@ async fn every_type_round_trips() {
 
     // The server's types for a few columns whose CQL type the Rust type alone does not say.
     let ks = t.keyspace().to_owned();
-    let types: BTreeMap<String, String> =
-        t.db.session()
-            .query_unpaged(
-                "SELECT column_name, type FROM system_schema.columns \
+    let types: BTreeMap<String, String> = support::plain_rows::<(String, String)>(
+        &t.db,
+        "SELECT column_name, type FROM system_schema.columns \
              WHERE keyspace_name = ? AND table_name = 'all_types'",
-                (ks.as_str(),),
-            )
-            .await
-            .expect("schema")
-            .into_rows_result()
-            .expect("rows")
-            .rows::<(String, String)>()
-            .expect("types")
-            .collect::<Result<_, _>>()
-            .expect("read");
+        (ks.as_str(),),
+    )
+    .await
+    .into_iter()
+    .collect();
     for (col, ty) in [
         ("ascii", "ascii"),
         ("timeuuid_as_uuid", "timeuuid"),
@@ -435,15 +429,7 @@ async fn read_back(
     id: usize,
 ) -> Option<cassmodel::scylla::value::CqlValue> {
     let select = format!("SELECT {column} FROM {ks}.literals WHERE id = {id}");
-    let (back,) = db
-        .session()
-        .query_unpaged(select.as_str(), ())
-        .await
-        .expect("select")
-        .into_rows_result()
-        .expect("rows")
-        .single_row()
-        .expect("one row");
+    let (back,) = support::plain_row(db, select.as_str(), ()).await;
     back
 }
 
@@ -760,22 +746,16 @@ async fn a_vec_of_pairs_is_a_map_with_float_keys() {
         ),
         (None, vec![], vec![], None)
     );
-    let (frozen_empty,): (i64,) =
-        t.db.session()
-            .query_unpaged(
-                format!(
-                    "SELECT COUNT(*) FROM {}.float_keys WHERE id = 3 AND frozen = {{}} \
+    let (frozen_empty,): (i64,) = support::plain_row(
+        &t.db,
+        format!(
+            "SELECT COUNT(*) FROM {}.float_keys WHERE id = 3 AND frozen = {{}} \
                      ALLOW FILTERING",
-                    t.keyspace()
-                ),
-                (),
-            )
-            .await
-            .expect("select")
-            .into_rows_result()
-            .expect("rows")
-            .single_row()
-            .expect("one row");
+            t.keyspace()
+        ),
+        (),
+    )
+    .await;
     assert_eq!(frozen_empty, 1, "the frozen map is empty, not null");
 
     // The builder's map methods: put one entry, merge entries, remove keys.

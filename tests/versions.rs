@@ -7,10 +7,11 @@
 //! and later: the same models migrate and the same calls return the rows written.
 
 mod support;
+use support::migrator;
 
-use cassmodel::migrate::{MigrationError, Migrator, Models};
+use cassmodel::migrate::{MigrationError, Models};
 use cassmodel::value::Vector;
-use cassmodel::{CassTable, Db, ErrorKind, Replication, schema::ServerVersion, schema::Similarity};
+use cassmodel::{CassTable, Db, ErrorKind, schema::ServerVersion, schema::Similarity};
 
 /// A table 4.1 has, with an index 4.1 lacks.
 #[derive(CassTable, Debug, Clone, PartialEq)]
@@ -57,10 +58,6 @@ struct Plain {
     note: Option<String>,
 }
 
-fn migrator(db: &Db, models: Models) -> Migrator {
-    Migrator::new(db, models).replication(Replication::Simple(1))
-}
-
 fn five_zero_models() -> Models {
     Models::new()
         .table::<Shelf>()
@@ -71,33 +68,18 @@ fn five_zero_models() -> Models {
 
 /// The release the node that answers tells, read with plain CQL.
 async fn release_version(db: &Db) -> String {
-    let (v,): (String,) = db
-        .session()
-        .query_unpaged("SELECT release_version FROM system.local", ())
-        .await
-        .expect("system.local")
-        .into_rows_result()
-        .expect("rows")
-        .single_row()
-        .expect("one row");
+    let (v,): (String,) =
+        support::plain_row(db, "SELECT release_version FROM system.local", ()).await;
     v
 }
 
 async fn tables_in(db: &Db, ks: &str) -> Vec<String> {
-    let rows: Vec<(String,)> = db
-        .session()
-        .query_unpaged(
-            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?",
-            (ks,),
-        )
-        .await
-        .expect("tables")
-        .into_rows_result()
-        .expect("rows")
-        .rows()
-        .expect("typed")
-        .collect::<Result<_, _>>()
-        .expect("read");
+    let rows: Vec<(String,)> = support::plain_rows(
+        db,
+        "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?",
+        (ks,),
+    )
+    .await;
     rows.into_iter().map(|(t,)| t).collect()
 }
 

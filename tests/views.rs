@@ -5,11 +5,12 @@
 //! A write to a view is a compile error: `tests/ui/view/`.
 
 mod support;
+use support::replicated_migrator as migrator;
 
 use std::time::{Duration, Instant};
 
-use cassmodel::migrate::{Change, Migrator, Models, Unmanaged};
-use cassmodel::{Batch, CassTable, Db, Insert, Replication, write::Insertable};
+use cassmodel::migrate::{Change, Models, Unmanaged};
+use cassmodel::{Batch, CassTable, Db, Insert, write::Insertable};
 
 #[derive(CassTable, Debug, Clone, PartialEq)]
 #[cass(table = "view_readings")]
@@ -236,33 +237,14 @@ fn readings() -> Vec<Reading> {
     out
 }
 
-/// On the three-node cluster, three replicas: a view built from existing rows is built by each
-/// node from its own base rows, and a node that learns of the new view after another node has
-/// sent it view rows drops them ("Attempting to mutate non-existant table", seen in CI at
-/// `730dc7c`: 31 of 40 rows of a site after 60 s with one replica). With three, each node has
-/// every base row and a quorum read repairs a replica that dropped some (README, "Materialized
-/// views").
-fn migrator(db: &Db, models: Models) -> Migrator {
-    Migrator::new(db, models).replication(Replication::Simple(support::replicas()))
-}
-
 /// The rows of the view for `site`, read with plain CQL, in the view's order.
 async fn plain_rows(db: &Db, ks: &str, site: &str) -> Vec<(String, i32, i64, f64)> {
-    db.session()
-        .query_unpaged(
-            format!(
-                "SELECT site, sensor, ts, value FROM {ks}.view_readings_by_site WHERE site = ?"
-            ),
-            (site,),
-        )
-        .await
-        .expect("plain read of the view")
-        .into_rows_result()
-        .expect("rows")
-        .rows::<(String, i32, i64, f64)>()
-        .expect("typed")
-        .collect::<Result<_, _>>()
-        .expect("rows read")
+    support::plain_rows::<(String, i32, i64, f64)>(
+        db,
+        format!("SELECT site, sensor, ts, value FROM {ks}.view_readings_by_site WHERE site = ?"),
+        (site,),
+    )
+    .await
 }
 
 /// Waits until the view holds `n` rows for every site (a view built from existing rows is
@@ -354,19 +336,13 @@ async fn a_view_is_created_when_allowed_validated_and_read_like_a_table() {
     m.validate().await.expect("the view validates");
     assert!(m.plan().await.expect("plan").is_empty());
     // What the server keeps of it.
-    let (base, all): (String, bool) = db
-        .session()
-        .query_unpaged(
-            "SELECT base_table_name, include_all_columns FROM system_schema.views \
+    let (base, all): (String, bool) = support::plain_row(
+        db,
+        "SELECT base_table_name, include_all_columns FROM system_schema.views \
              WHERE keyspace_name = ? AND view_name = ?",
-            (&ks, "view_readings_by_site"),
-        )
-        .await
-        .expect("system_schema.views")
-        .into_rows_result()
-        .expect("rows")
-        .single_row()
-        .expect("one view");
+        (&ks, "view_readings_by_site"),
+    )
+    .await;
     assert_eq!((base.as_str(), all), ("view_readings", false));
 
     // Rows written to the base, typed and in plain CQL, read back through the view.
@@ -461,11 +437,7 @@ async fn a_view_that_differs_is_refused_or_built_again_and_an_undeclared_one_is_
     let t = support::test_db_replicated("views_change").await;
     let db = &t.db;
     let ks = t.keyspace().to_owned();
-    migrator(db, Models::new().table::<v1::BySite>())
-        .create_views(true)
-        .apply()
-        .await
-        .expect("v1");
+    apply_views(db, Models::new().table::<v1::BySite>(), "v1").await;
     insert_generic(db, &readings()).await;
     await_view(db, &ks, 40).await;
 
@@ -551,20 +523,12 @@ async fn a_view_that_differs_is_refused_or_built_again_and_an_undeclared_one_is_
         )]
     );
     dropping.apply().await.expect("drop the view");
-    let left: Vec<(String,)> = db
-        .session()
-        .query_unpaged(
-            "SELECT view_name FROM system_schema.views WHERE keyspace_name = ?",
-            (&ks,),
-        )
-        .await
-        .expect("views")
-        .into_rows_result()
-        .expect("rows")
-        .rows()
-        .expect("typed")
-        .collect::<Result<_, _>>()
-        .expect("read");
+    let left: Vec<(String,)> = support::plain_rows(
+        db,
+        "SELECT view_name FROM system_schema.views WHERE keyspace_name = ?",
+        (&ks,),
+    )
+    .await;
     assert!(left.is_empty(), "{left:?}");
     t.drop_all().await;
 }
@@ -634,11 +598,7 @@ async fn a_view_of_every_column_is_created_as_select_star_and_gains_the_base_col
     let t = support::test_db_replicated("views_star_made").await;
     let db = &t.db;
     let ks = t.keyspace().to_owned();
-    migrator(db, Models::new().table::<star::Listed>())
-        .create_views(true)
-        .apply()
-        .await
-        .expect("the listed view");
+    apply_views(db, Models::new().table::<star::Listed>(), "the listed view").await;
 
     // The cluster's view lists its columns, the model's selects `*`: refused, with the fix.
     let every = migrator(db, Models::new().table::<star::BySite>()).create_views(true);
@@ -692,4 +652,13 @@ async fn a_view_of_every_column_is_created_as_select_star_and_gains_the_base_col
     assert_eq!(star_view_columns(db, &ks).await.0, star_columns(true));
     noted_row_reads_through_the_view(db).await;
     t.drop_all().await;
+}
+
+/// Applies `models`, views created, or fails the test with `what`.
+async fn apply_views(db: &Db, models: Models, what: &str) {
+    migrator(db, models)
+        .create_views(true)
+        .apply()
+        .await
+        .expect(what);
 }

@@ -377,6 +377,7 @@ async fn likes_written_and_deleted_in_both_tables_or_neither() {
     let (cs, ps) = (customers(), products());
     let l = like(&cs[0], &ps[0], at(6, 1, 10, 0));
     l.save(&t.db).await.expect("save");
+    use models::likes::{CustomerByLikedProduct, ProductLikedByCustomer};
     let by_product = CustomerByLikedProduct::select()
         .liked_prdt_id("p1")
         .fetch_all(&t.db)
@@ -398,22 +399,7 @@ async fn likes_written_and_deleted_in_both_tables_or_neither() {
     );
 
     l.delete(&t.db).await.expect("delete");
-    assert!(
-        CustomerByLikedProduct::select()
-            .liked_prdt_id("p1")
-            .fetch_all(&t.db)
-            .await
-            .expect("read")
-            .is_empty()
-    );
-    assert!(
-        ProductLikedByCustomer::select()
-            .cust_id("c1")
-            .fetch_all(&t.db)
-            .await
-            .expect("read")
-            .is_empty()
-    );
+    assert!(no_like(&t.db, "p1", "c1").await, "no row in either table");
 
     // A batch the server refuses (over the 50 KiB batch size limit) writes neither table.
     let mut huge = like(&cs[1], &ps[1], at(6, 2, 10, 0));
@@ -430,22 +416,7 @@ async fn likes_written_and_deleted_in_both_tables_or_neither() {
         }
         other => panic!("expected Error::RequestTooLarge, got {other:?}"),
     }
-    assert!(
-        CustomerByLikedProduct::select()
-            .liked_prdt_id("p2")
-            .fetch_all(&t.db)
-            .await
-            .expect("read")
-            .is_empty()
-    );
-    assert!(
-        ProductLikedByCustomer::select()
-            .cust_id("c2")
-            .fetch_all(&t.db)
-            .await
-            .expect("read")
-            .is_empty()
-    );
+    assert!(no_like(&t.db, "p2", "c2").await, "no row in either table");
     t.drop_all().await;
 }
 
@@ -857,4 +828,21 @@ async fn every_insert_shape_writes_its_own_ttl_and_write_time() {
         }
     }
     t.drop_all().await;
+}
+
+/// Whether neither table of the likes holds a row of `product` (by product) or of `customer`
+/// (by customer).
+async fn no_like(db: &Db, product: &str, customer: &str) -> bool {
+    use models::likes::{CustomerByLikedProduct, ProductLikedByCustomer};
+    let by_product = CustomerByLikedProduct::select()
+        .liked_prdt_id(product)
+        .fetch_all(db)
+        .await
+        .expect("read");
+    let by_customer = ProductLikedByCustomer::select()
+        .cust_id(customer)
+        .fetch_all(db)
+        .await
+        .expect("read");
+    by_product.is_empty() && by_customer.is_empty()
 }

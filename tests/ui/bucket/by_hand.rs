@@ -2,15 +2,7 @@ use cassmodel::CassTable;
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-#[derive(CassTable)]
-struct Orders {
-    #[partition_key]
-    customer_id: Uuid,
-    #[clustering(desc)]
-    #[cass(bucket(month))]
-    submission_time: DateTime<Utc>,
-    status: String,
-}
+include!("model/orders.rs");
 
 fn main() {
     let c = Uuid::nil();

@@ -2,15 +2,7 @@ use cassmodel::{CassTable, Db};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-#[derive(CassTable)]
-struct Orders {
-    #[partition_key]
-    customer_id: Uuid,
-    #[clustering(desc)]
-    #[cass(bucket(month))]
-    submission_time: DateTime<Utc>,
-    status: String,
-}
+include!("model/orders.rs");
 
 async fn read(db: &Db, c: Uuid, from: DateTime<Utc>) {
     // A range with no end has no last bucket.

@@ -2,22 +2,7 @@
 use cassmodel::{CassTable, Db};
 use std::collections::HashMap;
 
-#[derive(CassTable)]
-struct Item {
-    #[partition_key]
-    shop: String,
-    #[partition_key]
-    shelf: i32,
-    #[clustering(asc)]
-    sku: i32,
-    price: i32,
-    #[cass(index)]
-    stock: i32,
-    #[cass(index)]
-    email: String,
-    #[cass(index)]
-    attrs: HashMap<String, String>,
-}
+include!("model/item.rs");
 
 async fn f(db: &Db) {
     let _ = Item::select().shop("s").shelf(&1).reversed().stock(&3).fetch_all(db).await;

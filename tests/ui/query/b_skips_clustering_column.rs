@@ -2,19 +2,7 @@
 use chrono::{DateTime, Utc};
 use cassmodel::{CassTable, Db};
 
-#[derive(CassTable)]
-struct GymsByCity {
-    #[partition_key]
-    country_code: String,
-    #[partition_key]
-    state: String,
-    #[partition_key]
-    city: String,
-    #[clustering(asc)]
-    opening_date: DateTime<Utc>,
-    #[clustering(asc)]
-    gym_name: String,
-}
+include!("model/gyms_by_city.rs");
 
 async fn f(db: &Db) {
     let _ = GymsByCity::select()

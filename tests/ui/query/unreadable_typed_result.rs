@@ -4,15 +4,7 @@ use cassmodel::value::Timeuuid;
 use cassmodel::{CassTable, Db};
 use uuid::Uuid;
 
-#[derive(CassTable)]
-#[cass(table = "posts_facebook")]
-struct Post {
-    #[partition_key]
-    user_id: Uuid,
-    #[clustering(desc)]
-    post_id: Timeuuid,
-    content: String,
-}
+include!("model/post.rs");
 
 async fn f(db: &Db) -> cassmodel::Result<usize> {
     let first: Option<Post> = Post::select().fetch_first(db).await?;

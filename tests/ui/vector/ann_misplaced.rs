@@ -2,18 +2,7 @@
 use cassmodel::value::Vector;
 use cassmodel::{CassTable, Db};
 
-#[derive(CassTable)]
-struct Doc {
-    #[partition_key]
-    shelf: String,
-    #[clustering(asc)]
-    id: i32,
-    #[cass(index)]
-    topic: String,
-    #[cass(index)]
-    embedding: Vector<3>,
-    plain: Vector<3>,
-}
+include!("model/doc.rs");
 
 async fn f(db: &Db, q: Vector<3>) {
     let _ = Doc::select().id(&3).ann_embedding(&q).limit(5).fetch_all(db).await;

@@ -2,12 +2,7 @@
 use cassmodel::value::Counter;
 use cassmodel::{CassTable, Db};
 
-#[derive(CassTable)]
-struct PageViews {
-    #[partition_key]
-    page: String,
-    views: Counter,
-}
+include!("model/page_views.rs");
 
 async fn f(db: &Db) {
     let _ = PageViews::update().increment_views(1).page("home").using_ttl(60).execute(db).await;

@@ -2,12 +2,7 @@
 use cassmodel::value::Counter;
 use cassmodel::{CassTable, Db, Insert};
 
-#[derive(CassTable)]
-struct PageViews {
-    #[partition_key]
-    page: String,
-    views: Counter,
-}
+include!("model/page_views.rs");
 
 async fn f(db: &Db, row: PageViews) {
     let _ = db.insert(&row).await;

@@ -2,12 +2,7 @@
 use cassmodel::value::Counter;
 use cassmodel::{Batch, CassTable};
 
-#[derive(CassTable)]
-struct PageViews {
-    #[partition_key]
-    page: String,
-    views: Counter,
-}
+include!("model/page_views.rs");
 
 #[derive(CassTable)]
 struct Page {

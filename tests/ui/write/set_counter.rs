@@ -2,12 +2,7 @@
 use cassmodel::value::Counter;
 use cassmodel::{CassTable, Db};
 
-#[derive(CassTable)]
-struct PageViews {
-    #[partition_key]
-    page: String,
-    views: Counter,
-}
+include!("model/page_views.rs");
 
 async fn f(db: &Db) {
     let _ = PageViews::update().set_views(&Counter(3)).page("home").execute(db).await;

@@ -1,16 +1,7 @@
 // Setting a regular column needs the whole primary key, even beside a static column.
 use cassmodel::{CassTable, Db};
 
-#[derive(CassTable)]
-struct Room {
-    #[partition_key]
-    room: String,
-    #[clustering]
-    msg: i32,
-    #[cass(static)]
-    topic: String,
-    text: String,
-}
+include!("model/room.rs");
 
 async fn f(db: &Db) {
     let _ = Room::update().set_topic("rust").set_text("hi").room("r").execute(db).await;
