@@ -358,8 +358,22 @@ pub fn replicated_migrator(
         .replication(cassmodel::Replication::Simple(replicas()))
 }
 
-/// The rows plain CQL `cql` reads with `values`, through the driver alone: what a test
-/// compares cassmodel's reads and descriptions with.
+/// What plain CQL `cql` reads with `values`, through the driver alone: what a test compares
+/// cassmodel's reads and descriptions with.
+async fn plain(
+    db: &Db,
+    cql: impl Into<cassmodel::scylla::statement::unprepared::Statement>,
+    values: impl cassmodel::scylla::serialize::row::SerializeRow,
+) -> cassmodel::scylla::response::query_result::QueryRowsResult {
+    db.session()
+        .query_unpaged(cql, values)
+        .await
+        .expect("plain CQL")
+        .into_rows_result()
+        .expect("rows")
+}
+
+/// The rows [`plain`] CQL reads.
 pub async fn plain_rows<R>(
     db: &Db,
     cql: impl Into<cassmodel::scylla::statement::unprepared::Statement>,
@@ -368,19 +382,15 @@ pub async fn plain_rows<R>(
 where
     R: for<'f, 'm> cassmodel::scylla::deserialize::row::DeserializeRow<'f, 'm>,
 {
-    db.session()
-        .query_unpaged(cql, values)
+    plain(db, cql, values)
         .await
-        .expect("plain CQL")
-        .into_rows_result()
-        .expect("rows")
         .rows::<R>()
         .expect("the rows' types")
         .collect::<Result<_, _>>()
         .expect("rows read")
 }
 
-/// The one row plain CQL `cql` reads with `values` ([`plain_rows`]), or the test fails.
+/// The one row [`plain`] CQL reads, or the test fails.
 pub async fn plain_row<R>(
     db: &Db,
     cql: impl Into<cassmodel::scylla::statement::unprepared::Statement>,
@@ -389,12 +399,8 @@ pub async fn plain_row<R>(
 where
     R: for<'f, 'm> cassmodel::scylla::deserialize::row::DeserializeRow<'f, 'm>,
 {
-    db.session()
-        .query_unpaged(cql, values)
+    plain(db, cql, values)
         .await
-        .expect("plain CQL")
-        .into_rows_result()
-        .expect("rows")
         .single_row::<R>()
         .expect("one row")
 }

@@ -75,17 +75,17 @@ pub(crate) async fn await_queryable_reporting(
     let mut waiting: Vec<SocketAddr> = Vec::new();
     // One warning per wait, on its first pause.
     let mut warned = false;
+    let look = Look {
+        session,
+        keyspace,
+        indexes,
+        peers: &peers,
+    };
     for (node, &addr) in nodes.iter().zip(&peers) {
         let (local, gossip) = node_statements(node);
         let mut ask_gossip = true;
         let mut pause = FIRST_POLL;
         loop {
-            let look = Look {
-                session,
-                keyspace,
-                indexes,
-                peers: &peers,
-            };
             match look.node(&local, &gossip, &mut ask_gossip).await? {
                 Seen::Ready => break,
                 Seen::CannotAsk => return Ok(()),
