@@ -7,9 +7,10 @@ use scylla::errors::{
     RequestAttemptError, RequestError,
 };
 
-/// What kind of failure an [`Error`] is, from [`Error::kind`]: what a caller decides on (retry
-/// later, lower the consistency, fix the credentials, migrate the schema) without looking into
-/// the driver's error types.
+/// What kind of failure an [`Error`](crate::Error) is, from
+/// [`Error::kind`](crate::Error::kind): what a caller decides on (retry later, lower the
+/// consistency, fix the credentials, migrate the schema) without looking into the driver's
+/// error types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -29,12 +30,13 @@ pub enum ErrorKind {
     Unauthorized,
     /// The statement does not match the cluster's schema: an unknown keyspace, table or
     /// column, a statement the server no longer knows as prepared, or a row whose columns or
-    /// types differ from the struct (see [`RowError`]). Usually a migration not applied.
+    /// types differ from the struct (see [`RowError`](crate::RowError)). Usually a migration
+    /// not applied.
     SchemaMismatch,
-    /// A row holds a null in a column whose field cannot hold one ([`RowError::Null`]): the
-    /// row was written without the column, or its value was deleted. Make the field an
-    /// `Option`; migrating does not help. (A counter never incremented is no such null: a
-    /// `Counter` field reads it as 0.)
+    /// A row holds a null in a column whose field cannot hold one
+    /// ([`RowError::Null`](crate::RowError::Null)): the row was written without the column, or
+    /// its value was deleted. Make the field an `Option`; migrating does not help. (A counter
+    /// never incremented is no such null: a `Counter` field reads it as 0.)
     UnexpectedNull,
     /// The server (or cassmodel, before sending) refused the request as invalid: syntax, a
     /// value it cannot take, an object that already exists, a bad argument.

@@ -98,8 +98,9 @@ pub enum RowError {
     },
     /// A null in a column whose Rust type cannot hold one: a row written without the
     /// column (by another program, or before the column was added), or whose value was
-    /// deleted. [`Error::kind`](crate::Error::kind) is [`ErrorKind::UnexpectedNull`]: the
-    /// struct, not the schema, is at fault.
+    /// deleted. [`Error::kind`](crate::Error::kind) is
+    /// [`ErrorKind::UnexpectedNull`](crate::ErrorKind::UnexpectedNull): the struct, not the
+    /// schema, is at fault.
     #[error(
         "table `{table}`, column `{column}` is null in this row, but its field has Rust type \
          `{ty}` (CQL `{expected}`), which cannot hold a null: make the field an `Option<{ty}>` \
@@ -119,7 +120,7 @@ pub enum RowError {
     /// A value refused before it was written because the column cannot hold it exactly or
     /// at all (a `DateTime<Utc>` with digits below the millisecond, a bucket out of range):
     /// the value is at fault, not the schema. [`Error::kind`](crate::Error::kind) is
-    /// [`ErrorKind::InvalidRequest`].
+    /// [`ErrorKind::InvalidRequest`](crate::ErrorKind::InvalidRequest).
     #[error("table `{table}`, column `{column}` (Rust `{}`): {detail}", rust_name(.rust_type))]
     Refused {
         /// `keyspace.table`.
