@@ -385,15 +385,17 @@ async fn refused_tls_handshakes_say_what_to_fix() {
 
 /// A node that requires a client certificate refuses a client without one after the handshake
 /// finished on the client's side (TLS 1.3): the node's alert and the end of the connection
-/// race the driver's first request. Whichever the driver sees first, the error is the same
-/// and names the setting to give.
+/// race the driver's first request, and the reset of a request written too early drops the
+/// alert (47 times in 300 connects in one run on a 2-core machine). Whichever the driver
+/// sees, the error is the same and names the setting to give. 100 connects take under a
+/// second.
 #[cfg(feature = "tls")]
 #[tokio::test]
 async fn a_missing_client_certificate_is_named_every_time() {
     let cfg = support::password_node().await;
     let tls = cfg.tls_files();
     let mut messages = std::collections::BTreeSet::new();
-    for _ in 0..12 {
+    for _ in 0..100 {
         let err = ConnectOptions::new()
             .contact_points([cfg.contact_point()])
             .credentials(SUPERUSER.0, SUPERUSER.1)

@@ -33,12 +33,14 @@ pub(crate) fn configure(
 }
 
 /// Why a TLS connection to `addr` with these settings fails, found by a handshake of its own
-/// and one CQL `OPTIONS` request (blocking; each step bounded by `limit`). A node that requires
-/// a client certificate refuses a client without one after the handshake finished on the
-/// client's side (TLS 1.3): its alert and the end of the connection then race the driver's
-/// first request, which may fail on the closed connection first and lose the alert. Here the
-/// request is written and its answer read in order, so the alert is read whenever the node
-/// sent one. `None` when the handshake and the request went through, or the failure was not
+/// (blocking; each step bounded by `limit`). A node that requires a client certificate refuses
+/// a client without one after the handshake finished on the client's side (TLS 1.3), with an
+/// alert, then closes the connection. A client that writes its first request at once races
+/// that close: a request the node has not read when it closes makes the node's kernel reset
+/// the connection and drop the alert unsent (what the driver meets on a loaded machine). So
+/// this handshake first listens: an alert, or the node's first record (a session ticket), or
+/// `limit` of silence; only then is one CQL `OPTIONS` request written and its answer read, in
+/// order. `None` when the handshake and the request went through, or the failure was not
 /// TLS's.
 #[cfg(feature = "tls")]
 pub(crate) fn handshake_failure(
@@ -47,7 +49,7 @@ pub(crate) fn handshake_failure(
     addr: std::net::SocketAddr,
     limit: std::time::Duration,
 ) -> Option<rustls::Error> {
-    use std::io::{Read, Write};
+    use std::io::{ErrorKind, Read, Write};
 
     // Protocol v4, no flags, stream 0, opcode OPTIONS, no body.
     const OPTIONS: [u8; 9] = [4, 0, 0, 0, 5, 0, 0, 0, 0];
@@ -57,14 +59,34 @@ pub(crate) fn handshake_failure(
     sock.set_write_timeout(Some(limit)).ok()?;
     let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
     let mut conn = rustls::ClientConnection::new(config, name).ok()?;
+    while conn.is_handshaking() {
+        if let Err(e) = conn.complete_io(&mut sock) {
+            return rustls_error(&e);
+        }
+    }
+    match conn.read_tls(&mut sock) {
+        Ok(0) => return None,
+        Ok(_) => {
+            if let Err(e) = conn.process_new_packets() {
+                return Some(e);
+            }
+        }
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+        Err(_) => return None,
+    };
     let mut tls = rustls::Stream::new(&mut conn, &mut sock);
     let mut answer = [0u8; 9];
     let failed = match tls.write_all(&OPTIONS).and_then(|()| tls.flush()) {
         Err(e) => e,
         Ok(()) => tls.read(&mut answer).err()?,
     };
-    failed
-        .get_ref()
+    rustls_error(&failed)
+}
+
+/// The TLS failure inside an I/O error of rustls' stream, if it is one.
+#[cfg(feature = "tls")]
+fn rustls_error(e: &std::io::Error) -> Option<rustls::Error> {
+    e.get_ref()
         .and_then(|inner| inner.downcast_ref::<rustls::Error>())
         .cloned()
 }

@@ -112,7 +112,7 @@ pub(crate) fn tls_failure<'a>(
 /// Whether a peer closed the connection during its set-up (the end of the stream where the
 /// first answer's header was due, a reset): something answered on the address, unlike an
 /// address where nothing listens.
-pub(super) fn closed_by_peer(e: &(dyn std::error::Error + 'static)) -> bool {
+pub(crate) fn closed_by_peer(e: &(dyn std::error::Error + 'static)) -> bool {
     use std::io::ErrorKind as Io;
     let closed = |io: &std::io::Error| {
         matches!(
@@ -170,11 +170,13 @@ pub(super) fn inner_error<'a>(
     } else if let Some(broken) = e.downcast_ref::<BrokenConnectionError>() {
         // A stream that ended, or a handshake the node refused after it finished on the
         // client's side (TLS 1.3 client authentication): the failure arrives with the first
-        // response's header.
+        // response's header, or, when the node's reset came first, with the first request's
+        // write.
         match broken.downcast_ref::<BrokenConnectionErrorKind>() {
             Some(BrokenConnectionErrorKind::FrameHeaderParseError(
                 FrameHeaderParseError::HeaderIoError(io),
-            )) => Some(io),
+            ))
+            | Some(BrokenConnectionErrorKind::WriteError(io)) => Some(io),
             _ => None,
         }
     } else {

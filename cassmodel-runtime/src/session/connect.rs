@@ -111,8 +111,10 @@ fn check_local_dc(session: &Session, dc: &str, contact_points: &str) -> Result<(
 }
 
 /// The TLS failure of a failed connection, as [`Error::Connect`] says it: the one in the
-/// driver's error, or, when the driver's error lost it, the one a handshake of cassmodel's own
-/// to each contact point finds (all at once, each bounded by the connect timeout and 3 s).
+/// driver's error, or, when the driver's error lost it (the node closed the connection during
+/// its set-up, the alert unseen), the one a handshake of cassmodel's own to each contact point
+/// finds (all at once, each bounded by the connect timeout and 3 s). A node that answered (a
+/// refused login) has no TLS failure to look for.
 #[cfg(feature = "tls")]
 async fn tls_failure(
     options: &ConnectOptions,
@@ -121,7 +123,7 @@ async fn tls_failure(
     if let Some(e) = crate::error::hint::tls_failure(source) {
         return Some(crate::error::hint::tls_message(e));
     }
-    if !options.uses_tls() {
+    if !options.uses_tls() || !crate::error::hint::closed_by_peer(source) {
         return None;
     }
     let limit = options.get_connect_timeout().min(Duration::from_secs(3));
