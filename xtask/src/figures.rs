@@ -243,6 +243,21 @@ const LINES: &[Line] = &[
         bar: "≤ 0.85x",
     },
     Line {
+        benchmark: "Compile time",
+        anchor: "a-service-that-only-queries",
+        measure: "a query-only crate's build (cassmodel-runtime, cassmodel and the crate), without / with the `migrate` feature: wall; user CPU; peak memory (MiB)",
+        figure: &[
+            M("query_only_build_ratio_wall"),
+            T("x; "),
+            M("query_only_build_ratio_user"),
+            T("x; "),
+            M("query_only_build_peak_mib_without"),
+            T(" / "),
+            M("query_only_build_peak_mib_with"),
+        ],
+        bar: "none set",
+    },
+    Line {
         benchmark: "Key-change copy",
         anchor: "key-change-copy",
         measure: "1,000,000 rows, cassmodel / the best hand-written raw copy (rows/s; peak memory); the first copy on a cluster, which creates the copies' record",
@@ -899,6 +914,10 @@ mod tests {
 
     const SUMMARY: &str = "metric,value,unit,date,commit,machine,source
 compile_time_check_ratio,0.83,x,2026-12-03,abc1234,\"AMD EPYC, 2 cores\",compile_time.csv
+query_only_build_ratio_wall,0.74,x,2026-12-05,ddd0006,,without_migrate.csv
+query_only_build_ratio_user,0.73,x,2026-12-05,ddd0006,,without_migrate.csv
+query_only_build_peak_mib_without,536,MiB,2026-12-05,ddd0006,,without_migrate.csv
+query_only_build_peak_mib_with,743,MiB,2026-12-05,ddd0006,,without_migrate.csv
 run_time_min_cell_ratio_1_in_flight,0.934,x,2026-12-03,abc1234,\"AMD EPYC, 2 cores\",query_overhead.csv
 run_time_max_cell_ratio_1_in_flight,1.023,x,2026-12-03,abc1234,\"AMD EPYC, 2 cores\",query_overhead.csv
 run_time_min_cell_ratio_64_in_flight,0.948,x,2026-12-03,abc1234,\"AMD EPYC, 2 cores\",query_overhead.csv
@@ -949,6 +968,10 @@ callgrind_ops_max_ratio_writes_64,0.989,x,2026-12-01,ccc0005,,callgrind_ops.csv
         m.insert(
             "backfill.csv".to_owned(),
             "date,commit\n2026-11-26,fff0002\n2026-12-02,eee0001\n".to_owned(),
+        );
+        m.insert(
+            "without_migrate.csv".to_owned(),
+            "date,commit\n2026-12-05,ddd0006\n".to_owned(),
         );
         m.insert(
             "callgrind_check.csv".to_owned(),
