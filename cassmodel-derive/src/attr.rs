@@ -129,6 +129,8 @@ pub struct ContainerAttrs {
     pub entities: Vec<syn::Path>,
     /// The tables an entity is stored in (`tables(A, B)`).
     pub tables: Option<Vec<syn::Path>>,
+    /// The entity's identity table, one of its tables (`identity = A`).
+    pub identity: Option<syn::Path>,
     /// How the partitions grow (`expect(...)`).
     pub expect: Option<ExpectAttr>,
     /// Where the rows of a new table are copied from, after a key change (`from = ...`).
@@ -302,7 +304,7 @@ const TABLE_OPTIONS: &str = "`table = \"name\"`, `keyspace = \"ks\"`, `default_t
     `view_of = BaseTableStruct`, `all_columns` (with `view_of`) or `crate = \"path\"`";
 const UDT_OPTIONS: &str = "`name = \"type_name\"` or `crate = \"path\"`";
 const PROJECTION_OPTIONS: &str = "`table = TableStruct` or `crate = \"path\"`";
-const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)` or `crate = \"path\"`";
+const ENTITY_OPTIONS: &str = "`tables(TableA, TableB)`, `identity = TableA` or `crate = \"path\"`";
 
 /// An option written alone (`dual_writes`, `offline`), never with a value.
 fn bare(meta: &ParseNestedMeta<'_>, name: &str) -> syn::Result<()> {
@@ -1032,6 +1034,10 @@ fn other_container_option(
                 cx.error_at(at, "list the tables: `#[cass(tables(TableA, TableB))]`");
             }
             set_once(cx, &mut out.tables, list, at, "`tables`");
+        }
+        Kind::Entity if is("identity") => {
+            let path = path_value(meta, "#[cass(identity = TableA)]")?;
+            set_once(cx, &mut out.identity, path, at, "`identity`");
         }
         Kind::Udt if is("name") => {
             let (value, span) = string(meta)?;

@@ -9,7 +9,9 @@ use cassmodel_schema::{
 };
 
 use crate::ctxt::Ctxt;
-use crate::model::{Field, FieldIndex, Projection, Role, Routine, Sel, SelectorKind, Table, Udt};
+use crate::model::{
+    Entity, Field, FieldIndex, Projection, Role, Routine, Sel, SelectorKind, Table, Udt,
+};
 use crate::types::{self, Shape};
 
 pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
@@ -1183,6 +1185,30 @@ fn mask(cx: &mut Ctxt, f: &Field<'_>) {
                 "`mask_null()` shows `{}` as null to every role without UNMASK, and `{}` cannot \
                  hold a null: declare the field `Option<..>`, or mask with `mask_default()`",
                 f.column, f.ident
+            ),
+        );
+    }
+}
+
+/// An entity's identity table is one of its tables (its key fields are checked against the
+/// other tables' by the generated code, where their fields are known).
+pub fn entity(cx: &mut Ctxt, e: &Entity<'_>) {
+    let Some(identity) = &e.identity else {
+        return;
+    };
+    let name = |p: &syn::Path| {
+        let segments: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        segments.join("::")
+    };
+    if !e.tables.iter().any(|t| name(t) == name(identity)) {
+        let listed = e.tables.iter().map(name).collect::<Vec<_>>().join(", ");
+        cx.error(
+            identity,
+            format_args!(
+                "the identity table of `{}` is one of its tables ({listed}): name one of them, \
+                 or add `{}` to #[cass(tables(..))]",
+                e.ident,
+                name(identity)
             ),
         );
     }

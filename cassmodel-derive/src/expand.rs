@@ -55,9 +55,9 @@ pub fn entity(input: TokenStream) -> TokenStream {
         pipeline(
             input,
             model::Entity::from_input,
-            |_, _| {},
+            check::entity,
             |e| generate::entity::generate(e),
-            |_| TokenStream::new(),
+            |e| fallback::entity(input, e),
         )
     })
 }

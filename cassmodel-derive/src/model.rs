@@ -297,6 +297,9 @@ pub struct Entity<'a> {
     pub ident: &'a syn::Ident,
     /// The tables the entity is stored in.
     pub tables: Vec<syn::Path>,
+    /// Its identity table (`#[cass(identity = T)]`): keyed by what never changes in the
+    /// entity, the table its changes read the stored entity from and are decided on.
+    pub identity: Option<syn::Path>,
     pub krate: syn::Path,
 }
 
@@ -1253,6 +1256,7 @@ impl<'a> Entity<'a> {
         Some(Entity {
             ident: &input.ident,
             tables,
+            identity: attrs.identity.clone(),
             krate: krate(&attrs),
         })
     }

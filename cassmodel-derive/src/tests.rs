@@ -192,6 +192,19 @@ fn entity() {
     })));
 }
 
+/// An entity with an identity table: its changes read the stored entity from it and are
+/// decided on it, and each table's key fields are checked to be in it.
+#[test]
+fn entity_identity() {
+    insta::assert_snapshot!(pretty(expand::entity(quote! {
+        #[cass(tables(OrderById, OrdersByDate), identity = OrderById)]
+        pub struct Order {
+            order_id: Uuid,
+            delivery_date: NaiveDate,
+        }
+    })));
+}
+
 /// An input with two mistakes: both errors, and the fallback impls so that uses of the
 /// struct as a table add none.
 #[test]

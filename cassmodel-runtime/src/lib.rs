@@ -107,6 +107,7 @@ pub mod __private {
     pub mod table {
         pub use crate::mapping::cells::Cells;
         pub use crate::mapping::erased::ErasedValue;
+        pub use crate::mapping::identity::check_identity;
         pub use crate::mapping::projection::{
             Computed, PerRow, Rule, Selector, assert_count, assert_ttl, assert_write_time,
             field_kind, projection_columns, projection_defs,
@@ -125,6 +126,7 @@ pub mod __private {
     /// The query builder's core, its type-level states, and the reads and writes it runs.
     pub mod query {
         pub use crate::exec::batch::BatchEntry;
+        pub use crate::exec::change::{replace_current_entity, replace_entity, replace_entity_if};
         pub use crate::exec::entity::{EntityTable, contains_str, run_entity_batch, save_entity};
         pub use crate::exec::read::{get_by_key, partition, scan};
         pub use crate::mapping::erased::{Bound, ListElement};

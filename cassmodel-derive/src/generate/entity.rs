@@ -8,6 +8,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::spanned::Spanned;
 
 use crate::model::Entity;
 
@@ -26,6 +27,15 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
         "Deletes this `{ident}` from every table it is stored in ({list}), by each table's \
          primary key, in one logged batch."
     );
+    let replace_doc = format!(
+        "Writes this `{ident}` over `stored` (the `{ident}` as it was read), in one logged \
+         batch: deletes the rows of each table whose key fields changed, writes the new ones \
+         and overwrites the rest (a field now `None` is removed). Only the deletes a change \
+         needs are written: a delete and an insert of the same key in one batch would lose \
+         the row (they share one write time, and a delete wins a tie)."
+    );
+    let identity_methods = identity_methods(e);
+    let identity_checks = identity_checks(e);
     let body = quote! {
 
         impl #ident {
@@ -38,9 +48,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
                 &'d self,
                 db: &'d #krate::Db,
             ) -> impl ::core::future::Future<Output = #krate::Result<()>> + ::core::marker::Send + 'd {
-                #p::query::save_entity(db, self, const {
-                    &[#(<#tables as #krate::write::FromEntity<#ident>>::__TABLE),*]
-                })
+                #p::query::save_entity(db, self, Self::__CASS_ENTITY_TABLES)
             }
 
             /// Adds the inserts of [`save`](Self::save) to `batch`.
@@ -57,7 +65,100 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
             pub fn delete_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
                 batch #(.delete_row(<#tables as #krate::write::FromEntity<#ident>>::from_entity(self)))*
             }
+
+            #[doc = #replace_doc]
+            pub fn replace<'d>(
+                &'d self,
+                db: &'d #krate::Db,
+                stored: &'d Self,
+            ) -> #krate::query::QueryFuture<'d, ()> {
+                #p::query::replace_entity(db, self, stored, Self::__CASS_ENTITY_TABLES)
+            }
+
+            #[doc(hidden)]
+            const __CASS_ENTITY_TABLES: &'static [#p::query::EntityTable<Self>] =
+                &[#(<#tables as #krate::write::FromEntity<#ident>>::__TABLE),*];
+
+            #identity_methods
         }
+
+        #identity_checks
     };
     super::wrap(&e.krate, body)
+}
+
+/// With an identity table `I`: `replace_current` (reads the stored entity from `I`) and
+/// `replace_if_unchanged` (a condition on `I`).
+fn identity_methods(e: &Entity<'_>) -> TokenStream {
+    let Some(identity) = &e.identity else {
+        return TokenStream::new();
+    };
+    let krate = &super::alias();
+    let p = super::private();
+    let ident = e.ident;
+    let i_name = super::struct_name(identity);
+    let current_doc = format!(
+        "Writes this `{ident}` over the one stored, read first from its identity table \
+         `{i_name}` by its key: in one logged batch, deletes the rows whose keys changed, \
+         writes the new ones and overwrites the rest (a field now `None` is removed). With \
+         no stored `{ident}`, writes it as [`save`](Self::save) does. Not guarded against \
+         a concurrent change: see [`replace_if_unchanged`](Self::replace_if_unchanged)."
+    );
+    let if_doc = format!(
+        "[`replace`](Self::replace) of `stored`, decided by a lightweight transaction on \
+         the identity table `{i_name}`: it applies only if `{i_name}`'s row still holds \
+         `stored`'s values. When it applies, the other tables are written in one logged \
+         batch at one write time; when it does not, nothing is written and the outcome \
+         holds `{i_name}`'s current row. If the other tables' batch fails after the \
+         condition held, the error is `Error::EntityChange`: run [`replace`](Self::replace) \
+         of the same values again."
+    );
+    quote! {
+        #[doc = #current_doc]
+        pub fn replace_current<'d>(
+            &'d self,
+            db: &'d #krate::Db,
+        ) -> #krate::query::QueryFuture<'d, ()> {
+            #p::query::replace_current_entity::<Self, #identity>(
+                db, self, Self::__CASS_ENTITY_TABLES,
+            )
+        }
+
+        #[doc = #if_doc]
+        pub fn replace_if_unchanged<'d>(
+            &'d self,
+            db: &'d #krate::Db,
+            stored: &'d Self,
+        ) -> #krate::query::QueryFuture<'d, #krate::Outcome<#identity>> {
+            #p::query::replace_entity_if::<Self, #identity>(
+                db, self, stored, Self::__CASS_ENTITY_TABLES,
+            )
+        }
+    }
+}
+
+/// The identity table holds every key field of every table of the entity, checked when the
+/// entity's crate compiles (each error on the table that needs the field).
+fn identity_checks(e: &Entity<'_>) -> TokenStream {
+    let Some(identity) = &e.identity else {
+        return TokenStream::new();
+    };
+    let entity = e.ident.to_string();
+    let i_name = super::struct_name(identity);
+    // Every token of the call spanned on the table's path, so that the error points there
+    // (the aliases are the ones `wrap` declares).
+    let others = e.tables.iter().filter(|t| super::struct_name(t) != i_name);
+    let checks = others.map(|t| {
+        let t_name = super::struct_name(t);
+        quote::quote_spanned! {t.span()=>
+            const _: () = __p::table::check_identity(
+                #entity,
+                #i_name,
+                #t_name,
+                <#identity as __cm::Table>::__FIELD_KINDS,
+                <#t as __cm::Table>::__FIELD_KINDS,
+            );
+        }
+    });
+    quote!(#(#checks)*)
 }

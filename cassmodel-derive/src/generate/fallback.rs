@@ -117,3 +117,20 @@ pub fn udt(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
         }
     })
 }
+
+/// The list of its tables for an entity with errors (each table's derive checks that it is
+/// on it), when the list parsed.
+pub fn entity(input: &DeriveInput, e: Option<&crate::model::Entity<'_>>) -> TokenStream {
+    let Some(e) = e else {
+        return TokenStream::new();
+    };
+    let names: Vec<String> = e.tables.iter().map(super::struct_name).collect();
+    wrap(input, Some(&e.krate), |ident| {
+        quote! {
+            impl #ident {
+                #[doc(hidden)]
+                pub const __CASS_TABLES: &'static [&'static str] = &[#(#names),*];
+            }
+        }
+    })
+}

@@ -141,6 +141,23 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A conditional change of an entity (`replace_if_unchanged`) applied on its identity
+    /// table, but the batch that writes its other tables failed (or it is not known whether
+    /// it was written): those tables may still hold the stored entity.
+    #[error(
+        "the change of `{entity}` applied on its identity table `{identity}` (its condition \
+         held), but writing its other tables failed ({source}): run the same change again \
+         with `replace` (its writes are idempotent) to bring them in step"
+    )]
+    EntityChange {
+        /// The entity's Rust name.
+        entity: &'static str,
+        /// `keyspace.table` of the identity table, which was written.
+        identity: String,
+        /// The failure of the other tables' batch.
+        #[source]
+        source: Box<Error>,
+    },
     /// New storage-attached indexes exist but some nodes had not built them when the wait
     /// ended: reads that use them fail with `INDEX_NOT_AVAILABLE` on those nodes until they
     /// have.
@@ -236,7 +253,9 @@ impl Error {
             }
             Error::UnknownLocalDc { .. } => return ErrorKind::Configuration,
             Error::Unsupported { .. } => return ErrorKind::Unsupported,
-            Error::DualWrite { source, .. } => return source.kind(),
+            Error::DualWrite { source, .. } | Error::EntityChange { source, .. } => {
+                return source.kind();
+            }
             Error::Prepare { source, .. } => source.as_ref(),
             Error::Execute {
                 source, attempts, ..
@@ -266,7 +285,9 @@ impl Error {
     pub fn attempts(&self) -> &[Attempt] {
         match self {
             Error::Execute { attempts, .. } => attempts,
-            Error::DualWrite { source, .. } => source.attempts(),
+            Error::DualWrite { source, .. } | Error::EntityChange { source, .. } => {
+                source.attempts()
+            }
             _ => &[],
         }
     }

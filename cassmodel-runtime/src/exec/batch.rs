@@ -29,7 +29,7 @@ use super::send;
 use super::statement::prepare;
 use super::write::{applied, check_request_size, refuse_bad_lwt, serialize_for};
 use crate::error::errors::{Error, Result};
-use crate::mapping::table::{Columns, Table};
+use crate::mapping::table::{Columns, RowFields, Table, write_column};
 use crate::session::db::Db;
 use crate::session::mirror::MirrorTable;
 use crate::session::trace::{in_span, statement_span};
@@ -134,6 +134,7 @@ impl<'a> Batch<'a, Regular> {
     pub fn insert<T: Insertable>(mut self, row: &'a T) -> Self {
         self.entries.push(Box::new(InsertEntry {
             row: RowSource::Borrowed(row),
+            nulls: false,
         }));
         self
     }
@@ -142,6 +143,31 @@ impl<'a> Batch<'a, Regular> {
     pub fn insert_owned<T: Insertable>(mut self, row: T) -> Self {
         self.entries.push(Box::new(InsertEntry {
             row: RowSource::Owned(row),
+            nulls: false,
+        }));
+        self
+    }
+
+    /// Adds the insert of a row the batch owns that writes its `None` fields as nulls: the
+    /// row replaces the one under its key (an entity's change).
+    pub(crate) fn overwrite_owned<T: Insertable>(mut self, row: T) -> Self {
+        self.entries.push(Box::new(InsertEntry {
+            row: RowSource::Owned(row),
+            nulls: true,
+        }));
+        self
+    }
+
+    /// Adds the delete of the row of table `T` whose key `row` holds (the stored row of an
+    /// entity's table, read from its identity table). No dual writes: the caller refuses a
+    /// table that has them.
+    pub(crate) fn delete_key<T: Table>(
+        mut self,
+        row: Box<dyn RowFields + Send + Sync + 'a>,
+    ) -> Self {
+        self.entries.push(Box::new(DeleteKeyEntry::<T> {
+            row,
+            _table: PhantomData,
         }));
         self
     }
@@ -191,6 +217,13 @@ impl<'a, C> Batch<'a, C> {
         self
     }
 
+    /// Gives every statement of the batch the write time `micros` (the protocol's default
+    /// timestamp): the tables a conditional change writes after its condition held.
+    pub(crate) fn at(mut self, micros: i64) -> Self {
+        self.options.write_time = Some(micros);
+        self
+    }
+
     /// How many statements the batch holds.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -223,15 +256,16 @@ impl<'a, C> Batch<'a, C> {
             }
         }
         let lwt = self.entries.iter().any(|e| e.is_lwt());
+        let at = self.options.write_time;
         if mirrors.is_empty() {
-            return send(db, self.kind, &self.entries, &self.options, None).await;
+            return send(db, self.kind, &self.entries, &self.options, at).await;
         }
         if lwt {
             // Decided on the tables written; when it applied, the old tables are written.
             if !send(db, self.kind, &self.entries, &self.options, None).await? {
                 return Ok(false);
             }
-            let at = Some(super::mirror::write_time());
+            let at = Some(at.unwrap_or_else(super::mirror::write_time));
             return send(db, self.kind, &mirrors, &self.options, at)
                 .await
                 .map_err(|e| Error::DualWrite {
@@ -253,7 +287,7 @@ impl<'a, C> Batch<'a, C> {
             self.kind,
             &all,
             &self.options,
-            Some(super::mirror::write_time()),
+            Some(at.unwrap_or_else(super::mirror::write_time)),
         )
         .await
     }
@@ -380,6 +414,8 @@ impl<T> RowSource<'_, T> {
 
 struct InsertEntry<'a, T> {
     row: RowSource<'a, T>,
+    /// Whether `None` fields are written as nulls (else left unset).
+    nulls: bool,
 }
 
 impl<T: Insertable> SerializeRow for InsertEntry<'_, T> {
@@ -388,7 +424,11 @@ impl<T: Insertable> SerializeRow for InsertEntry<'_, T> {
         ctx: &RowSerializationContext<'_>,
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
-        InsertValues::unset_nulls(self.row.get()).serialize(ctx, writer)
+        let row = self.row.get();
+        match self.nulls {
+            true => InsertValues::with_nulls(row).serialize(ctx, writer),
+            false => InsertValues::unset_nulls(row).serialize(ctx, writer),
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -412,6 +452,7 @@ impl<T: Insertable> BatchEntry for InsertEntry<'_, T> {
             };
             let entry: Box<dyn BatchEntry + 's> = Box::new(MirrorInsert {
                 row: self.row.get(),
+                nulls: self.nulls,
                 m,
             });
             Ok(Some(entry))
@@ -422,6 +463,7 @@ impl<T: Insertable> BatchEntry for InsertEntry<'_, T> {
 /// An insert's half on the old table of a key change: the columns it has.
 struct MirrorInsert<'s, T> {
     row: &'s T,
+    nulls: bool,
     m: Arc<MirrorTable>,
 }
 
@@ -434,7 +476,7 @@ impl<T: Table> SerializeRow for MirrorInsert<'_, T> {
         mirror::InsertValues {
             row: self.row,
             present: &self.m.present,
-            unset_nulls: true,
+            unset_nulls: !self.nulls,
             ttl: None,
         }
         .serialize(ctx, writer)
@@ -466,7 +508,7 @@ impl<T: Table> SerializeRow for DeleteRowEntry<T> {
         ctx: &RowSerializationContext<'_>,
         writer: &mut RowWriter,
     ) -> Result<(), SerializationError> {
-        Columns::new(&self.row, T::schema().primary_key()).serialize(ctx, writer)
+        KeyOf(&self.row).serialize(ctx, writer)
     }
 
     fn is_empty(&self) -> bool {
@@ -484,8 +526,7 @@ fn by_key(columns: &[usize]) -> Spec {
 
 impl<T: Table> BatchEntry for DeleteRowEntry<T> {
     fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
-        let spec = by_key(T::schema().primary_key());
-        Box::pin(prepare::<T, T>(db, spec, Statement::Delete))
+        Box::pin(delete_statement::<T>(db))
     }
 
     fn table(&self) -> (TypeId, &'static str) {
@@ -510,6 +551,63 @@ impl<T: Table> BatchEntry for DeleteRowEntry<T> {
             });
             Ok(Some(entry))
         })
+    }
+}
+
+/// A delete of a row of `T` by the key another source of its cells holds (an entity's stored
+/// row, read from its identity table).
+struct DeleteKeyEntry<'a, T> {
+    row: Box<dyn RowFields + Send + Sync + 'a>,
+    _table: PhantomData<fn() -> T>,
+}
+
+impl<T> SerializeRow for DeleteKeyEntry<'_, T> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        KeyOf(&*self.row).serialize(ctx, writer)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.row.table().primary_key().is_empty()
+    }
+}
+
+impl<T: Table> BatchEntry for DeleteKeyEntry<'_, T> {
+    fn prepare<'d>(&'d self, db: &'d Db) -> PrepareFuture<'d> {
+        Box::pin(delete_statement::<T>(db))
+    }
+
+    fn table(&self) -> (TypeId, &'static str) {
+        (TypeId::of::<T>(), T::schema().name)
+    }
+}
+
+/// The prepared DELETE of one row of `T` by its whole primary key (once per `Db`).
+pub(crate) async fn delete_statement<T: Table>(db: &Db) -> Result<Arc<PreparedStatement>> {
+    prepare::<T, T>(db, by_key(T::schema().primary_key()), Statement::Delete).await
+}
+
+/// A row's primary-key columns, in key order: the values of a delete by its key.
+pub(crate) struct KeyOf<'r, R: ?Sized>(pub(crate) &'r R);
+
+impl<R: RowFields + ?Sized> SerializeRow for KeyOf<'_, R> {
+    fn serialize(
+        &self,
+        ctx: &RowSerializationContext<'_>,
+        writer: &mut RowWriter,
+    ) -> Result<(), SerializationError> {
+        let key = self.0.table().primary_key();
+        for (spec, &i) in ctx.columns().iter().zip(key) {
+            write_column(self.0, i, spec, false, writer)?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.table().primary_key().is_empty()
     }
 }
 

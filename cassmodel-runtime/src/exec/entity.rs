@@ -22,7 +22,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 
-use super::batch::{Batch, batch_span};
+use super::batch::{Batch, batch_span, delete_statement};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
 use super::send;
@@ -69,11 +69,19 @@ type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatemen
 /// table), so that the runtime code of `save` is generic over the entity only.
 #[doc(hidden)]
 pub struct EntityTable<E: 'static> {
-    schema: fn() -> &'static TableSchema,
-    cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
+    pub(super) schema: fn() -> &'static TableSchema,
+    pub(super) cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
     cells: fn(&E, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>,
     prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
-    add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
+    /// Adds the insert of the entity's row (`None` fields unset).
+    pub(super) add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
+    /// Adds the insert of the entity's row with its `None` fields written as nulls.
+    pub(super) overwrite: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
+    /// Adds the delete of the row whose key the given cells hold.
+    pub(super) delete_key:
+        for<'b> fn(Box<dyn RowFields + Send + Sync + 'b>, Batch<'b>) -> Batch<'b>,
+    /// The prepared DELETE by the table's key (whose markers type the key's cells).
+    pub(super) prepare_delete: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
 }
 
 impl<E: 'static> EntityTable<E> {
@@ -85,6 +93,9 @@ impl<E: 'static> EntityTable<E> {
             cells: write_entity_cells::<E, T>,
             prepare: prepare_insert::<T>,
             add: add_insert::<E, T>,
+            overwrite: add_overwrite::<E, T>,
+            delete_key: add_delete_key::<T>,
+            prepare_delete: prepare_delete::<T>,
         }
     }
 }
@@ -105,6 +116,36 @@ fn add_insert<'b, E: 'static, T: FromEntity<E>>(entity: &E, batch: Batch<'b>) ->
     batch.insert_owned(T::from_entity(entity))
 }
 
+fn add_overwrite<'b, E: 'static, T: FromEntity<E>>(entity: &E, batch: Batch<'b>) -> Batch<'b> {
+    batch.overwrite_owned(T::from_entity(entity))
+}
+
+fn add_delete_key<'b, T: Insertable>(
+    row: Box<dyn RowFields + Send + Sync + 'b>,
+    batch: Batch<'b>,
+) -> Batch<'b> {
+    batch.delete_key::<T>(row)
+}
+
+fn prepare_delete<T: Insertable>(db: &Db) -> PrepareFuture<'_> {
+    Box::pin(delete_statement::<T>(db))
+}
+
+/// The span of a statement of entity `E`'s (its save, its change).
+pub(super) fn entity_span<E>(db: &Db) -> tracing::Span {
+    statement_span(
+        db.session(),
+        "entity",
+        || {
+            (
+                db.keyspace().unwrap_or_default(),
+                std::any::type_name::<E>(),
+            )
+        },
+        None,
+    )
+}
+
 /// The body of a generated entity's `save`: the INSERT of `entity` into each of `tables`, in
 /// one logged batch. Not boxed, like `db.insert`: after the first `save` of an entity type
 /// on `db` (which prepares its batch), it allocates nothing beyond what the driver does.
@@ -116,69 +157,59 @@ pub fn save_entity<'d, E: Sync + 'static>(
     entity: &'d E,
     tables: &'static [EntityTable<E>],
 ) -> impl Future<Output = Result<()>> + Send + 'd {
-    let span = move || {
-        statement_span(
-            db.session(),
-            "entity",
-            || {
-                (
-                    db.keyspace().unwrap_or_default(),
-                    std::any::type_name::<E>(),
-                )
-            },
-            None,
-        )
-    };
-    in_span(span, move || async move {
-        // The dual writes' halves, or values whose size is checked before the request, take
-        // the general batch.
-        let general = || {
-            let batch = tables
+    in_span(
+        move || entity_span::<E>(db),
+        move || async move {
+            // The dual writes' halves, or values whose size is checked before the request, take
+            // the general batch.
+            let general = || {
+                let batch = tables
+                    .iter()
+                    .fold(Batch::logged(), |batch, t| (t.add)(entity, batch));
+                batch.execute(db)
+            };
+            let dual = tables
                 .iter()
-                .fold(Batch::logged(), |batch, t| (t.add)(entity, batch));
-            batch.execute(db)
-        };
-        let dual = tables
-            .iter()
-            .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
-        if dual {
-            return general().await.map(drop);
-        }
-        // Borrowed from its slot (no lock, no reference count); an entity whose first
-        // table's slot another entity took finds its batch by its type.
-        let shared: Arc<DriverBatch>;
-        let batch = match db
-            .statements()
-            .entity_batch(TypeId::of::<E>(), first_ordinal(tables))
-        {
-            Some(batch) => batch,
-            None => {
-                shared = match db.statements().shared_entity_batch(TypeId::of::<E>()) {
-                    Some(batch) => batch,
-                    None => Box::pin(keep_batch(db, tables)).await?,
-                };
-                &*shared
+                .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
+            if dual {
+                return general().await.map(drop);
             }
-        };
-        // Each row refused, as it is written, beyond its share of the request limit: then
-        // the rows together fit, with no pass over them before the request. Rows of uneven
-        // sizes may be refused although they would fit together: those take the general
-        // batch, which counts them exactly.
-        let values = EntityValues {
-            entity,
-            tables,
-            share: db.max_request_size() / tables.len().max(1),
-            refused: AtomicBool::new(false),
-        };
-        match send::batch(db, batch, &values, "BATCH").await {
-            Ok(_) => Ok(()),
-            // Told by the rows themselves, not by the driver's error: a row after the first
-            // is written when the request is, and that error does not carry the refusal as
-            // its source.
-            Err(_) if values.refused.load(Ordering::Relaxed) => general().await.map(drop),
-            Err(e) => Err(e),
-        }
-    })
+            // Borrowed from its slot (no lock, no reference count); an entity whose first
+            // table's slot another entity took finds its batch by its type.
+            let shared: Arc<DriverBatch>;
+            let batch = match db
+                .statements()
+                .entity_batch(TypeId::of::<E>(), first_ordinal(tables))
+            {
+                Some(batch) => batch,
+                None => {
+                    shared = match db.statements().shared_entity_batch(TypeId::of::<E>()) {
+                        Some(batch) => batch,
+                        None => Box::pin(keep_batch(db, tables)).await?,
+                    };
+                    &*shared
+                }
+            };
+            // Each row refused, as it is written, beyond its share of the request limit: then
+            // the rows together fit, with no pass over them before the request. Rows of uneven
+            // sizes may be refused although they would fit together: those take the general
+            // batch, which counts them exactly.
+            let values = EntityValues {
+                entity,
+                tables,
+                share: db.max_request_size() / tables.len().max(1),
+                refused: AtomicBool::new(false),
+            };
+            match send::batch(db, batch, &values, "BATCH").await {
+                Ok(_) => Ok(()),
+                // Told by the rows themselves, not by the driver's error: a row after the first
+                // is written when the request is, and that error does not carry the refusal as
+                // its source.
+                Err(_) if values.refused.load(Ordering::Relaxed) => general().await.map(drop),
+                Err(e) => Err(e),
+            }
+        },
+    )
 }
 
 /// Prepares the INSERT of each of `tables` and keeps their logged batch for entity `E`.
@@ -220,7 +251,7 @@ pub fn run_entity_batch<'d>(db: &'d Db, batch: Batch<'d>) -> QueryFuture<'d, ()>
 }
 
 /// One table's row of an entity: the table's columns, each read from the entity's field.
-struct EntityRow<'e, E: 'static> {
+pub(super) struct EntityRow<'e, E: 'static> {
     entity: &'e E,
     table: &'static EntityTable<E>,
     /// The table's description, asked of it once per row, not once per column.
@@ -228,7 +259,7 @@ struct EntityRow<'e, E: 'static> {
 }
 
 impl<'e, E> EntityRow<'e, E> {
-    fn new(entity: &'e E, table: &'static EntityTable<E>) -> Self {
+    pub(super) fn new(entity: &'e E, table: &'static EntityTable<E>) -> Self {
         EntityRow {
             entity,
             table,

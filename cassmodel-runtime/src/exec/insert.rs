@@ -440,6 +440,15 @@ impl<'r, T: ?Sized> InsertValues<'r, T> {
         }
     }
 
+    /// The values of an insert of `row` that writes its `None` fields as nulls (a row that
+    /// replaces the one under its key: a value dropped from it is dropped from the table).
+    pub(crate) fn with_nulls(row: &'r T) -> Self {
+        InsertValues {
+            unset_nulls: false,
+            ..Self::unset_nulls(row)
+        }
+    }
+
     /// [`unset_nulls`](Self::unset_nulls), refused as they are written beyond `limit` bytes
     /// (one row's share of a batch).
     pub(crate) fn unset_nulls_within(row: &'r T, limit: usize) -> Self {

@@ -87,8 +87,8 @@ pub(crate) fn old_failed<T: Table>(db: &Db, m: &MirrorTable, e: Error) -> Error 
     }
 }
 
-/// `keyspace.table` of `T`, the new table, for messages.
-fn new_name<T: Table>(db: &Db) -> String {
+/// `keyspace.table` of `T` (the new table of a key change), for messages.
+pub(crate) fn new_name<T: Table>(db: &Db) -> String {
     let ks = db.keyspace_of::<T>().unwrap_or("?");
     format!("{ks}.{}", T::schema().name)
 }

@@ -31,6 +31,7 @@ use crate::statement::values::{BoundRow, QueryValues};
 
 /// The values of a write, serialized once before sending so that their size is known; the
 /// driver takes the cells as they are.
+#[derive(PartialEq)]
 pub(crate) struct Serialized {
     /// The cells, each as the protocol has it: an `i32` length (-1 null, -2 unset), then
     /// its bytes.

@@ -2,6 +2,7 @@
 //! primary key, checked at compile time against the base table's `__FIELD_KINDS`, and the
 //! trait every table but a view has, which every write asks for.
 
+use super::const_message::message;
 use super::projection::field_kind::{self, is_key};
 use super::table::{CounterTable, RegularTable, Table, ViewOf};
 
@@ -40,51 +41,6 @@ impl<T, B: BaseOf<T>> Writes<T> for ViewOf<B> {}
 pub trait BaseOf<T> {}
 
 impl<T> BaseOf<T> for T {}
-
-/// A message built at compile time, for a `panic!` in a const check (at most 1,024 bytes).
-struct Message {
-    buf: [u8; 1024],
-    len: usize,
-}
-
-impl Message {
-    const fn new() -> Self {
-        Message {
-            buf: [0; 1024],
-            len: 0,
-        }
-    }
-
-    const fn push(mut self, s: &str) -> Self {
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() && self.len < self.buf.len() {
-            self.buf[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    const fn as_str(&self) -> &str {
-        match core::str::from_utf8(self.buf.split_at(self.len).0) {
-            Ok(s) => s,
-            Err(_) => "a materialized view breaks Cassandra's rules for views",
-        }
-    }
-}
-
-/// `parts` joined: the message of a check evaluated in a `const`. (The `panic!` stays at the
-/// check, so that the compiler's note points there and at nothing else.)
-const fn message(parts: &[&str]) -> Message {
-    let mut m = Message::new();
-    let mut i = 0;
-    while i < parts.len() {
-        m = m.push(parts[i]);
-        i += 1;
-    }
-    m
-}
 
 /// Cassandra's rules for a view that name a column of its base, checked when the view's
 /// crate compiles: every primary-key column of the base is in the view's primary key, and

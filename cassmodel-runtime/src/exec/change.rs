@@ -1,0 +1,307 @@
+//! Changes of an entity (`#[derive(CassEntity)]`) whose key fields may have changed: the
+//! generated `replace` (the caller holds the stored entity), `replace_current` (read from the
+//! identity table first) and `replace_if_unchanged` (decided by a lightweight transaction on
+//! the identity table).
+//!
+//! A change is one logged batch. For each table, the stored row's key and the new row's key
+//! are compared as the table's DELETE binds them: a table whose key did not move gets the new
+//! row written over the stored one (a field now `None` written as a null, so that it is
+//! removed); a table whose key moved gets the delete of the stored row and the insert of the
+//! new one. Only the deletes a change needs are written: a delete and an insert of the same
+//! key in one batch share its write time, and a delete wins a tie, so the row would be lost.
+
+use std::future::Future;
+
+use super::batch::{Batch, KeyOf};
+use super::entity::{EntityRow, EntityTable, entity_span};
+use super::mirror::{new_name, write_time};
+use super::read::first_by_key_prefix;
+use super::result::{Outcome, QueryFuture};
+use super::write::{execute, serialize_for};
+use crate::error::errors::{Error, Result};
+use crate::mapping::cells::{CellStop, Walk};
+use crate::mapping::erased::{Bound, ErasedValue};
+use crate::mapping::table::{RowFields, Table};
+use crate::schema::model::TableSchema;
+use crate::session::db::Db;
+use crate::session::trace::{Returned, in_span};
+use crate::statement::options::QueryOptions;
+use crate::statement::spec::{Op, SetOp, Statement};
+use crate::statement::state::QueryState;
+
+/// The stored row of one of an entity's tables, as the change deletes it when its key moved.
+type StoredRow<'s> = Box<dyn RowFields + Send + Sync + 's>;
+
+/// The body of a generated entity's `replace`: `new` written over `stored` in every table,
+/// in one logged batch.
+#[doc(hidden)]
+pub fn replace_entity<'d, E: Sync + 'static>(
+    db: &'d Db,
+    new: &'d E,
+    stored: &'d E,
+    tables: &'static [EntityTable<E>],
+) -> QueryFuture<'d, ()> {
+    change(db, tables, async move {
+        let old =
+            |t: &'static EntityTable<E>| -> StoredRow<'d> { Box::new(EntityRow::new(stored, t)) };
+        let batch = change_batch(db, new, &old, tables, None).await?;
+        batch.run(db).await.map(drop)
+    })
+}
+
+/// A change of entity `E`: `body` in the entity's span, after the refusal of a table under
+/// dual writes.
+fn change<'d, E, T: Returned>(
+    db: &'d Db,
+    tables: &'static [EntityTable<E>],
+    body: impl Future<Output = Result<T>> + Send + 'd,
+) -> QueryFuture<'d, T> {
+    QueryFuture::new(in_span(
+        move || entity_span::<E>(db),
+        move || async move {
+            refuse_dual_writes::<E>(tables)?;
+            body.await
+        },
+    ))
+}
+
+/// The body of a generated entity's `replace_current`: the stored entity's row read from its
+/// identity table `I` by `new`'s key, then `new` written over it in every table (or, with no
+/// row, written to every table).
+#[doc(hidden)]
+pub fn replace_current_entity<'d, E: Sync + 'static, I: Table>(
+    db: &'d Db,
+    new: &'d E,
+    tables: &'static [EntityTable<E>],
+) -> QueryFuture<'d, ()> {
+    change(db, tables, async move {
+        let identity = identity_of::<E, I>(tables)?;
+        let key = KeyOf(&EntityRow::new(new, identity));
+        let n = I::schema().primary_key().len();
+        let stored = first_by_key_prefix::<I>(db, n, key, &QueryOptions::default()).await?;
+        let batch = match &stored {
+            Some(row) => {
+                let old = |t: &'static EntityTable<E>| -> StoredRow<'_> {
+                    Box::new(FromIdentity::new(row, t))
+                };
+                change_batch(db, new, &old, tables, None).await?
+            }
+            None => tables
+                .iter()
+                .fold(Batch::logged(), |b, t| (t.overwrite)(new, b)),
+        };
+        batch.run(db).await.map(drop)
+    })
+}
+
+/// The body of a generated entity's `replace_if_unchanged`: an UPDATE of the identity table
+/// `I`'s row to `new`'s values if it still holds `stored`'s; when it applied, the change of
+/// the other tables in one logged batch, at one write time taken before the condition.
+#[doc(hidden)]
+pub fn replace_entity_if<'d, E: Sync + 'static, I: Table>(
+    db: &'d Db,
+    new: &'d E,
+    stored: &'d E,
+    tables: &'static [EntityTable<E>],
+) -> QueryFuture<'d, Outcome<I>> {
+    change(db, tables, async move {
+        let identity = identity_of::<E, I>(tables)?;
+        let (new_row, old_row) = (
+            EntityRow::new(new, identity),
+            EntityRow::new(stored, identity),
+        );
+        if moved(db, identity, &new_row, &old_row).await? {
+            return Err(identity_moved::<E>(identity));
+        }
+        // Later than the write time of any change this one's condition saw applied.
+        let at = write_time();
+        let q = conditional_update(&new_row, &old_row)?;
+        let outcome = execute::<I>(db, q, Statement::Update).await?;
+        if !outcome.applied {
+            return Ok(outcome);
+        }
+        let old =
+            |t: &'static EntityTable<E>| -> StoredRow<'d> { Box::new(EntityRow::new(stored, t)) };
+        let skip = Some(I::schema().ordinal());
+        let written = match change_batch(db, new, &old, tables, skip).await {
+            Ok(batch) => batch.at(at).run(db).await,
+            Err(e) => Err(e),
+        };
+        match written {
+            Ok(_) => Ok(outcome),
+            Err(e) => Err(Error::EntityChange {
+                entity: std::any::type_name::<E>(),
+                identity: new_name::<I>(db),
+                source: Box::new(e),
+            }),
+        }
+    })
+}
+
+/// The batch that writes `new` over the stored rows (`old` of each table): for each of
+/// `tables` but the one of ordinal `skip`, the new row over the stored one, or, where the key
+/// moved, the stored row's delete and the new row's insert.
+async fn change_batch<'b, E: Sync + 'static>(
+    db: &Db,
+    new: &'b E,
+    old: &(dyn Fn(&'static EntityTable<E>) -> StoredRow<'b> + Sync),
+    tables: &'static [EntityTable<E>],
+    skip: Option<usize>,
+) -> Result<Batch<'b>> {
+    let mut batch = Batch::logged();
+    for t in tables {
+        if Some((t.schema)().ordinal()) == skip {
+            continue;
+        }
+        let stored = old(t);
+        if moved(db, t, &EntityRow::new(new, t), &*stored).await? {
+            batch = (t.delete_key)(stored, batch);
+        }
+        batch = (t.overwrite)(new, batch);
+    }
+    Ok(batch)
+}
+
+/// Whether the key of `new` and `old` (two rows of table `t`) differ, compared as the
+/// table's DELETE binds them.
+async fn moved<E: 'static>(
+    db: &Db,
+    t: &'static EntityTable<E>,
+    new: &(dyn RowFields + Sync),
+    old: &(dyn RowFields + Sync),
+) -> Result<bool> {
+    let st = (t.prepare_delete)(db).await?;
+    Ok(serialize_for(&st, &KeyOf(new))? != serialize_for(&st, &KeyOf(old))?)
+}
+
+/// The UPDATE of the identity table's row (`new`'s key) that sets every other column to
+/// `new`'s value if each holds `old`'s.
+fn conditional_update<'r, E>(
+    new: &'r EntityRow<'r, E>,
+    old: &'r EntityRow<'r, E>,
+) -> Result<QueryState<'r>> {
+    let schema = new.table();
+    let refuse = |why: &str| {
+        Err(Error::Invalid(format!(
+            "table `{}`: `replace_if_unchanged` decides the change on this identity table, \
+             but {why}",
+            schema.name
+        )))
+    };
+    if schema.columns.iter().any(|c| c.bucket.is_some()) {
+        return refuse("it has a bucket column: name a table without one as the identity");
+    }
+    let key = schema.primary_key();
+    let mut q = QueryState::default();
+    for &i in key {
+        q.restrict(column(i)?, Op::Eq, Bound::Value(value(new, i)?));
+    }
+    for i in (0..schema.columns.len()).filter(|i| !key.contains(i)) {
+        q.set(
+            column(i)?,
+            SetOp::Assign,
+            [Some(Bound::Value(value(new, i)?)), None],
+        );
+        q.condition(column(i)?, Op::Eq, Bound::Value(value(old, i)?));
+    }
+    if q.spec.conditions.is_empty() {
+        return refuse("it has only key columns: there is no value to compare");
+    }
+    Ok(q)
+}
+
+/// A column's index as a statement's description holds it.
+fn column(index: usize) -> Result<u16> {
+    u16::try_from(index).map_err(|_| Error::Invalid(format!("column #{index}: too many columns")))
+}
+
+/// The field of column `index` of `row`.
+fn value<'r, E>(row: &'r EntityRow<'r, E>, index: usize) -> Result<&'r dyn ErasedValue> {
+    row.field(index).ok_or_else(|| {
+        Error::Invalid(format!(
+            "`{}` has no column #{index}",
+            row.table().rust_name
+        ))
+    })
+}
+
+/// The error of a conditional change whose identity table's key changed.
+fn identity_moved<E>(identity: &EntityTable<E>) -> Error {
+    Error::Invalid(format!(
+        "`replace_if_unchanged` of `{}`: the key of its identity table `{}` changed, but an \
+         identity table is keyed by what never changes in the entity (its condition is on that \
+         row): use `replace`, or name another identity table",
+        std::any::type_name::<E>(),
+        (identity.schema)().name
+    ))
+}
+
+/// The entry of `tables` for the identity table `I`.
+fn identity_of<E, I: Table>(tables: &'static [EntityTable<E>]) -> Result<&'static EntityTable<E>> {
+    let ordinal = I::schema().ordinal();
+    tables
+        .iter()
+        .find(|t| (t.schema)().ordinal() == ordinal)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "`{}` is not one of the tables of `{}`",
+                I::schema().name,
+                std::any::type_name::<E>()
+            ))
+        })
+}
+
+/// Refuses a change of an entity with a table under a key change's dual writes, before
+/// anything is sent.
+fn refuse_dual_writes<E>(tables: &[EntityTable<E>]) -> Result<()> {
+    match tables
+        .iter()
+        .map(|t| (t.schema)())
+        .find(|s| s.source.is_some_and(|s| s.dual_writes))
+    {
+        Some(s) => Err(Error::Invalid(format!(
+            "table `{}` is under a key change's dual writes: a change of `{}` that may move \
+             its rows waits until the key change is finished (`save` and `delete` write both \
+             tables meanwhile)",
+            s.name,
+            std::any::type_name::<E>()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The stored row of one of an entity's tables, as its identity table's row holds it: each
+/// column is the identity row's field of the same name.
+struct FromIdentity<'s, I> {
+    identity: &'s I,
+    table: &'static TableSchema,
+}
+
+impl<'s, I: Table> FromIdentity<'s, I> {
+    fn new<E>(identity: &'s I, table: &'static EntityTable<E>) -> Self {
+        FromIdentity {
+            identity,
+            table: (table.schema)(),
+        }
+    }
+}
+
+impl<I: Table> RowFields for FromIdentity<'_, I> {
+    fn table(&self) -> &'static TableSchema {
+        self.table
+    }
+
+    fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
+        let field = self.table.column(index)?.field;
+        let at = I::schema()
+            .columns
+            .iter()
+            .position(|c| c.field == field && c.bucket.is_none())?;
+        self.identity.__value(at)
+    }
+
+    fn write_cells(&self, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {
+        // Only its key is written (a delete's), column by column.
+        Err(CellStop::At(walk.from))
+    }
+}

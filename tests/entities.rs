@@ -1,0 +1,279 @@
+//! Entities whose key fields change, on a real node: an order's delivery date moves it
+//! between partitions of the by-date table. Each test first shows the stale row the plain
+//! `save` leaves, then that `replace`, `replace_current` and `replace_if_unchanged` leave
+//! every table holding the order under its new key only.
+
+mod support;
+
+use cassmodel::{CassEntity, CassTable, Db, Error};
+use chrono::NaiveDate;
+use uuid::Uuid;
+
+/// An order, stored by id (its identity: keyed by what never changes), by customer and by
+/// delivery date.
+#[derive(CassEntity, Debug, Clone, PartialEq)]
+#[cass(
+    tables(OrderById, OrdersByCustomer, OrdersByDeliveryDate),
+    identity = OrderById
+)]
+struct Order {
+    order_id: Uuid,
+    customer_id: Uuid,
+    delivery_date: NaiveDate,
+    status: String,
+    remarks: Option<String>,
+}
+
+/// The identity table: the order's key fields and its status (its remarks are kept with the
+/// deliveries only).
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Order)]
+struct OrderById {
+    #[partition_key]
+    order_id: Uuid,
+    status: String,
+    customer_id: Uuid,
+    delivery_date: NaiveDate,
+}
+
+/// A customer's orders, latest delivery first: its key moves with the delivery date too.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Order)]
+struct OrdersByCustomer {
+    #[partition_key]
+    customer_id: Uuid,
+    #[clustering(desc)]
+    delivery_date: NaiveDate,
+    #[clustering]
+    order_id: Uuid,
+    status: String,
+}
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Order)]
+struct OrdersByDeliveryDate {
+    #[partition_key]
+    delivery_date: NaiveDate,
+    #[clustering]
+    order_id: Uuid,
+    customer_id: Uuid,
+    status: String,
+    remarks: Option<String>,
+}
+
+fn day(d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 12, d).unwrap_or_default()
+}
+
+fn order(delivery: u32) -> Order {
+    Order {
+        order_id: Uuid::new_v4(),
+        customer_id: Uuid::new_v4(),
+        delivery_date: day(delivery),
+        status: "placed".into(),
+        remarks: Some("ring twice".into()),
+    }
+}
+
+async fn orders_db(test: &str) -> support::TestDb {
+    let t = support::test_db(test).await;
+    t.db.create_table::<OrderById>().await.expect("create");
+    t.db.create_table::<OrdersByCustomer>()
+        .await
+        .expect("create");
+    t.db.create_table::<OrdersByDeliveryDate>()
+        .await
+        .expect("create");
+    t
+}
+
+/// The ids of the orders the by-date table lists on day `d`.
+async fn delivered_on(db: &Db, d: u32) -> Vec<Uuid> {
+    OrdersByDeliveryDate::partition(db, &day(d))
+        .await
+        .expect("read by date")
+        .into_iter()
+        .map(|r| r.order_id)
+        .collect()
+}
+
+/// Every table holds `o` under its key, and the by-date table lists it on its date only
+/// (of the days `days`).
+async fn holds_only(db: &Db, o: &Order, days: &[u32]) {
+    let by_id = OrderById::get(db, &o.order_id).await.expect("read by id");
+    assert_eq!(
+        by_id,
+        Some(OrderById {
+            order_id: o.order_id,
+            customer_id: o.customer_id,
+            delivery_date: o.delivery_date,
+            status: o.status.clone(),
+        })
+    );
+    let by_customer = OrdersByCustomer::partition(db, &o.customer_id)
+        .await
+        .expect("read by customer");
+    let dates: Vec<(NaiveDate, &str)> = by_customer
+        .iter()
+        .map(|r| (r.delivery_date, r.status.as_str()))
+        .collect();
+    assert_eq!(dates, [(o.delivery_date, o.status.as_str())]);
+    for &d in days {
+        let listed = delivered_on(db, d).await;
+        let expected = if day(d) == o.delivery_date {
+            vec![o.order_id]
+        } else {
+            vec![]
+        };
+        assert_eq!(listed, expected, "the orders listed on day {d}");
+    }
+    let row = OrdersByDeliveryDate::partition(db, &o.delivery_date)
+        .await
+        .expect("read by date");
+    assert_eq!(
+        row.first().map(|r| (&r.status, &r.remarks)),
+        Some((&o.status, &o.remarks))
+    );
+}
+
+/// `save` of an order whose delivery date changed leaves it listed on the old date too;
+/// `replace` (with the stored order), then `replace_current` (the stored order read from the
+/// identity table) move it, and a field set to `None` is removed; `delete` removes every row.
+#[tokio::test]
+async fn a_changed_delivery_date_moves_the_order_in_every_table() {
+    let t = orders_db("e_moved").await;
+    let placed = order(7);
+    placed.save(&t.db).await.expect("save");
+
+    // The drift `save` leaves: the by-date table lists the order on both dates.
+    let mut moved = placed.clone();
+    moved.delivery_date = day(8);
+    moved.save(&t.db).await.expect("save");
+    assert_eq!(delivered_on(&t.db, 7).await, [placed.order_id], "stale row");
+    assert_eq!(delivered_on(&t.db, 8).await, [placed.order_id]);
+
+    // `replace` deletes the row under the stored key.
+    moved.replace(&t.db, &placed).await.expect("replace");
+    holds_only(&t.db, &moved, &[7, 8]).await;
+
+    // `replace_current` reads the stored order from `OrderById` first.
+    let mut again = moved.clone();
+    again.delivery_date = day(9);
+    again.status = "rescheduled".into();
+    again.remarks = None;
+    again.replace_current(&t.db).await.expect("replace_current");
+    holds_only(&t.db, &again, &[7, 8, 9]).await;
+
+    // Unchanged keys: the rows are overwritten, nothing deleted.
+    let mut same_keys = again.clone();
+    same_keys.status = "packed".into();
+    same_keys.replace(&t.db, &again).await.expect("replace");
+    holds_only(&t.db, &same_keys, &[7, 8, 9]).await;
+
+    // With no stored order, `replace_current` writes every table.
+    let fresh = order(10);
+    fresh.replace_current(&t.db).await.expect("replace_current");
+    holds_only(&t.db, &fresh, &[10]).await;
+
+    same_keys.delete(&t.db).await.expect("delete");
+    assert_eq!(
+        OrderById::get(&t.db, &same_keys.order_id)
+            .await
+            .expect("read"),
+        None
+    );
+    for d in [7, 8, 9] {
+        assert_eq!(
+            delivered_on(&t.db, d).await,
+            Vec::<Uuid>::new(),
+            "day {d} after the delete"
+        );
+    }
+    let by_customer = OrdersByCustomer::partition(&t.db, &same_keys.customer_id)
+        .await
+        .expect("read");
+    assert_eq!(by_customer, []);
+    t.drop_all().await;
+}
+
+/// Two tasks moving the same order at once: with `save`, the by-date table lists it on both
+/// new dates; with `replace_if_unchanged`, exactly one change applies, the other gets the
+/// winner's row back, and every table agrees with the winner. Bounded: 8 rounds.
+#[tokio::test]
+async fn two_tasks_changing_one_order_leave_every_table_agreeing_with_the_winner() {
+    let t = orders_db("e_race").await;
+    let moved_to = |o: &Order, d: u32, status: &str| Order {
+        delivery_date: day(d),
+        status: status.into(),
+        ..o.clone()
+    };
+
+    // The drift plain saves leave: listed on both new dates (and the old one).
+    let raced = order(2);
+    raced.save(&t.db).await.expect("save");
+    let (a, b) = (moved_to(&raced, 3, "by a"), moved_to(&raced, 4, "by b"));
+    let (ra, rb) = tokio::join!(a.save(&t.db), b.save(&t.db));
+    ra.and(rb).expect("saves");
+    for d in [2, 3, 4] {
+        assert_eq!(delivered_on(&t.db, d).await, [raced.order_id], "day {d}");
+    }
+
+    let mut stored = order(11);
+    stored.save(&t.db).await.expect("save");
+    for round in 0..8u32 {
+        let (a, b) = (
+            moved_to(&stored, 14 + round % 2, &format!("a{round}")),
+            moved_to(&stored, 16 + round % 2, &format!("b{round}")),
+        );
+        let (ra, rb) = tokio::join!(
+            a.replace_if_unchanged(&t.db, &stored),
+            b.replace_if_unchanged(&t.db, &stored)
+        );
+        let (oa, ob) = (ra.expect("change a"), rb.expect("change b"));
+        assert!(
+            oa.applied != ob.applied,
+            "round {round}: exactly one applies"
+        );
+        let (winner, loser) = if oa.applied { (a, ob) } else { (b, oa) };
+        assert_eq!(
+            loser.current.map(|r| r.status),
+            Some(winner.status.clone()),
+            "round {round}: the loser gets the winner's row"
+        );
+        holds_only(&t.db, &winner, &[11, 12, 13, 14, 15, 16, 17]).await;
+        stored = winner;
+    }
+    t.drop_all().await;
+}
+
+/// A conditional change refuses a change of the identity table's own key, before anything
+/// is sent; a condition on values no longer stored does not apply and writes nothing.
+#[tokio::test]
+async fn a_conditional_change_is_decided_on_the_identity_row() {
+    let t = orders_db("e_identity").await;
+    let stored = order(20);
+    stored.save(&t.db).await.expect("save");
+
+    let mut other_id = stored.clone();
+    other_id.order_id = Uuid::new_v4();
+    match other_id.replace_if_unchanged(&t.db, &stored).await {
+        Err(Error::Invalid(m)) => assert!(m.contains("identity table `order_by_id`"), "{m}"),
+        other => panic!("expected Error::Invalid, got {other:?}"),
+    }
+
+    let mut outdated = stored.clone();
+    outdated.status = "cancelled".into();
+    let mut moved = stored.clone();
+    moved.delivery_date = day(21);
+    let outcome = moved
+        .replace_if_unchanged(&t.db, &outdated)
+        .await
+        .expect("change");
+    assert!(!outcome.applied);
+    assert_eq!(
+        outcome.current.map(|r| r.status),
+        Some(stored.status.clone())
+    );
+    holds_only(&t.db, &stored, &[20, 21]).await;
+    t.drop_all().await;
+}
