@@ -1,9 +1,12 @@
 //! Entities whose key fields change, on a real node: an order's delivery date moves it
-//! between partitions of the by-date table. Each test first shows the stale row the plain
-//! `save` leaves, then that `replace`, `replace_current` and `replace_if_unchanged` leave
-//! every table holding the order under its new key only.
+//! between partitions of the by-date table; a video is one row per tag in the by-tag table.
+//! Each test first shows the stale rows the plain `save` leaves, then that `replace`,
+//! `replace_current` and `replace_if_unchanged` leave every table holding the entity under
+//! its new keys only.
 
 mod support;
+
+use std::collections::BTreeSet;
 
 use cassmodel::{CassEntity, CassTable, Db, Error};
 use chrono::NaiveDate;
@@ -275,5 +278,125 @@ async fn a_conditional_change_is_decided_on_the_identity_row() {
         Some(stored.status.clone())
     );
     holds_only(&t.db, &stored, &[20, 21]).await;
+    t.drop_all().await;
+}
+
+/// A video, stored by id (its identity, which holds its tags) and once per tag.
+#[derive(CassEntity, Debug, Clone, PartialEq)]
+#[cass(tables(VideoById, VideosByTag), identity = VideoById)]
+struct Video {
+    video_id: Uuid,
+    title: String,
+    tags: BTreeSet<String>,
+}
+
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Video)]
+struct VideoById {
+    tags: BTreeSet<String>,
+    title: String,
+    #[partition_key]
+    video_id: Uuid,
+}
+
+/// One row per tag of each video.
+#[derive(CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = Video)]
+struct VideosByTag {
+    #[partition_key]
+    #[cass(each = tags)]
+    tag: String,
+    #[clustering]
+    video_id: Uuid,
+    title: String,
+}
+
+fn tags(list: &[&str]) -> BTreeSet<String> {
+    list.iter().map(|t| (*t).to_owned()).collect()
+}
+
+/// The titles of the videos the by-tag table lists under each of `all`, as (tag, title).
+async fn listed(db: &Db, all: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for tag in all {
+        let rows = VideosByTag::partition(db, tag).await.expect("read by tag");
+        out.extend(rows.into_iter().map(|r| (r.tag, r.title)));
+    }
+    out
+}
+
+fn each_tag(v: &Video) -> Vec<(String, String)> {
+    v.tags
+        .iter()
+        .map(|t| (t.clone(), v.title.clone()))
+        .collect()
+}
+
+/// A video is one row per tag: `save` writes them all, and of a video whose tags changed
+/// leaves the rows of the tags it lost; `replace`, `replace_current` and
+/// `replace_if_unchanged` write exactly the new tags' rows; `delete` removes every row.
+#[tokio::test]
+async fn a_video_is_one_row_per_tag_in_step_with_its_tags() {
+    let t = support::test_db("e_tags").await;
+    t.db.create_table::<VideoById>().await.expect("create");
+    t.db.create_table::<VideosByTag>().await.expect("create");
+    let all = ["a", "b", "c", "d", "e"];
+    let stored = Video {
+        video_id: Uuid::new_v4(),
+        title: "Cassandra in an hour".into(),
+        tags: tags(&["a", "b", "c"]),
+    };
+    stored.save(&t.db).await.expect("save");
+    assert_eq!(listed(&t.db, &all).await, each_tag(&stored));
+
+    // The drift `save` leaves: the rows of `a` and `c` stay.
+    let retagged = Video {
+        tags: tags(&["b", "d"]),
+        ..stored.clone()
+    };
+    retagged.save(&t.db).await.expect("save");
+    let stale = listed(&t.db, &all).await;
+    assert_eq!(stale.len(), 4, "a, b, c and d: {stale:?}");
+
+    retagged.replace(&t.db, &stored).await.expect("replace");
+    assert_eq!(listed(&t.db, &all).await, each_tag(&retagged));
+
+    // The stored tags read from `VideoById`: `b` goes, `e` comes, `d` stays.
+    let renamed = Video {
+        title: "Cassandra in fifty minutes".into(),
+        tags: tags(&["d", "e"]),
+        ..retagged.clone()
+    };
+    renamed
+        .replace_current(&t.db)
+        .await
+        .expect("replace_current");
+    assert_eq!(listed(&t.db, &all).await, each_tag(&renamed));
+
+    // A change made from an outdated copy does not apply; from the stored one, it does.
+    let untagged = Video {
+        tags: BTreeSet::new(),
+        ..renamed.clone()
+    };
+    let outcome = untagged
+        .replace_if_unchanged(&t.db, &retagged)
+        .await
+        .expect("change");
+    assert!(!outcome.applied);
+    assert_eq!(listed(&t.db, &all).await, each_tag(&renamed));
+    let outcome = untagged
+        .replace_if_unchanged(&t.db, &renamed)
+        .await
+        .expect("change");
+    assert!(outcome.applied);
+    assert_eq!(listed(&t.db, &all).await, []);
+
+    retagged.save(&t.db).await.expect("save");
+    retagged.delete(&t.db).await.expect("delete");
+    assert_eq!(listed(&t.db, &all).await, []);
+    let by_id = VideoById::get(&t.db, &retagged.video_id)
+        .await
+        .expect("read");
+    assert_eq!(by_id, None);
     t.drop_all().await;
 }

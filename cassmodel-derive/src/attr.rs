@@ -59,6 +59,9 @@ pub struct FieldAttrs {
     pub select: Option<syn::Expr>,
     /// `masked = mask_inner(2, 1)`: the column's mask (resolved by the model).
     pub masked: Option<syn::Expr>,
+    /// `each = tags`: in a table built from an entity, the column takes each element of the
+    /// entity's collection `tags` (one row per element).
+    pub each: Option<syn::Ident>,
 }
 
 /// The forms of a projection field's `select`.
@@ -287,7 +290,8 @@ fn bad_cql_type(text: &str, e: &ParseError) -> String {
 }
 
 const FIELD_OPTIONS: &str = "`name = \"column_name\"`, `cql_type = \"timeuuid\"`, `frozen`, `static`, \
-    `index`, `avg_bytes = 120`, `bucket(month)` or `masked = mask_inner(2, 1)`";
+    `index`, `avg_bytes = 120`, `bucket(month)`, `masked = mask_inner(2, 1)` or `each = \
+    collection_field`";
 /// Every form of the `expect` option.
 pub const EXPECT_FORMS: &str = "`expect(rows = 5000)` (rows per partition) or \
     `expect(rows = 1000, per = \"month\", horizon = \"5 years\")` (rows added per day, week, \
@@ -646,6 +650,15 @@ fn table_field_option(
     } else if meta.path.is_ident("masked") {
         let expr: syn::Expr = meta.value()?.parse()?;
         set_once(cx, &mut out.masked, expr, at, "`masked`");
+    } else if meta.path.is_ident("each") {
+        let field: syn::Ident = meta.value()?.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "write `each = field`, the entity's collection field whose elements this \
+                 column takes (one row per element)",
+            )
+        })?;
+        set_once(cx, &mut out.each, field, at, "`each`");
     } else if meta.path.is_ident("avg_bytes") {
         if let Some((value, span)) = positive(cx, meta, "avg_bytes = 120")? {
             match u32::try_from(value) {

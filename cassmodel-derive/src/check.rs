@@ -35,6 +35,52 @@ pub fn table(cx: &mut Ctxt, t: &Table<'_>) {
     bucket(cx, t);
     source(cx, t);
     view(cx, t);
+    each(cx, t);
+}
+
+/// A column that takes each element of an entity's collection (`each = tags`): in a table
+/// built from an entity, part of the primary key (else the elements' rows share one key),
+/// one per table. (That the entity has the collection and that the column takes its
+/// elements is checked in the generated code, where the entity's fields are known.)
+fn each(cx: &mut Ctxt, t: &Table<'_>) {
+    let mut seen: Option<&syn::Ident> = None;
+    for f in &t.fields {
+        let Some(each) = &f.attrs.each else {
+            continue;
+        };
+        if let Some(first) = seen {
+            cx.error(
+                each,
+                format_args!(
+                    "one column of a table takes the elements of a collection, and `{first}` \
+                     already does: a row per element of two collections would be a row per \
+                     pair; store the second in a table of its own"
+                ),
+            );
+        }
+        seen = Some(f.ident);
+        if t.attrs.entities.is_empty() {
+            cx.error(
+                each,
+                format_args!(
+                    "`each = {each}` takes the elements of a collection of the entity this \
+                     table is built from: add `#[cass(entity = YourEntity)]` to `{}`",
+                    t.ident
+                ),
+            );
+        }
+        if !f.role.is_key() {
+            cx.error(
+                each,
+                format_args!(
+                    "the column that takes each element of `{each}` is part of the primary \
+                     key, else the rows of all elements share one key and overwrite each \
+                     other: add `#[partition_key]` or `#[clustering]` to `{}`",
+                    f.ident
+                ),
+            );
+        }
+    }
 }
 
 /// A materialized view (`view_of = Base`) is read, never written, and Cassandra builds it

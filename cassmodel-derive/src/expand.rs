@@ -18,7 +18,10 @@ pub fn table(input: TokenStream) -> TokenStream {
             model::Table::from_input,
             check::table,
             |t| generate::table::generate(t),
-            |t| fallback::table(input, t.map(|t| &t.krate)),
+            |t| {
+                let entities = t.map_or(&[][..], |t| &t.attrs.entities[..]);
+                fallback::table(input, t.map(|t| &t.krate), entities)
+            },
         )
     })
 }

@@ -34,7 +34,7 @@ pub use error::errors::{Error, Result};
 pub use error::kind::ErrorKind;
 pub use error::row::RowError;
 pub use exec::batch::{Batch, CounterStatement, Counters, Regular, RegularStatement};
-pub use exec::entity::FromEntity;
+pub use exec::entity::{FromEntity, FromEntityEach};
 pub use exec::insert::{
     IfNotExists, Insert, InsertKind, InsertRow, Insertable, InsertableRows, Inserts, Plain,
     TimestampAllowed,
@@ -127,8 +127,13 @@ pub mod __private {
     pub mod query {
         pub use crate::exec::batch::BatchEntry;
         pub use crate::exec::change::{replace_current_entity, replace_entity, replace_entity_if};
-        pub use crate::exec::entity::{EntityTable, contains_str, run_entity_batch, save_entity};
+        pub use crate::exec::entity::{
+            EntityTable, EntityTableOf, delete_entity_in, run_entity_batch, save_entity,
+            save_entity_in,
+        };
         pub use crate::exec::read::{get_by_key, partition, scan};
+        pub use crate::mapping::const_message::contains_str;
+        pub use crate::mapping::each::rows_of_each;
         pub use crate::mapping::erased::{Bound, ListElement};
         pub use crate::mapping::vector::QueryVector;
         pub use crate::query::builder::{Query, refused_read};

@@ -53,7 +53,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
 
             /// Adds the inserts of [`save`](Self::save) to `batch`.
             pub fn save_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
-                batch #(.insert_owned(<#tables as #krate::write::FromEntity<#ident>>::from_entity(self)))*
+                #p::query::save_entity_in(self, batch, Self::__CASS_ENTITY_TABLES)
             }
 
             #[doc = #delete_doc]
@@ -63,7 +63,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
 
             /// Adds the deletes of [`delete`](Self::delete) to `batch`.
             pub fn delete_in<'b>(&self, batch: #krate::Batch<'b>) -> #krate::Batch<'b> {
-                batch #(.delete_row(<#tables as #krate::write::FromEntity<#ident>>::from_entity(self)))*
+                #p::query::delete_entity_in(self, batch, Self::__CASS_ENTITY_TABLES)
             }
 
             #[doc = #replace_doc]
@@ -77,7 +77,7 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
 
             #[doc(hidden)]
             const __CASS_ENTITY_TABLES: &'static [#p::query::EntityTable<Self>] =
-                &[#(<#tables as #krate::write::FromEntity<#ident>>::__TABLE),*];
+                &[#(<#tables as #p::query::EntityTableOf<#ident>>::__TABLE),*];
 
             #identity_methods
         }
@@ -143,7 +143,7 @@ fn identity_checks(e: &Entity<'_>) -> TokenStream {
     let Some(identity) = &e.identity else {
         return TokenStream::new();
     };
-    let entity = e.ident.to_string();
+    let (entity, entity_ident) = (e.ident.to_string(), e.ident);
     let i_name = super::struct_name(identity);
     // Every token of the call spanned on the table's path, so that the error points there
     // (the aliases are the ones `wrap` declares).
@@ -157,6 +157,7 @@ fn identity_checks(e: &Entity<'_>) -> TokenStream {
                 #t_name,
                 <#identity as __cm::Table>::__FIELD_KINDS,
                 <#t as __cm::Table>::__FIELD_KINDS,
+                <#t as __p::query::EntityTableOf<#entity_ident>>::__EACH,
             );
         }
     });

@@ -25,11 +25,25 @@ fn wrap(
     super::wrap(&krate, impls(&input.ident))
 }
 
-/// `impl Table` (writable and insertable) and the row traits for a table struct with errors.
-pub fn table(input: &DeriveInput, krate: Option<&syn::Path>) -> TokenStream {
+/// `impl Table` (writable and insertable) and the row traits for a table struct with errors,
+/// and its place among the tables of each entity it names (`entities`).
+pub fn table(
+    input: &DeriveInput,
+    krate: Option<&syn::Path>,
+    entities: &[syn::Path],
+) -> TokenStream {
     wrap(input, krate, |ident| {
         let rows = row_trait(ident);
+        let entity_tables = entities.iter().map(|e| {
+            quote! {
+                impl __p::query::EntityTableOf<#e> for #ident {
+                    const __TABLE: __p::query::EntityTable<#e> =
+                        __p::query::EntityTable::fallback::<Self>();
+                }
+            }
+        });
         quote! {
+            #(#entity_tables)*
             impl __cm::Table for #ident {
                 fn schema() -> &'static __cm::schema::TableSchema {
                     ::core::unreachable!()

@@ -601,43 +601,31 @@ fn copy_from(cx: &Cx<'_>) -> Option<TokenStream> {
     })
 }
 
-/// `impl FromEntity<E> for Table`: each field taken from the entity's field of the same name
-/// (the compiler points at the table's field when the entity lacks it or has another type),
-/// copied by `from_entity` and read in place by `__cell` (what `save` writes), and a check
-/// that the entity lists this table. The entity's fields are named once, in one function,
-/// so that a missing or mistyped field is one error.
+/// `impl FromEntity<E> for Table` (or `FromEntityEach<E>`, for a table with a column that
+/// takes each element of one of the entity's collections) and `EntityTableOf<E>`: each field
+/// taken from the entity's field of the same name (the compiler points at the table's field
+/// when the entity lacks it or has another type), and a check that the entity lists this
+/// table. The entity's fields are named once, in one function, so that a missing or
+/// mistyped field is one error.
 fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
-    let krate = super::alias();
     let ident = t.ident;
     let name = ident.to_string();
     let entity_name = super::struct_name(entity);
+    let each = t.fields.iter().find(|f| f.attrs.each.is_some());
     let fields = format_ident!("__cass_entity_fields_{}", nth);
-    let types = t.fields.iter().map(|f| f.ty);
-    let refs = t.fields.iter().map(|f| {
+    let copied: Vec<&Field<'_>> = t.fields.iter().filter(|f| f.attrs.each.is_none()).collect();
+    let types = copied.iter().map(|f| f.ty);
+    let refs = copied.iter().map(|f| {
         let id = f.ident;
         quote_spanned!(id.span()=> &entity.#id)
     });
-    let vars: Vec<_> = (0..t.fields.len())
+    let vars: Vec<_> = (0..copied.len())
         .map(|i| format_ident!("__f{}", i))
         .collect();
-    let copies = t.fields.iter().zip(&vars).map(|(f, v)| {
-        let id = f.ident;
-        quote!(#id: ::core::clone::Clone::clone(#v))
-    });
-    let cells = t.fields.iter().zip(&vars).enumerate().map(|(i, (f, v))| {
-        let m = super::mapping(&krate, f);
-        quote!(#i => __p::std::Option::Some(#m::__erased(#v)),)
-    });
-    let tuple = super::cells_tuple(
-        t.fields
-            .iter()
-            .zip(&vars)
-            .map(|(f, v)| {
-                let m = super::mapping(&krate, f);
-                quote!(#m::__cell(#v))
-            })
-            .collect(),
-    );
+    let impls = match each {
+        Some(f) => rows_per_element(ident, entity, f, &copied, &vars, &fields),
+        None => row_per_entity(t, entity, &fields, &vars),
+    };
     let message = format!(
         "an entity lists each table that declares it, and `{entity_name}` does not list \
          `{name}`, which declares #[cass(entity = {entity_name})]: add `{name}` to the \
@@ -656,6 +644,39 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
         fn #fields(entity: &#entity) -> (#(&#types,)*) {
             (#(#refs,)*)
         }
+        #impls
+        #listed
+    }
+}
+
+/// `FromEntity<E>`: one row per entity, copied by `from_entity` and read in place by `__cell`
+/// and `__cells` (what `save` writes).
+fn row_per_entity(
+    t: &Table<'_>,
+    entity: &syn::Path,
+    fields: &syn::Ident,
+    vars: &[syn::Ident],
+) -> TokenStream {
+    let (krate, ident) = (super::alias(), t.ident);
+    let copies = t.fields.iter().zip(vars).map(|(f, v)| {
+        let id = f.ident;
+        quote!(#id: ::core::clone::Clone::clone(#v))
+    });
+    let cells = t.fields.iter().zip(vars).enumerate().map(|(i, (f, v))| {
+        let m = super::mapping(&krate, f);
+        quote!(#i => __p::std::Option::Some(#m::__erased(#v)),)
+    });
+    let tuple = super::cells_tuple(
+        t.fields
+            .iter()
+            .zip(vars)
+            .map(|(f, v)| {
+                let m = super::mapping(&krate, f);
+                quote!(#m::__cell(#v))
+            })
+            .collect(),
+    );
+    quote_spanned! {entity.span()=>
         impl #krate::write::FromEntity<#entity> for #ident {
             fn from_entity(entity: &#entity) -> Self {
                 let (#(#vars,)*) = #fields(entity);
@@ -677,6 +698,55 @@ fn from_entity(t: &Table<'_>, entity: &syn::Path, nth: usize) -> TokenStream {
                 #tuple
             }
         }
-        #listed
+        impl __p::query::EntityTableOf<#entity> for #ident {
+            const __TABLE: __p::query::EntityTable<#entity> =
+                __p::query::EntityTable::of::<Self>();
+        }
+    }
+}
+
+/// `FromEntityEach<E>`: a row per element of the entity's collection (`each = tags` on field
+/// `f`), the element taken by `f`'s column, the other fields (`copied`, read into `vars`)
+/// copied into each row. The call that takes the elements is spanned on the collection's
+/// name, where its errors point (not a collection; elements of another type).
+fn rows_per_element(
+    ident: &syn::Ident,
+    entity: &syn::Path,
+    f: &Field<'_>,
+    copied: &[&Field<'_>],
+    vars: &[syn::Ident],
+    fields: &syn::Ident,
+) -> TokenStream {
+    let krate = super::alias();
+    let Some(collection) = &f.attrs.each else {
+        return TokenStream::new();
+    };
+    let (column, ty) = (f.ident, f.ty);
+    let copies = copied.iter().zip(vars).map(|(f, v)| {
+        let id = f.ident;
+        quote!(#id: ::core::clone::Clone::clone(#v))
+    });
+    let copy = quote!(Self {
+        #column: ::core::clone::Clone::clone(__element),
+        #(#copies),*
+    });
+    let rows = quote_spanned! {collection.span()=>
+        __p::query::rows_of_each::<_, #ty, Self>(&entity.#collection, |__element| #copy)
+    };
+    let (column_name, collection_name) = (column.to_string(), collection.to_string());
+    quote_spanned! {entity.span()=>
+        impl #krate::write::FromEntityEach<#entity> for #ident {
+            fn rows(entity: &#entity) -> __p::std::Vec<Self> {
+                let (#(#vars,)*) = #fields(entity);
+                #rows
+            }
+            const __EACH: (&'static str, &'static str) = (#column_name, #collection_name);
+        }
+        impl __p::query::EntityTableOf<#entity> for #ident {
+            const __TABLE: __p::query::EntityTable<#entity> =
+                __p::query::EntityTable::each::<Self>();
+            const __EACH: __p::std::Option<(&'static str, &'static str)> =
+                __p::std::Option::Some((#column_name, #collection_name));
+        }
     }
 }

@@ -13,7 +13,7 @@
 use std::future::Future;
 
 use super::batch::{Batch, KeyOf};
-use super::entity::{EntityRow, EntityTable, entity_span};
+use super::entity::{EntityRow, EntityTable, StoredRow, entity_span};
 use super::mirror::{new_name, write_time};
 use super::read::first_by_key_prefix;
 use super::result::{Outcome, QueryFuture};
@@ -29,8 +29,8 @@ use crate::statement::options::QueryOptions;
 use crate::statement::spec::{Op, SetOp, Statement};
 use crate::statement::state::QueryState;
 
-/// The stored row of one of an entity's tables, as the change deletes it when its key moved.
-type StoredRow<'s> = Box<dyn RowFields + Send + Sync + 's>;
+/// The stored rows of one of an entity's tables.
+type StoredRows<'s> = Vec<StoredRow<'s>>;
 
 /// The body of a generated entity's `replace`: `new` written over `stored` in every table,
 /// in one logged batch.
@@ -42,8 +42,7 @@ pub fn replace_entity<'d, E: Sync + 'static>(
     tables: &'static [EntityTable<E>],
 ) -> QueryFuture<'d, ()> {
     change(db, tables, async move {
-        let old =
-            |t: &'static EntityTable<E>| -> StoredRow<'d> { Box::new(EntityRow::new(stored, t)) };
+        let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { (t.rows)(stored) };
         let batch = change_batch(db, new, &old, tables, None).await?;
         batch.run(db).await.map(drop)
     })
@@ -81,9 +80,7 @@ pub fn replace_current_entity<'d, E: Sync + 'static, I: Table>(
         let stored = first_by_key_prefix::<I>(db, n, key, &QueryOptions::default()).await?;
         let batch = match &stored {
             Some(row) => {
-                let old = |t: &'static EntityTable<E>| -> StoredRow<'_> {
-                    Box::new(FromIdentity::new(row, t))
-                };
+                let old = |t: &'static EntityTable<E>| FromIdentity::rows(row, t);
                 change_batch(db, new, &old, tables, None).await?
             }
             None => tables
@@ -120,8 +117,7 @@ pub fn replace_entity_if<'d, E: Sync + 'static, I: Table>(
         if !outcome.applied {
             return Ok(outcome);
         }
-        let old =
-            |t: &'static EntityTable<E>| -> StoredRow<'d> { Box::new(EntityRow::new(stored, t)) };
+        let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { (t.rows)(stored) };
         let skip = Some(I::schema().ordinal());
         let written = match change_batch(db, new, &old, tables, skip).await {
             Ok(batch) => batch.at(at).run(db).await,
@@ -139,12 +135,12 @@ pub fn replace_entity_if<'d, E: Sync + 'static, I: Table>(
 }
 
 /// The batch that writes `new` over the stored rows (`old` of each table): for each of
-/// `tables` but the one of ordinal `skip`, the new row over the stored one, or, where the key
-/// moved, the stored row's delete and the new row's insert.
+/// `tables` but the one of ordinal `skip`, the deletes of the stored rows whose keys no new
+/// row has, then the new rows, written over what their keys hold.
 async fn change_batch<'b, E: Sync + 'static>(
     db: &Db,
     new: &'b E,
-    old: &(dyn Fn(&'static EntityTable<E>) -> StoredRow<'b> + Sync),
+    old: &(dyn Fn(&'static EntityTable<E>) -> StoredRows<'b> + Sync),
     tables: &'static [EntityTable<E>],
     skip: Option<usize>,
 ) -> Result<Batch<'b>> {
@@ -153,9 +149,16 @@ async fn change_batch<'b, E: Sync + 'static>(
         if Some((t.schema)().ordinal()) == skip {
             continue;
         }
-        let stored = old(t);
-        if moved(db, t, &EntityRow::new(new, t), &*stored).await? {
-            batch = (t.delete_key)(stored, batch);
+        let st = (t.prepare_delete)(db).await?;
+        let key = |row: &(dyn RowFields + Sync)| serialize_for(&st, &KeyOf(row));
+        let kept = (t.rows)(new)
+            .iter()
+            .map(|row| key(&**row))
+            .collect::<Result<Vec<_>>>()?;
+        for stored in old(t) {
+            if !kept.contains(&key(&*stored)?) {
+                batch = (t.delete_key)(stored, batch);
+            }
         }
         batch = (t.overwrite)(new, batch);
     }
@@ -236,19 +239,27 @@ fn identity_moved<E>(identity: &EntityTable<E>) -> Error {
     ))
 }
 
-/// The entry of `tables` for the identity table `I`.
+/// The entry of `tables` for the identity table `I`, which holds one row per entity.
 fn identity_of<E, I: Table>(tables: &'static [EntityTable<E>]) -> Result<&'static EntityTable<E>> {
     let ordinal = I::schema().ordinal();
-    tables
+    let entity = std::any::type_name::<E>();
+    let identity = tables
         .iter()
         .find(|t| (t.schema)().ordinal() == ordinal)
         .ok_or_else(|| {
             Error::Invalid(format!(
-                "`{}` is not one of the tables of `{}`",
-                I::schema().name,
-                std::any::type_name::<E>()
+                "`{}` is not one of the tables of `{entity}`",
+                I::schema().name
             ))
-        })
+        })?;
+    if identity.each.is_some() {
+        return Err(Error::Invalid(format!(
+            "`{}` holds one row per element of a collection of `{entity}`, so it cannot be its \
+             identity table (one row per entity): name a table keyed by what never changes",
+            I::schema().name
+        )));
+    }
+    Ok(identity)
 }
 
 /// Refuses a change of an entity with a table under a key change's dual writes, before
@@ -271,19 +282,50 @@ fn refuse_dual_writes<E>(tables: &[EntityTable<E>]) -> Result<()> {
 }
 
 /// The stored row of one of an entity's tables, as its identity table's row holds it: each
-/// column is the identity row's field of the same name.
+/// column is the identity row's field of the same name; for a table with one row per
+/// element, the column that takes each element is one element of the identity row's
+/// collection.
 struct FromIdentity<'s, I> {
     identity: &'s I,
     table: &'static TableSchema,
+    /// The field of the column that takes each element, and this row's element.
+    element: Option<(&'static str, &'s dyn ErasedValue)>,
 }
 
 impl<'s, I: Table> FromIdentity<'s, I> {
-    fn new<E>(identity: &'s I, table: &'static EntityTable<E>) -> Self {
-        FromIdentity {
-            identity,
-            table: (table.schema)(),
+    /// The stored rows of table `t`: one, or one per element of the collection.
+    fn rows<E>(identity: &'s I, t: &'static EntityTable<E>) -> StoredRows<'s> {
+        let table = (t.schema)();
+        let Some((column, collection)) = t.each else {
+            let row = FromIdentity {
+                identity,
+                table,
+                element: None,
+            };
+            return vec![Box::new(row)];
+        };
+        let mut rows: StoredRows<'s> = Vec::new();
+        if let Some(c) = field_named(identity, collection) {
+            c.each(&mut |element| {
+                let row = FromIdentity {
+                    identity,
+                    table,
+                    element: Some((column, element)),
+                };
+                rows.push(Box::new(row));
+            });
         }
+        rows
     }
+}
+
+/// The field `name` of table row `row`, if it has one (a bucket column has none).
+fn field_named<'r, I: Table>(row: &'r I, name: &str) -> Option<&'r dyn ErasedValue> {
+    let at = I::schema()
+        .columns
+        .iter()
+        .position(|c| c.field == name && c.bucket.is_none())?;
+    row.__value(at)
 }
 
 impl<I: Table> RowFields for FromIdentity<'_, I> {
@@ -293,11 +335,10 @@ impl<I: Table> RowFields for FromIdentity<'_, I> {
 
     fn field(&self, index: usize) -> Option<&dyn ErasedValue> {
         let field = self.table.column(index)?.field;
-        let at = I::schema()
-            .columns
-            .iter()
-            .position(|c| c.field == field && c.bucket.is_none())?;
-        self.identity.__value(at)
+        match self.element {
+            Some((column, element)) if column == field => Some(element),
+            _ => field_named(self.identity, field),
+        }
     }
 
     fn write_cells(&self, walk: &mut Walk<'_, '_, '_>) -> Result<(), CellStop> {

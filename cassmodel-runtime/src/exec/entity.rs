@@ -37,11 +37,6 @@ use crate::session::trace::{in_span, statement_span};
 /// A table row built from an entity stored in several tables (`#[derive(CassEntity)]`): its
 /// fields are the entity's fields of the same names. Implemented by `#[derive(CassTable)]`
 /// for each `#[cass(entity = E)]`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is listed in #[cass(tables(...))] of `{E}`, but is not built from it",
-    label = "not built from `{E}`",
-    note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
-)]
 pub trait FromEntity<E: 'static>: Insertable {
     /// The row of this table for `entity`.
     fn from_entity(entity: &E) -> Self;
@@ -55,13 +50,43 @@ pub trait FromEntity<E: 'static>: Insertable {
     /// tuple of their cells (as [`Table::__cells`](crate::Table::__cells)).
     #[doc(hidden)]
     fn __cells(entity: &E) -> impl Cells + '_;
-
-    /// This table as the generated `save` lists it. (A constant of this trait, not a
-    /// function bounded by it: a table the entity lists but that is not built from it is
-    /// then one error, the trait's own.)
-    #[doc(hidden)]
-    const __TABLE: EntityTable<E> = EntityTable::of::<Self>();
 }
+
+/// The rows of a table that holds one row per element of one of an entity's collections (a
+/// video by each of its tags): the column marked `#[cass(each = tags)]` takes each element
+/// of the entity's field `tags` (a list, a set, or a map's keys), the other columns the
+/// entity's fields of the same names. Implemented by `#[derive(CassTable)]` for each
+/// `#[cass(entity = E)]` of such a table.
+pub trait FromEntityEach<E: 'static>: Insertable {
+    /// The rows of this table for `entity`, one per element of its collection (none for an
+    /// empty one).
+    fn rows(entity: &E) -> Vec<Self>;
+
+    /// The field of the column that takes each element, and the entity's collection field.
+    #[doc(hidden)]
+    const __EACH: (&'static str, &'static str);
+}
+
+/// One table of entity `E` as the entity's generated calls list it. Implemented by
+/// `#[derive(CassTable)]` beside [`FromEntity`] or [`FromEntityEach`]. (A constant of a
+/// trait, not a function bounded by it: a table the entity lists but that is not built from
+/// it is then one error, this trait's own.)
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is listed in #[cass(tables(...))] of `{E}`, but is not built from it",
+    label = "not built from `{E}`",
+    note = "add `#[cass(entity = {E})]` to the struct `{Self}`: its fields are then copied from the fields of `{E}` with the same names"
+)]
+#[doc(hidden)]
+pub trait EntityTableOf<E: 'static>: Insertable {
+    /// This table, as data.
+    const __TABLE: EntityTable<E>;
+
+    /// For a table with one row per element, what [`FromEntityEach::__EACH`] says.
+    const __EACH: Option<(&'static str, &'static str)> = None;
+}
+
+/// The stored row of one of an entity's tables, as a change compares its key and deletes it.
+pub(super) type StoredRow<'s> = Box<dyn RowFields + Send + Sync + 's>;
 
 type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
 
@@ -73,31 +98,100 @@ pub struct EntityTable<E: 'static> {
     pub(super) cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
     cells: fn(&E, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>,
     prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
-    /// Adds the insert of the entity's row (`None` fields unset).
+    /// For a table with one row per element of a collection: the field of the column that
+    /// takes each element, and the entity's collection field. (`save` then takes the general
+    /// batch: the number of its statements varies.)
+    pub(super) each: Option<(&'static str, &'static str)>,
+    /// The rows of the entity, owned (a change compares their keys).
+    pub(super) rows: fn(&E) -> Vec<StoredRow<'static>>,
+    /// Adds the inserts of the entity's rows (`None` fields unset).
     pub(super) add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
-    /// Adds the insert of the entity's row with its `None` fields written as nulls.
+    /// Adds the inserts of the entity's rows with their `None` fields written as nulls.
     pub(super) overwrite: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
+    /// Adds the deletes of the entity's rows, by the table's key.
+    delete: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
     /// Adds the delete of the row whose key the given cells hold.
-    pub(super) delete_key:
-        for<'b> fn(Box<dyn RowFields + Send + Sync + 'b>, Batch<'b>) -> Batch<'b>,
+    pub(super) delete_key: for<'b> fn(StoredRow<'b>, Batch<'b>) -> Batch<'b>,
     /// The prepared DELETE by the table's key (whose markers type the key's cells).
     pub(super) prepare_delete: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
 }
 
 impl<E: 'static> EntityTable<E> {
-    /// Table `T`, built from `E`.
-    const fn of<T: FromEntity<E>>() -> Self {
+    /// Table `T`, one row per entity.
+    pub const fn of<T: FromEntity<E>>() -> Self {
         EntityTable {
             schema: T::schema,
             cell: T::__cell,
             cells: write_entity_cells::<E, T>,
             prepare: prepare_insert::<T>,
-            add: add_insert::<E, T>,
-            overwrite: add_overwrite::<E, T>,
+            each: None,
+            rows: |e| vec![Box::new(T::from_entity(e))],
+            add: |e, batch| batch.insert_owned(T::from_entity(e)),
+            overwrite: |e, batch| batch.overwrite_owned(T::from_entity(e)),
+            delete: |e, batch| batch.delete_row(T::from_entity(e)),
             delete_key: add_delete_key::<T>,
             prepare_delete: prepare_delete::<T>,
         }
     }
+
+    /// Table `T`, one row per element of the entity's collection.
+    pub const fn each<T: FromEntityEach<E>>() -> Self {
+        EntityTable {
+            schema: T::schema,
+            cell: |_, _| None,
+            cells: |_, walk| Err(CellStop::At(walk.from)),
+            prepare: prepare_insert::<T>,
+            each: Some(T::__EACH),
+            rows: |e| T::rows(e).into_iter().map(|r| Box::new(r) as _).collect(),
+            add: |e, batch| T::rows(e).into_iter().fold(batch, Batch::insert_owned),
+            overwrite: |e, batch| T::rows(e).into_iter().fold(batch, Batch::overwrite_owned),
+            delete: |e, batch| T::rows(e).into_iter().fold(batch, Batch::delete_row),
+            delete_key: add_delete_key::<T>,
+            prepare_delete: prepare_delete::<T>,
+        }
+    }
+}
+
+impl<E: 'static> EntityTable<E> {
+    /// Table `T` as the table derive's fallback declares it, beside the errors of its struct
+    /// (so that the entity's list of tables adds none): nothing of it runs, the crate does not
+    /// compile.
+    pub const fn fallback<T: Insertable>() -> Self {
+        EntityTable {
+            schema: T::schema,
+            cell: |_, _| None,
+            cells: |_, walk| Err(CellStop::At(walk.from)),
+            prepare: prepare_insert::<T>,
+            each: None,
+            rows: |_| Vec::new(),
+            add: |_, batch| batch,
+            overwrite: |_, batch| batch,
+            delete: |_, batch| batch,
+            delete_key: add_delete_key::<T>,
+            prepare_delete: prepare_delete::<T>,
+        }
+    }
+}
+
+/// The body of a generated entity's `save_in`: the inserts of `entity`'s rows in every table.
+#[doc(hidden)]
+pub fn save_entity_in<'b, E>(
+    entity: &E,
+    batch: Batch<'b>,
+    tables: &'static [EntityTable<E>],
+) -> Batch<'b> {
+    tables.iter().fold(batch, |b, t| (t.add)(entity, b))
+}
+
+/// The body of a generated entity's `delete_in`: the deletes of `entity`'s rows in every
+/// table, by each one's primary key.
+#[doc(hidden)]
+pub fn delete_entity_in<'b, E>(
+    entity: &E,
+    batch: Batch<'b>,
+    tables: &'static [EntityTable<E>],
+) -> Batch<'b> {
+    tables.iter().fold(batch, |b, t| (t.delete)(entity, b))
 }
 
 /// Writes the cells of table `T`'s row of `entity` (its `EntityTable`'s `cells`).
@@ -112,18 +206,7 @@ fn prepare_insert<T: Insertable>(db: &Db) -> PrepareFuture<'_> {
     Box::pin(insert_statement::<T>(db, false, false, false))
 }
 
-fn add_insert<'b, E: 'static, T: FromEntity<E>>(entity: &E, batch: Batch<'b>) -> Batch<'b> {
-    batch.insert_owned(T::from_entity(entity))
-}
-
-fn add_overwrite<'b, E: 'static, T: FromEntity<E>>(entity: &E, batch: Batch<'b>) -> Batch<'b> {
-    batch.overwrite_owned(T::from_entity(entity))
-}
-
-fn add_delete_key<'b, T: Insertable>(
-    row: Box<dyn RowFields + Send + Sync + 'b>,
-    batch: Batch<'b>,
-) -> Batch<'b> {
+fn add_delete_key<'b, T: Insertable>(row: StoredRow<'b>, batch: Batch<'b>) -> Batch<'b> {
     batch.delete_key::<T>(row)
 }
 
@@ -160,18 +243,13 @@ pub fn save_entity<'d, E: Sync + 'static>(
     in_span(
         move || entity_span::<E>(db),
         move || async move {
-            // The dual writes' halves, or values whose size is checked before the request, take
-            // the general batch.
-            let general = || {
-                let batch = tables
-                    .iter()
-                    .fold(Batch::logged(), |batch, t| (t.add)(entity, batch));
-                batch.execute(db)
-            };
-            let dual = tables
+            // The dual writes' halves, rows per element (statements that vary in number), or
+            // values whose size is checked before the request, take the general batch.
+            let general = || save_entity_in(entity, Batch::logged(), tables).execute(db);
+            let general_only = tables
                 .iter()
-                .any(|t| (t.schema)().source.is_some_and(|s| s.dual_writes));
-            if dual {
+                .any(|t| t.each.is_some() || (t.schema)().source.is_some_and(|s| s.dual_writes));
+            if general_only {
                 return general().await.map(drop);
             }
             // Borrowed from its slot (no lock, no reference count); an entity whose first
@@ -352,25 +430,4 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
         self.first = false;
         self.tables.next().map(drop)
     }
-}
-
-/// Whether `list` holds `name` (usable in constants: the compile-time link check of entities).
-#[doc(hidden)]
-pub const fn contains_str(list: &[&str], name: &str) -> bool {
-    let mut i = 0;
-    while i < list.len() {
-        let a = list[i].as_bytes();
-        let b = name.as_bytes();
-        if a.len() == b.len() {
-            let mut j = 0;
-            while j < a.len() && a[j] == b[j] {
-                j += 1;
-            }
-            if j == a.len() {
-                return true;
-            }
-        }
-        i += 1;
-    }
-    false
 }

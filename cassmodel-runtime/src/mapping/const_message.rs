@@ -45,3 +45,24 @@ pub(crate) const fn message(parts: &[&str]) -> Message {
     }
     m
 }
+
+/// Whether `list` holds `name` (usable in constants: the compile-time link check of entities).
+#[doc(hidden)]
+pub const fn contains_str(list: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        let a = list[i].as_bytes();
+        let b = name.as_bytes();
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}

@@ -72,6 +72,13 @@ pub trait ErasedValue: Sync {
         None
     }
 
+    /// Calls `f` with each element of a list or set, or each key of a map (none for `None` of
+    /// one): the rows of a table that holds one per element (`#[cass(each = ..)]`). False
+    /// for a value that is no collection.
+    fn each<'s>(&'s self, _f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        false
+    }
+
     /// Writes the value as a row's cell: with `unset_nulls`, a `None` is left unset (no
     /// tombstone). One call through the `dyn` for what [`is_none`](Self::is_none) and
     /// [`write_to`](Self::write_to) do, on each column an insert writes by its general path

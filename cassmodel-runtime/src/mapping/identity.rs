@@ -5,23 +5,31 @@
 //! every key field of every table of the entity, so that the stored row of each table can be
 //! found from it.
 
-use super::const_message::message;
+use super::const_message::{contains_str, message};
 use super::projection::field_kind::{self, is_key};
 
 /// The identity table `identity` of entity `entity` holds every key field of `table` (one of
 /// the entity's tables); `identity_fields` and `table_fields` are their `(field, kind)` as
-/// `__FIELD_KINDS` has them. Panics (a compile error in a `const`) with a message that names
-/// the field and the fix.
+/// `__FIELD_KINDS` has them. For a table with one row per element (`each`: the field of the
+/// column that takes each element, and the entity's collection), the identity holds the
+/// collection instead of that column. Panics (a compile error in a `const`) with a message
+/// that names the field and the fix.
 pub const fn check_identity(
     entity: &str,
     identity: &str,
     table: &str,
     identity_fields: &[(&str, u8)],
     table_fields: &[(&str, u8)],
+    each: Option<(&str, &str)>,
 ) {
     let mut i = 0;
     while i < table_fields.len() {
-        let (name, kind) = table_fields[i];
+        let (mut name, kind) = table_fields[i];
+        if let Some((column, collection)) = each
+            && str_eq(column, name)
+        {
+            name = collection;
+        }
         if is_key(kind) && field_kind::of(identity_fields, name) == field_kind::UNKNOWN {
             let m = message(&[
                 "the identity table of an entity holds every key field of the entity's tables \
@@ -31,9 +39,9 @@ pub const fn check_identity(
                 entity,
                 "`) lacks `",
                 name,
-                "`, a key field of `",
+                "`, which the key of `",
                 table,
-                "`: add the field `",
+                "` is made from: add the field `",
                 name,
                 "` to `",
                 identity,
@@ -43,4 +51,9 @@ pub const fn check_identity(
         }
         i += 1;
     }
+}
+
+/// Whether `a` and `b` are the same (usable in constants).
+const fn str_eq(a: &str, b: &str) -> bool {
+    contains_str(&[a], b)
 }

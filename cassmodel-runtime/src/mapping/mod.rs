@@ -3,7 +3,8 @@
 //! accept ([`bind`]), buckets' values ([`bucket`]), and the codecs the derives delegate to:
 //! rows of tables ([`table`], their cells as an insert writes them: [`cells`]), projections ([`projection`]), user-defined types ([`udt`]),
 //! vectors ([`vector`]), what a vector index takes ([`vector_index`]), the rules of
-//! materialized views ([`view`]) and of entities' identity tables ([`identity`]), with their
+//! materialized views ([`view`]), of entities' identity tables ([`identity`]) and of their
+//! tables with a row per element of a collection ([`each`]), with their
 //! messages built at compile time ([`const_message`]); for messages, driver
 //! values as CQL literals ([`literal`]), and the driver's types and reasons in CQL's words
 //! ([`reason`]).
@@ -12,6 +13,7 @@ pub(crate) mod bind;
 pub(crate) mod bucket;
 pub(crate) mod cells;
 pub(crate) mod const_message;
+pub(crate) mod each;
 pub(crate) mod erased;
 pub(crate) mod function;
 pub(crate) mod identity;

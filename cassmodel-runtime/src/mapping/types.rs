@@ -130,7 +130,7 @@ use crate::schema::model::{BucketRule, ColumnDef, ColumnKind, UdtSchema};
     label = "no CQL mapping for `{Self}`",
     note = "cassmodel maps String, i8/i16/i32/i64, f32/f64, bool, Uuid, IpAddr, Vec<u8> (blob), the `cassmodel::value` types (Timeuuid, Date, Time, Timestamp, Duration, Varint, Decimal, Counter), chrono's DateTime<Utc>/NaiveDate/NaiveTime, Option<T>, Vec/HashSet/BTreeSet/HashMap/BTreeMap, tuples, and structs with #[derive(CassUdt)]"
 )]
-pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
+pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> + Sync {
     /// The CQL type this Rust type is stored as by default. A field can override it with
     /// `#[cass(cql_type = "...")]` (e.g. `ascii` for a `String`).
     fn cql_type() -> CqlType;
@@ -236,6 +236,13 @@ pub trait CqlMapping: SerializeValue + for<'f, 'm> DeserializeValue<'f, 'm> {
         None
     }
 
+    /// Calls `f` with each element of a list or set, or each key of a map (none for `None`);
+    /// false for a value that is no collection ([`ErasedValue::each`]).
+    #[doc(hidden)]
+    fn __each<'s>(&'s self, _f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        false
+    }
+
     #[doc(hidden)]
     #[inline]
     fn __write<'b>(
@@ -307,14 +314,14 @@ fn write_cell<V: CqlMapping>(v: &V, i: usize, walk: &mut Walk<'_, '_, '_>) -> Re
     )
 }
 
-impl<T: CqlMapping + Sync> ListElement for T {
+impl<T: CqlMapping> ListElement for T {
     #[inline]
     fn __sub_millis(&self) -> Option<i64> {
         CqlMapping::__sub_millis(self)
     }
 }
 
-impl<T: CqlMapping + Sync> ErasedValue for T {
+impl<T: CqlMapping> ErasedValue for T {
     fn write_to<'b>(
         &self,
         typ: &ColumnType<'_>,
@@ -345,6 +352,10 @@ impl<T: CqlMapping + Sync> ErasedValue for T {
 
     fn sub_millis(&self) -> Option<i64> {
         self.__sub_millis()
+    }
+
+    fn each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        self.__each(f)
     }
 }
 
@@ -841,6 +852,13 @@ fn is_timeuuid(typ: &ColumnType<'_>) -> bool {
 }
 
 impl<T: CqlMapping> CqlMapping for Option<T> {
+    fn __each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        match self {
+            Some(c) => c.__each(f),
+            None => true,
+        }
+    }
+
     const NULLABLE: bool = true;
 
     fn cql_type() -> CqlType {
@@ -914,6 +932,11 @@ fn collection_bound(elements: impl Iterator<Item = Option<usize>>) -> Option<usi
 /// A `list` (or a `set`: the driver reads and writes a `Vec` as either); a `Vec` of pairs
 /// `(K, V)` with `#[cass(cql_type = "map<..>")]` is a `map` (see [`CqlMapping`]).
 impl<T: CqlMapping> CqlMapping for Vec<T> {
+    fn __each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        self.iter().for_each(|e| f(e));
+        true
+    }
+
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter().try_for_each(T::__check)
     }
@@ -962,9 +985,13 @@ impl<T: CqlMapping> CqlMapping for Vec<T> {
     }
 }
 
-impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> CqlMapping
+impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + Sync + 'static> CqlMapping
     for HashSet<T, S>
 {
+    fn __each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        self.iter().for_each(|e| f(e));
+        true
+    }
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter().try_for_each(T::__check)
     }
@@ -983,6 +1010,11 @@ impl<T: CqlMapping + Eq + std::hash::Hash, S: BuildHasher + Default + 'static> C
 }
 
 impl<T: CqlMapping + Ord> CqlMapping for BTreeSet<T> {
+    fn __each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        self.iter().for_each(|e| f(e));
+        true
+    }
+
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter().try_for_each(T::__check)
     }
@@ -1004,8 +1036,12 @@ impl<K, V, S> CqlMapping for HashMap<K, V, S>
 where
     K: CqlMapping + Eq + std::hash::Hash,
     V: CqlMapping,
-    S: BuildHasher + Default + 'static,
+    S: BuildHasher + Default + Sync + 'static,
 {
+    fn __each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        self.keys().for_each(|k| f(k));
+        true
+    }
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter()
             .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
@@ -1032,6 +1068,11 @@ where
 }
 
 impl<K: CqlMapping + Ord, V: CqlMapping> CqlMapping for BTreeMap<K, V> {
+    fn __each<'s>(&'s self, f: &mut dyn FnMut(&'s dyn ErasedValue)) -> bool {
+        self.keys().for_each(|k| f(k));
+        true
+    }
+
     fn __check(&self) -> Result<(), SerializationError> {
         self.iter()
             .try_for_each(|(k, v)| k.__check().and_then(|()| v.__check()))
