@@ -400,3 +400,74 @@ async fn a_video_is_one_row_per_tag_in_step_with_its_tags() {
     assert_eq!(by_id, None);
     t.drop_all().await;
 }
+
+/// A title written to one table by hand leaves the other with the old one; `update()` sets it
+/// in every table that holds it, by each one's key (every tag's row), with its TTL; a setter
+/// of the collection whose elements a table holds moves that table's rows.
+#[tokio::test]
+async fn an_update_reaches_every_table_that_holds_the_column() {
+    let t = support::test_db("e_update").await;
+    t.db.create_table::<VideoById>().await.expect("create");
+    t.db.create_table::<VideosByTag>().await.expect("create");
+    let all = ["a", "b", "c"];
+    let video = Video {
+        video_id: Uuid::new_v4(),
+        title: "Draft".into(),
+        tags: tags(&["a", "b"]),
+    };
+    video.save(&t.db).await.expect("save");
+
+    // The drift of a table updated by hand: the by-tag rows keep the old title.
+    t.db.insert(&VideoById {
+        tags: video.tags.clone(),
+        title: "By hand".into(),
+        video_id: video.video_id,
+    })
+    .await
+    .expect("insert");
+    assert_eq!(listed(&t.db, &all).await, each_tag(&video));
+
+    video
+        .update()
+        .title("Final".into())
+        .using_ttl(86_400)
+        .execute(&t.db)
+        .await
+        .expect("update");
+    let updated = Video {
+        title: "Final".into(),
+        ..video.clone()
+    };
+    assert_eq!(listed(&t.db, &all).await, each_tag(&updated));
+    let by_id = VideoById::get(&t.db, &video.video_id).await.expect("read");
+    assert_eq!(by_id.map(|r| r.title), Some("Final".to_owned()));
+    let ks = t.keyspace();
+    for tag in ["a", "b"] {
+        let (ttl,): (Option<i32>,) = support::plain_row(
+            &t.db,
+            format!("SELECT TTL(title) FROM {ks}.videos_by_tag WHERE tag = ? AND video_id = ?"),
+            (tag, video.video_id),
+        )
+        .await;
+        assert!(
+            ttl.is_some_and(|s| s > 86_000 && s <= 86_400),
+            "{tag}: {ttl:?}"
+        );
+    }
+
+    // The tags set: `a`'s row goes, `c`'s comes, with the other fields as stored.
+    updated
+        .update()
+        .tags(tags(&["b", "c"]))
+        .execute(&t.db)
+        .await
+        .expect("update");
+    let retagged = Video {
+        tags: tags(&["b", "c"]),
+        ..updated.clone()
+    };
+    assert_eq!(listed(&t.db, &all).await, each_tag(&retagged));
+    let by_id = VideoById::get(&t.db, &video.video_id).await.expect("read");
+    assert_eq!(by_id.map(|r| r.tags), Some(retagged.tags.clone()));
+    t.drop_all().await;
+}

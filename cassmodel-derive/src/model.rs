@@ -300,6 +300,9 @@ pub struct Entity<'a> {
     /// Its identity table (`#[cass(identity = T)]`): keyed by what never changes in the
     /// entity, the table its changes read the stored entity from and are decided on.
     pub identity: Option<syn::Path>,
+    /// Its fields, in order: the setters of its update.
+    pub fields: Vec<(&'a syn::Ident, &'a syn::Type)>,
+    pub vis: &'a syn::Visibility,
     pub krate: syn::Path,
 }
 
@@ -1253,10 +1256,17 @@ impl<'a> Entity<'a> {
             );
             return None;
         };
+        let fields = named
+            .named
+            .iter()
+            .filter_map(|f| Some((f.ident.as_ref()?, &f.ty)))
+            .collect();
         Some(Entity {
             ident: &input.ident,
             tables,
             identity: attrs.identity.clone(),
+            fields,
+            vis: &input.vis,
             krate: krate(&attrs),
         })
     }

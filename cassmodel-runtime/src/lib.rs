@@ -106,8 +106,8 @@ pub mod __private {
     /// A table's row codec, its registration, and projections.
     pub mod table {
         pub use crate::mapping::cells::Cells;
+        pub use crate::mapping::entity_rules::{check_identity, check_stored};
         pub use crate::mapping::erased::ErasedValue;
-        pub use crate::mapping::identity::check_identity;
         pub use crate::mapping::projection::{
             Computed, PerRow, Rule, Selector, assert_count, assert_ttl, assert_write_time,
             field_kind, projection_columns, projection_defs,
@@ -131,6 +131,7 @@ pub mod __private {
             EntityTable, EntityTableOf, delete_entity_in, run_entity_batch, save_entity,
             save_entity_in,
         };
+        pub use crate::exec::entity_update::{UpdateOptions, update_entity};
         pub use crate::exec::read::{get_by_key, partition, scan};
         pub use crate::mapping::const_message::contains_str;
         pub use crate::mapping::each::rows_of_each;

@@ -36,6 +36,8 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
     );
     let identity_methods = identity_methods(e);
     let identity_checks = identity_checks(e);
+    let update_struct = update_struct(e);
+    let update_impls = update_impls(e);
     let body = quote! {
 
         impl #ident {
@@ -83,8 +85,106 @@ pub fn generate(e: &Entity<'_>) -> TokenStream {
         }
 
         #identity_checks
+        #update_impls
     };
-    super::wrap(&e.krate, body)
+    let wrapped = super::wrap(&e.krate, body);
+    quote!(#update_struct #wrapped)
+}
+
+/// The name of entity `e`'s update builder: `VideoUpdate` for `Video`.
+fn update_name(e: &Entity<'_>) -> syn::Ident {
+    quote::format_ident!("{}Update", e.ident)
+}
+
+/// The struct of the entity's partial update (`video.update().title(..).execute(&db)`),
+/// outside the derive's `const _` block so that users can name it.
+fn update_struct(e: &Entity<'_>) -> TokenStream {
+    let (ident, vis, krate) = (e.ident, e.vis, &e.krate);
+    let name = update_name(e);
+    let (fields, types): (Vec<_>, Vec<_>) = e.fields.iter().copied().unzip();
+    let doc = format!(
+        "A partial update of a `{ident}`, built by [`{ident}::update`]: each field set is \
+         written to every table that holds it, by each table's key, in one logged batch."
+    );
+    quote! {
+        #[doc = #doc]
+        #[must_use = "an update writes nothing until `execute`"]
+        #vis struct #name<'s> {
+            __stored: &'s #ident,
+            #(#fields: ::core::option::Option<#types>,)*
+            __options: #krate::__private::query::UpdateOptions,
+        }
+    }
+}
+
+/// `update()`, the setters of the update builder, its options and `execute`, and the rule
+/// that each field is held by one of the tables (else its setter would write nothing),
+/// spanned on the field.
+fn update_impls(e: &Entity<'_>) -> TokenStream {
+    let (ident, tables) = (e.ident, &e.tables);
+    let name = update_name(e);
+    let (fields, types): (Vec<_>, Vec<_>) = e.fields.iter().copied().unzip();
+    let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    let entity = ident.to_string();
+    let update_doc = format!(
+        "Starts a partial update of this `{ident}`: set fields with the update's methods of \
+         their names, then `execute`. A table whose key a field set is part of (or that holds \
+         a row per element of a collection set) is changed as [`replace`](Self::replace) \
+         changes it; the others get an UPDATE of the columns set."
+    );
+    let setter_docs = names
+        .iter()
+        .map(|n| format!("Sets `{n}` in every table of `{ident}` that holds it."));
+    let checks = fields.iter().zip(&names).map(|(f, n)| {
+        quote::quote_spanned! {f.span()=>
+            const _: () = __p::table::check_stored(
+                #entity,
+                #n,
+                &[#(<#tables as __cm::Table>::__FIELD_KINDS),*],
+                &[#(<#tables as __p::query::EntityTableOf<#ident>>::__EACH),*],
+            );
+        }
+    });
+    let execute = update_execute(e);
+    quote! {
+        impl #ident {
+            #[doc = #update_doc]
+            pub fn update(&self) -> #name<'_> {
+                #name {
+                    __stored: self,
+                    #(#fields: __p::std::Option::None,)*
+                    __options: ::core::default::Default::default(),
+                }
+            }
+        }
+
+        impl<'s> #name<'s> {
+            #(
+                #[doc = #setter_docs]
+                pub fn #fields(mut self, value: #types) -> Self {
+                    self.#fields = __p::std::Option::Some(value);
+                    self
+                }
+            )*
+
+            /// `USING TTL`: the cells set live `seconds` (refused for a table whose rows the
+            /// update moves).
+            pub fn using_ttl(mut self, seconds: i32) -> Self {
+                self.__options.ttl = __p::std::Option::Some(seconds);
+                self
+            }
+
+            /// `USING TIMESTAMP`: every statement's write time, in microseconds.
+            pub fn using_timestamp(mut self, micros: i64) -> Self {
+                self.__options.timestamp = __p::std::Option::Some(micros);
+                self
+            }
+
+            #execute
+        }
+
+        #(#checks)*
+    }
 }
 
 /// With an identity table `I`: `replace_current` (reads the stored entity from `I`) and
@@ -162,4 +262,35 @@ fn identity_checks(e: &Entity<'_>) -> TokenStream {
         }
     });
     quote!(#(#checks)*)
+}
+
+/// The update's `execute`: the entity as it becomes (each field set, or the stored one's),
+/// the names of the fields set, and the runtime's update of every table.
+fn update_execute(e: &Entity<'_>) -> TokenStream {
+    let ident = e.ident;
+    let fields: Vec<_> = e.fields.iter().map(|(f, _)| *f).collect();
+    let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    quote! {
+            /// Writes the update, in one logged batch.
+            pub fn execute<'d>(self, db: &'d __cm::Db) -> __cm::query::QueryFuture<'d, ()>
+            where
+                's: 'd,
+            {
+                let mut set = __p::std::Vec::new();
+                #(
+                    if self.#fields.is_some() {
+                        set.push(#names);
+                    }
+                )*
+                let new = #ident {
+                    #(#fields: match self.#fields {
+                        __p::std::Option::Some(value) => value,
+                        __p::std::Option::None => ::core::clone::Clone::clone(&self.__stored.#fields),
+                    },)*
+                };
+                __p::query::update_entity(
+                    db, self.__stored, new, set, self.__options, #ident::__CASS_ENTITY_TABLES,
+                )
+            }
+    }
 }

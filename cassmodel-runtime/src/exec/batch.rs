@@ -217,6 +217,12 @@ impl<'a, C> Batch<'a, C> {
         self
     }
 
+    /// Adds an entry built by the runtime (an entity's UPDATE of one table).
+    pub(crate) fn entry(mut self, entry: Box<dyn BatchEntry + 'a>) -> Self {
+        self.entries.push(entry);
+        self
+    }
+
     /// Gives every statement of the batch the write time `micros` (the protocol's default
     /// timestamp): the tables a conditional change writes after its condition held.
     pub(crate) fn at(mut self, micros: i64) -> Self {

@@ -30,7 +30,7 @@ use crate::statement::spec::{Op, SetOp, Statement};
 use crate::statement::state::QueryState;
 
 /// The stored rows of one of an entity's tables.
-type StoredRows<'s> = Vec<StoredRow<'s>>;
+pub(super) type StoredRows<'s> = Vec<StoredRow<'s>>;
 
 /// The body of a generated entity's `replace`: `new` written over `stored` in every table,
 /// in one logged batch.
@@ -50,7 +50,7 @@ pub fn replace_entity<'d, E: Sync + 'static>(
 
 /// A change of entity `E`: `body` in the entity's span, after the refusal of a table under
 /// dual writes.
-fn change<'d, E, T: Returned>(
+pub(super) fn change<'d, E, T: Returned>(
     db: &'d Db,
     tables: &'static [EntityTable<E>],
     body: impl Future<Output = Result<T>> + Send + 'd,
@@ -135,8 +135,7 @@ pub fn replace_entity_if<'d, E: Sync + 'static, I: Table>(
 }
 
 /// The batch that writes `new` over the stored rows (`old` of each table): for each of
-/// `tables` but the one of ordinal `skip`, the deletes of the stored rows whose keys no new
-/// row has, then the new rows, written over what their keys hold.
+/// `tables` but the one of ordinal `skip`, [`change_table`].
 async fn change_batch<'b, E: Sync + 'static>(
     db: &Db,
     new: &'b E,
@@ -149,20 +148,48 @@ async fn change_batch<'b, E: Sync + 'static>(
         if Some((t.schema)().ordinal()) == skip {
             continue;
         }
-        let st = (t.prepare_delete)(db).await?;
-        let key = |row: &(dyn RowFields + Sync)| serialize_for(&st, &KeyOf(row));
-        let kept = (t.rows)(new)
-            .iter()
-            .map(|row| key(&**row))
-            .collect::<Result<Vec<_>>>()?;
-        for stored in old(t) {
-            if !kept.contains(&key(&*stored)?) {
-                batch = (t.delete_key)(stored, batch);
-            }
-        }
-        batch = (t.overwrite)(new, batch);
+        batch = change_table(db, t, new, old(t), batch).await?;
     }
     Ok(batch)
+}
+
+/// Adds to `batch` the change of table `t` from its stored rows `old` to the rows of `new`:
+/// the deletes of the stored rows whose keys no new row has, then the new rows, written over
+/// what their keys hold.
+async fn change_table<'b, E: Sync + 'static>(
+    db: &Db,
+    t: &'static EntityTable<E>,
+    new: &'b E,
+    old: StoredRows<'b>,
+    mut batch: Batch<'b>,
+) -> Result<Batch<'b>> {
+    for stale in moved_rows(db, t, &(t.rows)(new), old).await?.0 {
+        batch = (t.delete_key)(stale, batch);
+    }
+    Ok((t.overwrite)(new, batch))
+}
+
+/// The stored rows (of `old`) whose keys none of `new` has, and whether any row's key moved
+/// (either way), keys compared as table `t`'s DELETE binds them.
+pub(super) async fn moved_rows<'b, E: 'static>(
+    db: &Db,
+    t: &'static EntityTable<E>,
+    new: &StoredRows<'_>,
+    old: StoredRows<'b>,
+) -> Result<(StoredRows<'b>, bool)> {
+    let st = (t.prepare_delete)(db).await?;
+    let key = |row: &(dyn RowFields + Sync)| serialize_for(&st, &KeyOf(row));
+    let new_keys = new.iter().map(|r| key(&**r)).collect::<Result<Vec<_>>>()?;
+    let old_keys = old.iter().map(|r| key(&**r)).collect::<Result<Vec<_>>>()?;
+    let arrived = new_keys.iter().any(|k| !old_keys.contains(k));
+    let stale: StoredRows<'b> = old
+        .into_iter()
+        .zip(&old_keys)
+        .filter(|(_, k)| !new_keys.contains(k))
+        .map(|(row, _)| row)
+        .collect();
+    let moved = arrived || !stale.is_empty();
+    Ok((stale, moved))
 }
 
 /// Whether the key of `new` and `old` (two rows of table `t`) differ, compared as the
@@ -179,7 +206,7 @@ async fn moved<E: 'static>(
 
 /// The UPDATE of the identity table's row (`new`'s key) that sets every other column to
 /// `new`'s value if each holds `old`'s.
-fn conditional_update<'r, E>(
+fn conditional_update<'r, E: Sync>(
     new: &'r EntityRow<'r, E>,
     old: &'r EntityRow<'r, E>,
 ) -> Result<QueryState<'r>> {
@@ -197,35 +224,20 @@ fn conditional_update<'r, E>(
     let key = schema.primary_key();
     let mut q = QueryState::default();
     for &i in key {
-        q.restrict(column(i)?, Op::Eq, Bound::Value(value(new, i)?));
+        q.restrict(column(i)?, Op::Eq, Bound::Value(field(new, i)?));
     }
     for i in (0..schema.columns.len()).filter(|i| !key.contains(i)) {
         q.set(
             column(i)?,
             SetOp::Assign,
-            [Some(Bound::Value(value(new, i)?)), None],
+            [Some(Bound::Value(field(new, i)?)), None],
         );
-        q.condition(column(i)?, Op::Eq, Bound::Value(value(old, i)?));
+        q.condition(column(i)?, Op::Eq, Bound::Value(field(old, i)?));
     }
     if q.spec.conditions.is_empty() {
         return refuse("it has only key columns: there is no value to compare");
     }
     Ok(q)
-}
-
-/// A column's index as a statement's description holds it.
-fn column(index: usize) -> Result<u16> {
-    u16::try_from(index).map_err(|_| Error::Invalid(format!("column #{index}: too many columns")))
-}
-
-/// The field of column `index` of `row`.
-fn value<'r, E>(row: &'r EntityRow<'r, E>, index: usize) -> Result<&'r dyn ErasedValue> {
-    row.field(index).ok_or_else(|| {
-        Error::Invalid(format!(
-            "`{}` has no column #{index}",
-            row.table().rust_name
-        ))
-    })
 }
 
 /// The error of a conditional change whose identity table's key changed.
@@ -345,4 +357,19 @@ impl<I: Table> RowFields for FromIdentity<'_, I> {
         // Only its key is written (a delete's), column by column.
         Err(CellStop::At(walk.from))
     }
+}
+
+/// The field of column `index` of `row`.
+pub(super) fn field(row: &(dyn RowFields + Send + Sync), index: usize) -> Result<&dyn ErasedValue> {
+    row.field(index).ok_or_else(|| {
+        Error::Invalid(format!(
+            "`{}` has no column #{index}",
+            row.table().rust_name
+        ))
+    })
+}
+
+/// A column's index as a statement's description holds it.
+pub(super) fn column(index: usize) -> Result<u16> {
+    u16::try_from(index).map_err(|_| Error::Invalid(format!("column #{index}: too many columns")))
 }

@@ -22,7 +22,7 @@ use scylla::serialize::writers::RowWriter;
 use scylla::statement::batch::{Batch as DriverBatch, BatchStatement, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 
-use super::batch::{Batch, batch_span, delete_statement};
+use super::batch::{Batch, BatchEntry, batch_span, delete_statement, query_entry};
 use super::insert::{InsertValues, Insertable, insert_statement};
 use super::result::QueryFuture;
 use super::send;
@@ -33,6 +33,8 @@ use crate::mapping::table::RowFields;
 use crate::schema::model::TableSchema;
 use crate::session::db::Db;
 use crate::session::trace::{in_span, statement_span};
+use crate::statement::spec::Statement;
+use crate::statement::state::QueryState;
 
 /// A table row built from an entity stored in several tables (`#[derive(CassEntity)]`): its
 /// fields are the entity's fields of the same names. Implemented by `#[derive(CassTable)]`
@@ -114,6 +116,8 @@ pub struct EntityTable<E: 'static> {
     pub(super) delete_key: for<'b> fn(StoredRow<'b>, Batch<'b>) -> Batch<'b>,
     /// The prepared DELETE by the table's key (whose markers type the key's cells).
     pub(super) prepare_delete: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
+    /// An UPDATE of this table, as a batch entry.
+    pub(super) update: for<'r> fn(QueryState<'r>) -> Box<dyn BatchEntry + 'r>,
 }
 
 impl<E: 'static> EntityTable<E> {
@@ -131,6 +135,7 @@ impl<E: 'static> EntityTable<E> {
             delete: |e, batch| batch.delete_row(T::from_entity(e)),
             delete_key: add_delete_key::<T>,
             prepare_delete: prepare_delete::<T>,
+            update: |q| query_entry::<T>(q, Statement::Update),
         }
     }
 
@@ -148,6 +153,7 @@ impl<E: 'static> EntityTable<E> {
             delete: |e, batch| T::rows(e).into_iter().fold(batch, Batch::delete_row),
             delete_key: add_delete_key::<T>,
             prepare_delete: prepare_delete::<T>,
+            update: |q| query_entry::<T>(q, Statement::Update),
         }
     }
 }
@@ -169,6 +175,7 @@ impl<E: 'static> EntityTable<E> {
             delete: |_, batch| batch,
             delete_key: add_delete_key::<T>,
             prepare_delete: prepare_delete::<T>,
+            update: |q| query_entry::<T>(q, Statement::Update),
         }
     }
 }

@@ -70,7 +70,7 @@ impl<C: Each> Each for Option<C> {
 
 /// The element type of the collection a column takes each element of is the column's type.
 #[diagnostic::on_unimplemented(
-    message = "the column takes each element of the entity's collection, whose elements are `{Self}`, but the column is a `{T}`",
+    message = "the column takes each element of the entity's collection, whose elements are `{Self}`, but the column's type is `{T}`",
     label = "the column's type, `{T}`",
     note = "declare the column as `{Self}`, the type of the collection's elements (a map's keys)"
 )]

@@ -1,5 +1,5 @@
-// The column that takes each element of a collection has the elements' type: `scores` holds
-// `i32`s, and the column is a `String`.
+// The column that takes each element of a collection has the elements' type: `tags` holds
+// `String`s, and the column is an `i64`.
 use cassmodel::{CassEntity, CassTable};
 
 include!("model/video.rs");
@@ -8,8 +8,8 @@ include!("model/video.rs");
 #[cass(entity = Video)]
 struct VideosByTag {
     #[partition_key]
-    #[cass(each = scores)]
-    tag: String,
+    #[cass(each = tags)]
+    tag: i64,
     #[clustering]
     video_id: i32,
     title: String,

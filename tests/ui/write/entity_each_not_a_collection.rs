@@ -12,6 +12,7 @@ struct VideosByTag {
     tag: String,
     #[clustering]
     video_id: i32,
+    tags: Vec<String>,
 }
 
 fn main() {}

@@ -6,5 +6,4 @@ struct Video {
     video_id: i32,
     title: String,
     tags: Vec<String>,
-    scores: Vec<i32>,
 }

@@ -1,3 +1,6 @@
+//! The rules of entities checked when their crate compiles. Every field of an entity is held
+//! by one of its tables (else `save` and `update` would write it nowhere).
+//!
 //! An entity's identity table (`#[derive(CassEntity)]` with `#[cass(identity = T)]`): the
 //! table keyed by what never changes in the entity, from which `replace_current` reads the
 //! stored entity before a change and on which `replace_if_unchanged` decides one. Its rule,
@@ -56,4 +59,44 @@ pub const fn check_identity(
 /// Whether `a` and `b` are the same (usable in constants).
 const fn str_eq(a: &str, b: &str) -> bool {
     contains_str(&[a], b)
+}
+
+/// Field `field` of entity `entity` is held by one of its tables: a column of one of
+/// `tables` (their `__FIELD_KINDS`), or the collection whose elements one of them holds a
+/// row each of (`each`, their `__EACH`). Panics (a compile error in a `const`) with a
+/// message that names the field and the fix. A table whose fields are not known (none: the
+/// derive's fallback, beside the errors of its struct) holds any.
+pub const fn check_stored(
+    entity: &str,
+    field: &str,
+    tables: &[&[(&str, u8)]],
+    each: &[Option<(&str, &str)>],
+) {
+    let mut i = 0;
+    while i < tables.len() {
+        if tables[i].is_empty() || field_kind::of(tables[i], field) != field_kind::UNKNOWN {
+            return;
+        }
+        i += 1;
+    }
+    let mut j = 0;
+    while j < each.len() {
+        if let Some((_, collection)) = each[j]
+            && str_eq(collection, field)
+        {
+            return;
+        }
+        j += 1;
+    }
+    let m = message(&[
+        "every field of an entity is held by one of its tables, and no table of `",
+        entity,
+        "` has `",
+        field,
+        "`: `save` and `update` would write it nowhere; add the field to one of its tables \
+         (#[cass(tables(..))]), or remove it from `",
+        entity,
+        "`",
+    ]);
+    panic!("{}", m.as_str());
 }
