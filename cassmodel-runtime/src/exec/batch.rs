@@ -346,11 +346,57 @@ async fn send<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
     if let Some(p) = prepared.first() {
         check_request_size(db, p, bytes)?;
     }
+    if bytes > BATCH_SIZE_WARN {
+        warn_batch_size(entries, &prepared, bytes);
+    }
     let res = send::batch(db, &driver, values, "BATCH").await?;
     if !lwt {
         return Ok(true);
     }
     applied(res)
+}
+
+/// Cassandra's default `batch_size_warn_threshold` and `batch_size_fail_threshold`: a batch
+/// over more than one partition whose data is larger draws a warning, or is refused.
+const BATCH_SIZE_WARN: usize = 5 * 1024;
+const BATCH_SIZE_FAIL: usize = 50 * 1024;
+
+/// Says, before the batch is sent, that its `bytes` of values over several partitions pass
+/// Cassandra's default batch size thresholds (a batch of one partition passes none): a
+/// `tracing` warning with the sizes and how a large fan-out is written instead.
+#[cold]
+fn warn_batch_size<E: std::ops::Deref<Target = X>, X: BatchEntry + ?Sized>(
+    entries: &[E],
+    prepared: &[Arc<PreparedStatement>],
+    bytes: usize,
+) {
+    let mut partitions: Vec<(&str, i64)> = Vec::new();
+    for (e, p) in entries.iter().zip(prepared) {
+        let table = p.get_table_spec().map_or("", |t| t.table_name());
+        let Ok(Some(token)) = p.calculate_token(&AsRow(&**e)) else {
+            return;
+        };
+        if !partitions.contains(&(table, token.value())) {
+            partitions.push((table, token.value()));
+        }
+    }
+    if partitions.len() < 2 {
+        return;
+    }
+    let refused = if bytes > BATCH_SIZE_FAIL {
+        " and its batch_size_fail_threshold (50 KiB): the server refuses it unless that is raised"
+    } else {
+        ": the server logs a warning and answers with it"
+    };
+    tracing::warn!(
+        statements = entries.len(),
+        partitions = partitions.len(),
+        bytes,
+        "a batch over {} partitions holds {bytes} bytes of values, above Cassandra's default \
+         batch_size_warn_threshold (5 KiB){refused}; write a large fan-out (an entity with many \
+         tables or elements) in several batches, or as single writes",
+        partitions.len()
+    );
 }
 
 /// A batch entry as the values of its statement.
