@@ -42,7 +42,7 @@ pub fn replace_entity<'d, E: Sync + 'static>(
     tables: &'static [EntityTable<E>],
 ) -> QueryFuture<'d, ()> {
     change(db, tables, async move {
-        let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { (t.rows)(stored) };
+        let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { t.rows_of(stored) };
         let batch = change_batch(db, new, &old, tables, None).await?;
         batch.run(db).await.map(drop)
     })
@@ -117,7 +117,7 @@ pub fn replace_entity_if<'d, E: Sync + 'static, I: Table>(
         if !outcome.applied {
             return Ok(outcome);
         }
-        let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { (t.rows)(stored) };
+        let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { t.rows_of(stored) };
         let skip = Some(I::schema().ordinal());
         let written = match change_batch(db, new, &old, tables, skip).await {
             Ok(batch) => batch.at(at).run(db).await,
@@ -163,7 +163,7 @@ async fn change_table<'b, E: Sync + 'static>(
     old: StoredRows<'b>,
     mut batch: Batch<'b>,
 ) -> Result<Batch<'b>> {
-    for stale in moved_rows(db, t, &(t.rows)(new), old).await?.0 {
+    for stale in moved_rows(db, t, &t.rows_of(new), old).await?.0 {
         batch = (t.delete_key)(stale, batch);
     }
     Ok((t.overwrite)(new, batch))

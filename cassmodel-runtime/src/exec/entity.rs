@@ -158,6 +158,17 @@ impl<E: 'static> EntityTable<E> {
     }
 }
 
+impl<E: Sync + 'static> EntityTable<E> {
+    /// The rows of `entity` in this table, as a change compares their keys: read in place
+    /// from the entity's fields, or, one per element, built from them.
+    pub(super) fn rows_of<'e>(&'static self, entity: &'e E) -> Vec<StoredRow<'e>> {
+        match self.each {
+            None => vec![Box::new(EntityRow::new(entity, self))],
+            Some(_) => (self.rows)(entity),
+        }
+    }
+}
+
 impl<E: 'static> EntityTable<E> {
     /// Table `T` as the table derive's fallback declares it, beside the errors of its struct
     /// (so that the entity's list of tables adds none): nothing of it runs, the crate does not

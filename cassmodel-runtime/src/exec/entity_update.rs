@@ -38,10 +38,10 @@ pub fn update_entity<'d, E: Send + Sync + 'static>(
 ) -> QueryFuture<'d, ()> {
     change(db, tables, async move {
         let new = &new;
-        let new_rows: Vec<StoredRows<'static>> = tables.iter().map(|t| (t.rows)(new)).collect();
+        let new_rows: Vec<StoredRows<'_>> = tables.iter().map(|t| t.rows_of(new)).collect();
         let mut batch = Batch::logged();
         for (t, rows) in tables.iter().zip(&new_rows) {
-            batch = update_table(db, t, new, rows, (t.rows)(stored), &set, options, batch).await?;
+            batch = update_table(db, t, new, rows, t.rows_of(stored), &set, options, batch).await?;
         }
         if let Some(micros) = options.timestamp {
             batch = batch.at(micros);
@@ -58,7 +58,7 @@ async fn update_table<'b, E: Sync + 'static>(
     db: &'b Db,
     t: &'static EntityTable<E>,
     new: &'b E,
-    rows: &'b StoredRows<'static>,
+    rows: &'b StoredRows<'b>,
     old: StoredRows<'b>,
     set: &'b [&'static str],
     options: UpdateOptions,
