@@ -282,7 +282,7 @@ async fn run(
         for side in order {
             let k = side as usize;
             let (base, session) = (next[k], if side == Side::Raw { raw_db } else { db });
-            let m = drive::measure(&GLOBAL, in_flight, None, slice, 1, |i| {
+            let m = drive::measure(GLOBAL, in_flight, None, slice, 1, |i| {
                 change(session, raw, side, base + i)
             })
             .await;
