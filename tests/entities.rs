@@ -471,3 +471,40 @@ async fn an_update_reaches_every_table_that_holds_the_column() {
     assert_eq!(by_id.map(|r| r.tags), Some(retagged.tags.clone()));
     t.drop_all().await;
 }
+
+/// A change whose one large row takes more than its share of the request limit is still
+/// written when the rows fit together (it leaves the kept batch for the general one), and one
+/// that does not fit is refused before anything is sent, changing no table.
+#[tokio::test]
+async fn a_change_of_uneven_rows_is_written_when_they_fit_together() {
+    let t = orders_db("e_uneven").await;
+    let limited = t.db.with_max_request_size(20 * 1024);
+    let stored = Order {
+        remarks: Some("r".repeat(12 * 1024)),
+        ..order(3)
+    };
+    stored.save(&t.db).await.expect("save");
+    let moved = Order {
+        delivery_date: day(4),
+        ..stored.clone()
+    };
+    moved
+        .replace(&limited, &stored)
+        .await
+        .unwrap_or_else(|e| panic!("12 KiB and a few rows fit in 20 KiB: {e}"));
+    holds_only(&t.db, &moved, &[3, 4]).await;
+
+    let too_large = Order {
+        delivery_date: day(5),
+        remarks: Some("r".repeat(24 * 1024)),
+        ..moved.clone()
+    };
+    match too_large.replace(&limited, &moved).await {
+        Err(Error::RequestTooLarge { bytes, limit, .. }) => {
+            assert!(bytes > 24 * 1024 && limit == 20 * 1024, "{bytes} / {limit}");
+        }
+        other => panic!("expected Error::RequestTooLarge, got {other:?}"),
+    }
+    holds_only(&t.db, &moved, &[3, 4, 5]).await;
+    t.drop_all().await;
+}

@@ -13,6 +13,7 @@
 use std::future::Future;
 
 use super::batch::{Batch, KeyOf};
+use super::change_batch::send_change;
 use super::entity::{EntityRow, EntityTable, StoredRow, entity_span};
 use super::mirror::{new_name, write_time};
 use super::read::first_by_key_prefix;
@@ -42,6 +43,11 @@ pub fn replace_entity<'d, E: Sync + 'static>(
     tables: &'static [EntityTable<E>],
 ) -> QueryFuture<'d, ()> {
     change(db, tables, async move {
+        // Tables of one row each: the kept batch; else (rows per element, or a row over its
+        // share of the request limit), the general batch.
+        if send_change(db, new, stored, tables).await? {
+            return Ok(());
+        }
         let old = |t: &'static EntityTable<E>| -> StoredRows<'d> { t.rows_of(stored) };
         let batch = change_batch(db, new, &old, tables, None).await?;
         batch.run(db).await.map(drop)

@@ -99,7 +99,8 @@ pub struct EntityTable<E: 'static> {
     pub(super) schema: fn() -> &'static TableSchema,
     pub(super) cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
     cells: fn(&E, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>,
-    prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
+    /// The prepared INSERT of a whole row.
+    pub(super) prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
     /// For a table with one row per element of a collection: the field of the column that
     /// takes each element, and the entity's collection field. (`save` then takes the general
     /// batch: the number of its statements varies.)
@@ -431,11 +432,7 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
         } else {
             values.serialize_in_place(ctx, writer)
         };
-        if let Err(e) = &written
-            && e.downcast_ref::<TooLarge>().is_some()
-        {
-            self.refused.store(true, Ordering::Relaxed);
-        }
+        note_refused(&written, self.refused);
         Some(written)
     }
 
@@ -447,5 +444,18 @@ impl<'r, E> BatchValuesIterator<'r> for EntityRows<'r, E> {
     fn skip_next(&mut self) -> Option<()> {
         self.first = false;
         self.tables.next().map(drop)
+    }
+}
+
+/// Sets `refused` when `written` is a row refused for taking more than its share of the
+/// request limit ([`TooLarge`]): the caller then takes the general batch.
+pub(super) fn note_refused(
+    written: &std::result::Result<(), SerializationError>,
+    refused: &AtomicBool,
+) {
+    if let Err(e) = written
+        && e.downcast_ref::<TooLarge>().is_some()
+    {
+        refused.store(true, Ordering::Relaxed);
     }
 }

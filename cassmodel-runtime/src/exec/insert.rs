@@ -449,6 +449,15 @@ impl<'r, T: ?Sized> InsertValues<'r, T> {
         }
     }
 
+    /// [`with_nulls`](Self::with_nulls), refused as they are written beyond `limit` bytes
+    /// (one row's share of a batch).
+    pub(crate) fn with_nulls_within(row: &'r T, limit: usize) -> Self {
+        InsertValues {
+            limit: Some(limit),
+            ..Self::with_nulls(row)
+        }
+    }
+
     /// [`unset_nulls`](Self::unset_nulls), refused as they are written beyond `limit` bytes
     /// (one row's share of a batch).
     pub(crate) fn unset_nulls_within(row: &'r T, limit: usize) -> Self {

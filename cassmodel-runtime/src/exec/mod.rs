@@ -2,12 +2,13 @@
 //! ([`statement`]: from the cache, or prepared on first use), reads ([`read`]), writes and
 //! lightweight transactions ([`write`]), inserts of whole rows ([`insert`]), batches
 //! ([`batch`]), the saves of entities ([`entity`]), their changes that move rows
-//! ([`change`]) and their partial updates ([`entity_update`]), what they return ([`result`]), the dual
+//! ([`change`], with their kept batches: [`change_batch`]) and their partial updates ([`entity_update`]), what they return ([`result`]), the dual
 //! writes of a key change ([`mirror`]), and the one door through which all of them, and every
 //! other feature, send requests to the driver ([`send`]).
 
 pub(crate) mod batch;
 pub(crate) mod change;
+pub(crate) mod change_batch;
 pub(crate) mod entity;
 pub(crate) mod entity_update;
 pub(crate) mod insert;

@@ -66,6 +66,9 @@ pub(crate) struct StatementCache {
     /// The logged batch of each entity's `save` (the INSERT of each of its tables), once
     /// prepared: found by the entity's type, sent as it is with the entity's values.
     entity_batches: Kept<TypeId, Batch>,
+    /// The batches of entities' changes, by the entity's type and the set of its tables
+    /// whose keys moved (a bit per table).
+    change_batches: Kept<(TypeId, u64), Batch>,
     /// The same batches, each also at the ordinal of its entity's first table (with the
     /// entity's type): read as [`per_table`](Self::per_table) is, without a lock, a hash or
     /// a reference count (each a write to memory all tasks share). Two entities with the
@@ -276,6 +279,7 @@ impl StatementCache {
             per_table: (0..tables * PER_TABLE).map(|_| OnceLock::new()).collect(),
             mirrors: Kept::new(),
             entity_batches: Kept::new(),
+            change_batches: Kept::new(),
             entity_slots: (0..tables).map(|_| OnceLock::new()).collect(),
             query_slots: KeySlots::new(tables, QUERY_SLOTS),
         }
@@ -351,6 +355,18 @@ impl StatementCache {
             Some((kept, batch)) if *kept == entity => Some(batch),
             _ => None,
         }
+    }
+
+    /// The kept batch of a change of entity `entity` whose tables `moved` (a bit per table)
+    /// moved their rows.
+    pub(crate) fn change_batch(&self, entity: TypeId, moved: u64) -> Option<Arc<Batch>> {
+        self.change_batches.get(&(entity, moved))
+    }
+
+    /// Keeps `batch` for [`change_batch`](Self::change_batch) (one kept first by another task
+    /// wins: both are the same), and returns what is kept.
+    pub(crate) fn keep_change_batch(&self, entity: TypeId, moved: u64, batch: Batch) -> Arc<Batch> {
+        self.change_batches.keep((entity, moved), batch)
     }
 
     /// The kept batch of entity `entity`, found by its type: the one whose first table's
