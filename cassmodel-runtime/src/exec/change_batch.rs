@@ -25,15 +25,15 @@ use crate::session::db::Db;
 /// Sends the change of `stored` into `new` in every one of `tables` (each of one row per
 /// entity, none under dual writes) in one logged batch: for a table whose key moved, the
 /// delete of the stored row, then the new row written over what its key holds. `false` when
-/// it cannot take this way (more than 64 tables, or a row over its share of the request
-/// limit): the caller takes the general batch.
+/// it cannot take this way (no table or more than 64, or a row over its share of the
+/// request limit): the caller takes the general batch.
 pub(super) async fn send_change<E: Sync + 'static>(
     db: &Db,
     new: &E,
     stored: &E,
     tables: &'static [EntityTable<E>],
 ) -> Result<bool> {
-    if tables.len() > 64 || tables.iter().any(|t| t.each.is_some()) {
+    if tables.is_empty() || tables.len() > 64 || tables.iter().any(|t| t.each.is_some()) {
         return Ok(false);
     }
     // The batch of a change that moves every row holds each table's DELETE, whose markers
