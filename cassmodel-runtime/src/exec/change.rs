@@ -13,7 +13,7 @@
 use std::future::Future;
 
 use super::batch::{Batch, KeyOf};
-use super::change_batch::send_change;
+use super::change_batch::{keys_differ, send_change};
 use super::entity::{EntityRow, EntityTable, StoredRow, entity_span};
 use super::mirror::{new_name, write_time};
 use super::read::first_by_key_prefix;
@@ -113,7 +113,8 @@ pub fn replace_entity_if<'d, E: Sync + 'static, I: Table>(
             EntityRow::new(new, identity),
             EntityRow::new(stored, identity),
         );
-        if moved(db, identity, &new_row, &old_row).await? {
+        let delete = (identity.prepare_delete)(db).await?;
+        if keys_differ(&delete, &new_row, &old_row, &mut Vec::new())? {
             return Err(identity_moved::<E>(identity));
         }
         // Later than the write time of any change this one's condition saw applied.
@@ -198,18 +199,6 @@ pub(super) async fn moved_rows<'b, E: 'static>(
     Ok((stale, moved))
 }
 
-/// Whether the key of `new` and `old` (two rows of table `t`) differ, compared as the
-/// table's DELETE binds them.
-async fn moved<E: 'static>(
-    db: &Db,
-    t: &'static EntityTable<E>,
-    new: &(dyn RowFields + Sync),
-    old: &(dyn RowFields + Sync),
-) -> Result<bool> {
-    let st = (t.prepare_delete)(db).await?;
-    Ok(serialize_for(&st, &KeyOf(new))? != serialize_for(&st, &KeyOf(old))?)
-}
-
 /// The UPDATE of the identity table's row (`new`'s key) that sets every other column to
 /// `new`'s value if each holds `old`'s.
 fn conditional_update<'r, E: Sync>(
@@ -228,16 +217,11 @@ fn conditional_update<'r, E: Sync>(
         return refuse("it has a bucket column: name a table without one as the identity");
     }
     let key = schema.primary_key();
-    let mut q = QueryState::default();
-    for &i in key {
-        q.restrict(column(i)?, Op::Eq, Bound::Value(field(new, i)?));
-    }
-    for i in (0..schema.columns.len()).filter(|i| !key.contains(i)) {
-        q.set(
-            column(i)?,
-            SetOp::Assign,
-            [Some(Bound::Value(field(new, i)?)), None],
-        );
+    let others: Vec<usize> = (0..schema.columns.len())
+        .filter(|i| !key.contains(i))
+        .collect();
+    let mut q = update_of(new, &others, None)?;
+    for &i in &others {
         q.condition(column(i)?, Op::Eq, Bound::Value(field(old, i)?));
     }
     if q.spec.conditions.is_empty() {
@@ -314,7 +298,7 @@ impl<'s, I: Table> FromIdentity<'s, I> {
     /// The stored rows of table `t`: one, or one per element of the collection.
     fn rows<E>(identity: &'s I, t: &'static EntityTable<E>) -> StoredRows<'s> {
         let table = (t.schema)();
-        let Some((column, collection)) = t.each else {
+        let Some(each) = &t.each else {
             let row = FromIdentity {
                 identity,
                 table,
@@ -323,7 +307,8 @@ impl<'s, I: Table> FromIdentity<'s, I> {
             return vec![Box::new(row)];
         };
         let mut rows: StoredRows<'s> = Vec::new();
-        if let Some(c) = field_named(identity, collection) {
+        let column = each.column;
+        if let Some(c) = field_named(identity, each.collection) {
             c.each(&mut |element| {
                 let row = FromIdentity {
                     identity,
@@ -378,4 +363,46 @@ pub(super) fn field(row: &(dyn RowFields + Send + Sync), index: usize) -> Result
 /// A column's index as a statement's description holds it.
 pub(super) fn column(index: usize) -> Result<u16> {
     u16::try_from(index).map_err(|_| Error::Invalid(format!("column #{index}: too many columns")))
+}
+
+/// The UPDATE of `row` (by its key) that sets its `columns` to its values.
+pub(super) fn update_of<'r>(
+    row: &'r (dyn RowFields + Send + Sync),
+    columns: &[usize],
+    ttl: Option<i32>,
+) -> Result<QueryState<'r>> {
+    let schema = row.table();
+    let mut q = QueryState::default();
+    for &i in schema.primary_key() {
+        q.restrict(column(i)?, Op::Eq, key_value(row, i)?);
+    }
+    for &i in columns {
+        q.set(
+            column(i)?,
+            SetOp::Assign,
+            [Some(Bound::Value(field(row, i)?)), None],
+        );
+    }
+    if let Some(seconds) = ttl {
+        q.ttl(seconds);
+    }
+    Ok(q)
+}
+
+/// The value of key column `index` of `row`: its field, or, for a bucket, the bucket of its
+/// source field.
+fn key_value<'r>(row: &'r (dyn RowFields + Send + Sync), index: usize) -> Result<Bound<'r>> {
+    let schema = row.table();
+    let Some(bucket) = schema.column(index).and_then(|c| c.bucket) else {
+        return field(row, index).map(Bound::Value);
+    };
+    field(row, bucket.source)?
+        .source_bucket(bucket.rule)
+        .map(Bound::Bucket)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "table `{}`: column #{index} is a bucket whose source has none",
+                schema.name
+            ))
+        })
 }

@@ -73,7 +73,7 @@ pub(super) async fn send_change<E: Sync + 'static>(
 
 /// Whether the keys of rows `new` and `old` differ as `delete` binds them (written one after
 /// the other into `buffer`).
-fn keys_differ(
+pub(super) fn keys_differ(
     delete: &PreparedStatement,
     new: &(dyn RowFields + Sync),
     old: &(dyn RowFields + Sync),

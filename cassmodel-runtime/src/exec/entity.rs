@@ -101,12 +101,9 @@ pub struct EntityTable<E: 'static> {
     cells: fn(&E, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>,
     /// The prepared INSERT of a whole row.
     pub(super) prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
-    /// For a table with one row per element of a collection: the field of the column that
-    /// takes each element, and the entity's collection field. (`save` then takes the general
-    /// batch: the number of its statements varies.)
-    pub(super) each: Option<(&'static str, &'static str)>,
-    /// The rows of the entity, owned (a change compares their keys).
-    pub(super) rows: fn(&E) -> Vec<StoredRow<'static>>,
+    /// For a table with one row per element of a collection: which, and its rows. (`save`
+    /// then takes the general batch: the number of its statements varies.)
+    pub(super) each: Option<EachOf<E>>,
     /// Adds the inserts of the entity's rows (`None` fields unset).
     pub(super) add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
     /// Adds the inserts of the entity's rows with their `None` fields written as nulls.
@@ -130,7 +127,6 @@ impl<E: 'static> EntityTable<E> {
             cells: write_entity_cells::<E, T>,
             prepare: prepare_insert::<T>,
             each: None,
-            rows: |e| vec![Box::new(T::from_entity(e))],
             add: |e, batch| batch.insert_owned(T::from_entity(e)),
             overwrite: |e, batch| batch.overwrite_owned(T::from_entity(e)),
             delete: |e, batch| batch.delete_row(T::from_entity(e)),
@@ -147,8 +143,11 @@ impl<E: 'static> EntityTable<E> {
             cell: |_, _| None,
             cells: |_, walk| Err(CellStop::At(walk.from)),
             prepare: prepare_insert::<T>,
-            each: Some(T::__EACH),
-            rows: |e| T::rows(e).into_iter().map(|r| Box::new(r) as _).collect(),
+            each: Some(EachOf {
+                column: T::__EACH.0,
+                collection: T::__EACH.1,
+                rows: |e| T::rows(e).into_iter().map(|r| Box::new(r) as _).collect(),
+            }),
             add: |e, batch| T::rows(e).into_iter().fold(batch, Batch::insert_owned),
             overwrite: |e, batch| T::rows(e).into_iter().fold(batch, Batch::overwrite_owned),
             delete: |e, batch| T::rows(e).into_iter().fold(batch, Batch::delete_row),
@@ -159,13 +158,23 @@ impl<E: 'static> EntityTable<E> {
     }
 }
 
+/// A table of an entity that holds one row per element of one of its collections.
+pub(super) struct EachOf<E: 'static> {
+    /// The field of the column that takes each element.
+    pub(super) column: &'static str,
+    /// The entity's collection field.
+    pub(super) collection: &'static str,
+    /// The rows of an entity, built from its fields.
+    pub(super) rows: fn(&E) -> Vec<StoredRow<'static>>,
+}
+
 impl<E: Sync + 'static> EntityTable<E> {
     /// The rows of `entity` in this table, as a change compares their keys: read in place
     /// from the entity's fields, or, one per element, built from them.
     pub(super) fn rows_of<'e>(&'static self, entity: &'e E) -> Vec<StoredRow<'e>> {
-        match self.each {
+        match &self.each {
             None => vec![Box::new(EntityRow::new(entity, self))],
-            Some(_) => (self.rows)(entity),
+            Some(each) => (each.rows)(entity),
         }
     }
 }
@@ -181,7 +190,6 @@ impl<E: 'static> EntityTable<E> {
             cells: |_, walk| Err(CellStop::At(walk.from)),
             prepare: prepare_insert::<T>,
             each: None,
-            rows: |_| Vec::new(),
             add: |_, batch| batch,
             overwrite: |_, batch| batch,
             delete: |_, batch| batch,

@@ -4,15 +4,11 @@
 //! holds a row each of) gets the change `replace` writes there instead.
 
 use super::batch::Batch;
-use super::change::{StoredRows, change, column, field, moved_rows};
+use super::change::{StoredRows, change, moved_rows, update_of};
 use super::entity::EntityTable;
 use super::result::QueryFuture;
 use crate::error::errors::{Error, Result};
-use crate::mapping::erased::Bound;
-use crate::mapping::table::RowFields;
 use crate::session::db::Db;
-use crate::statement::spec::{Op, SetOp};
-use crate::statement::state::QueryState;
 
 /// What an entity's update sets besides its columns: `USING TTL` and `USING TIMESTAMP`.
 #[doc(hidden)]
@@ -91,49 +87,7 @@ async fn update_table<'b, E: Sync + 'static>(
         return Ok(batch);
     }
     for row in rows {
-        batch = batch.entry((t.update)(update_of(&**row, &columns, options)?));
+        batch = batch.entry((t.update)(update_of(&**row, &columns, options.ttl)?));
     }
     Ok(batch)
-}
-
-/// The UPDATE of `row` (by its key) that sets its `columns` to its values.
-fn update_of<'r>(
-    row: &'r (dyn RowFields + Send + Sync),
-    columns: &[usize],
-    options: UpdateOptions,
-) -> Result<QueryState<'r>> {
-    let schema = row.table();
-    let mut q = QueryState::default();
-    for &i in schema.primary_key() {
-        q.restrict(column(i)?, Op::Eq, key_value(row, i)?);
-    }
-    for &i in columns {
-        q.set(
-            column(i)?,
-            SetOp::Assign,
-            [Some(Bound::Value(field(row, i)?)), None],
-        );
-    }
-    if let Some(seconds) = options.ttl {
-        q.ttl(seconds);
-    }
-    Ok(q)
-}
-
-/// The value of key column `index` of `row`: its field, or, for a bucket, the bucket of its
-/// source field.
-fn key_value<'r>(row: &'r (dyn RowFields + Send + Sync), index: usize) -> Result<Bound<'r>> {
-    let schema = row.table();
-    let Some(bucket) = schema.column(index).and_then(|c| c.bucket) else {
-        return field(row, index).map(Bound::Value);
-    };
-    field(row, bucket.source)?
-        .source_bucket(bucket.rule)
-        .map(Bound::Bucket)
-        .ok_or_else(|| {
-            Error::Invalid(format!(
-                "table `{}`: column #{index} is a bucket whose source has none",
-                schema.name
-            ))
-        })
 }
