@@ -813,9 +813,9 @@ pub mod query {
 /// entities and the views a write may not target.
 pub mod write {
     pub use cassmodel_runtime::{
-        BaseOf, CounterStatement, Counters, FromEntity, FromEntityEach, IfNotExists, InsertKind,
-        InsertRow, Insertable, InsertableRows, Inserts, Plain, Regular, RegularStatement,
-        TimestampAllowed, Writable, Writes,
+        BaseOf, CounterStatement, Counters, EntityWithIdentity, FromEntity, FromEntityEach,
+        IfNotExists, InsertKind, InsertRow, Insertable, InsertableRows, Inserts, Plain, Regular,
+        RegularStatement, TimestampAllowed, Writable, Writes,
     };
 }
 

@@ -6,6 +6,9 @@
 
 mod support;
 
+#[path = "entities/drift.rs"]
+mod drift;
+
 use std::collections::BTreeSet;
 
 use cassmodel::{CassEntity, CassTable, Db, Error};

@@ -76,7 +76,7 @@ pub(crate) struct VerifyArgs {
     ranges: u32,
 }
 
-fn parse_fraction(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(f) if f > 0.0 && f <= 1.0 => Ok(f),
         _ => Err(format!("`{s}`: expected a fraction in (0, 1], e.g. 0.05")),
@@ -291,7 +291,7 @@ pub(crate) async fn forget_copy(
     Ok(Exit::Ok)
 }
 
-fn io(e: std::io::Error) -> MigrationError {
+pub(crate) fn io(e: std::io::Error) -> MigrationError {
     MigrationError::Io {
         path: "<output>".into(),
         source: e,

@@ -31,6 +31,9 @@ pub enum Exit {
     /// into it), so a command that compares, prints or copies models has nothing to work
     /// on: the binary does not use the crate that holds them (see [`main!`](crate::main!)).
     NoModels = 6,
+    /// `7`: the tables of an entity disagree (`check-entity`: rows missing, extra or
+    /// different, not repaired).
+    Drift = 7,
 }
 
 impl Exit {

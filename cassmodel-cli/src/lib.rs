@@ -26,6 +26,7 @@
 mod connect;
 mod copy;
 mod cql_file;
+mod drift;
 mod exit;
 mod migrate;
 mod progress;

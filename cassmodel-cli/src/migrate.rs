@@ -73,6 +73,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::connect::{ConnectArgs, Warned};
 use crate::copy::{BackfillArgs, ForgetArgs, VerifyArgs};
+use crate::drift::CheckEntityArgs;
 use crate::exit::{Exit, block_on};
 use crate::progress::Shown;
 
@@ -85,7 +86,8 @@ use crate::progress::Shown;
                   change's command that wrote nothing: backfill, drop-source, forget-copy); \
                   4 a table outgrows the \
                   partition-size guidance (analyze); 5 a copy is incomplete (backfill, \
-                  verify); 6 the binary holds no model (cassmodel_cli::main!(your_crate))."
+                  verify); 6 the binary holds no model (cassmodel_cli::main!(your_crate)); \
+                  7 an entity's tables disagree (check-entity)."
 )]
 struct Cli {
     /// How to reach the cluster (and `--keyspace`): each flag overrides its CASSMODEL_*
@@ -167,6 +169,10 @@ enum Command {
     /// Forget the record of a copy (kept in keyspace `cassmodel_migrations`): one by name,
     /// or with `--dropped` every copy whose new table no longer exists.
     ForgetCopy(ForgetArgs),
+    /// Compare the tables of an entity with an identity table (`#[cass(identity = ..)]`):
+    /// rows missing, extra and different in each; `--repair` makes them agree, cell by cell,
+    /// by the latest write time.
+    CheckEntity(CheckEntityArgs),
 }
 
 impl Command {
@@ -181,6 +187,7 @@ impl Command {
             Command::Schema => Some("print"),
             Command::Analyze { .. } => Some("analyze"),
             Command::Backfill(_) | Command::Verify(_) => Some("copy or compare"),
+            Command::CheckEntity(_) => Some("check"),
             Command::Status | Command::DropSource { .. } | Command::ForgetCopy(_) => None,
         }
     }
@@ -490,6 +497,7 @@ async fn execute(
             return crate::copy::drop_source(&db, target, out).await;
         }
         Command::ForgetCopy(args) => return crate::copy::forget_copy(&db, args, out).await,
+        Command::CheckEntity(args) => return crate::drift::check_entity(&db, args, out).await,
         _ => {}
     }
     let m = configure(Migrator::new(&db, models), &cli);
@@ -549,6 +557,7 @@ async fn execute(
         | Command::Verify(_)
         | Command::Status
         | Command::DropSource { .. }
-        | Command::ForgetCopy(_) => Ok(Exit::Ok),
+        | Command::ForgetCopy(_)
+        | Command::CheckEntity(_) => Ok(Exit::Ok),
     }
 }

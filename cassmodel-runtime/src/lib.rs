@@ -34,7 +34,7 @@ pub use error::errors::{Error, Result};
 pub use error::kind::ErrorKind;
 pub use error::row::RowError;
 pub use exec::batch::{Batch, CounterStatement, Counters, Regular, RegularStatement};
-pub use exec::entity::{FromEntity, FromEntityEach};
+pub use exec::entity::{EntityWithIdentity, FromEntity, FromEntityEach};
 pub use exec::insert::{
     IfNotExists, Insert, InsertKind, InsertRow, Insertable, InsertableRows, Inserts, Plain,
     TimestampAllowed,
@@ -97,6 +97,27 @@ pub mod value {
 // The submodules are not `doc(hidden)`: rustc names items in its messages (`required by a
 // bound in ..`) by a path through modules that are not hidden, which the `cassmodel` crate's
 // own `__private` (hidden only from its docs) gives: `cassmodel::__private::<purpose>::..`.
+/// Registers the drift check of an entity with an identity table, for the migration
+/// command's `check-entity` (with the feature `migrate`; nothing without it). Not a public API.
+#[doc(hidden)]
+#[cfg(feature = "migrate")]
+#[macro_export]
+macro_rules! __register_entity {
+    ($entity:ty) => {
+        $crate::__private::table::inventory::submit! {
+            $crate::migrate::drift::EntityEntry($crate::migrate::drift::checker::<$entity>)
+        }
+    };
+}
+
+/// Without the feature `migrate`, there is no drift check to register.
+#[doc(hidden)]
+#[cfg(not(feature = "migrate"))]
+#[macro_export]
+macro_rules! __register_entity {
+    ($entity:ty) => {};
+}
+
 #[doc(hidden)]
 pub mod __private {
     //! What the code `#[derive(CassTable)]`, `#[derive(CassUdt)]`, `#[derive(CassProjection)]`
@@ -125,11 +146,12 @@ pub mod __private {
 
     /// The query builder's core, its type-level states, and the reads and writes it runs.
     pub mod query {
+        pub use crate::__register_entity as register_entity;
         pub use crate::exec::batch::BatchEntry;
         pub use crate::exec::change::{replace_current_entity, replace_entity, replace_entity_if};
         pub use crate::exec::entity::{
-            EntityTable, EntityTableOf, delete_entity_in, run_entity_batch, save_entity,
-            save_entity_in,
+            EntityTable, EntityTableOf, EntityWithIdentity, delete_entity_in, run_entity_batch,
+            save_entity, save_entity_in,
         };
         pub use crate::exec::entity_update::{UpdateOptions, update_entity};
         pub use crate::exec::read::{get_by_key, partition, scan};

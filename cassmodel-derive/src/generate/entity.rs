@@ -261,7 +261,17 @@ fn identity_checks(e: &Entity<'_>) -> TokenStream {
             );
         }
     });
-    quote!(#(#checks)*)
+    quote! {
+        #(#checks)*
+
+        impl __p::query::EntityWithIdentity for #entity_ident {
+            type Identity = #identity;
+            const __TABLES: &'static [__p::query::EntityTable<Self>] = Self::__CASS_ENTITY_TABLES;
+        }
+
+        // The drift check of its tables, for the migration command (`check-entity`).
+        __p::query::register_entity!(#entity_ident);
+    }
 }
 
 /// The update's `execute`: the entity as it becomes (each field set, or the stored one's),

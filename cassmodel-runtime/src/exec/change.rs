@@ -31,7 +31,7 @@ use crate::statement::spec::{Op, SetOp, Statement};
 use crate::statement::state::QueryState;
 
 /// The stored rows of one of an entity's tables.
-pub(super) type StoredRows<'s> = Vec<StoredRow<'s>>;
+pub(crate) type StoredRows<'s> = Vec<StoredRow<'s>>;
 
 /// The body of a generated entity's `replace`: `new` written over `stored` in every table,
 /// in one logged batch.
@@ -242,7 +242,9 @@ fn identity_moved<E>(identity: &EntityTable<E>) -> Error {
 }
 
 /// The entry of `tables` for the identity table `I`, which holds one row per entity.
-fn identity_of<E, I: Table>(tables: &'static [EntityTable<E>]) -> Result<&'static EntityTable<E>> {
+pub(crate) fn identity_of<E, I: Table>(
+    tables: &'static [EntityTable<E>],
+) -> Result<&'static EntityTable<E>> {
     let ordinal = I::schema().ordinal();
     let entity = std::any::type_name::<E>();
     let identity = tables
@@ -287,7 +289,7 @@ fn refuse_dual_writes<E>(tables: &[EntityTable<E>]) -> Result<()> {
 /// column is the identity row's field of the same name; for a table with one row per
 /// element, the column that takes each element is one element of the identity row's
 /// collection.
-struct FromIdentity<'s, I> {
+pub(crate) struct FromIdentity<'s, I> {
     identity: &'s I,
     table: &'static TableSchema,
     /// The field of the column that takes each element, and this row's element.
@@ -296,7 +298,7 @@ struct FromIdentity<'s, I> {
 
 impl<'s, I: Table> FromIdentity<'s, I> {
     /// The stored rows of table `t`: one, or one per element of the collection.
-    fn rows<E>(identity: &'s I, t: &'static EntityTable<E>) -> StoredRows<'s> {
+    pub(crate) fn rows<E>(identity: &'s I, t: &'static EntityTable<E>) -> StoredRows<'s> {
         let table = (t.schema)();
         let Some(each) = &t.each else {
             let row = FromIdentity {

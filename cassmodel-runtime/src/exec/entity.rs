@@ -87,8 +87,21 @@ pub trait EntityTableOf<E: 'static>: Insertable {
     const __EACH: Option<(&'static str, &'static str)> = None;
 }
 
+/// An entity with an identity table (`#[cass(identity = T)]`, the table keyed by what never
+/// changes in it, which holds every field its other tables are keyed by): the entities whose
+/// tables the drift check (`migrate::drift::check_entity`) compares. Implemented by
+/// `#[derive(CassEntity)]` for an entity that names one.
+pub trait EntityWithIdentity: Sized + Sync + 'static {
+    /// The identity table.
+    type Identity: crate::mapping::table::Table;
+
+    /// The entity's tables, as its generated calls list them.
+    #[doc(hidden)]
+    const __TABLES: &'static [EntityTable<Self>];
+}
+
 /// The stored row of one of an entity's tables, as a change compares its key and deletes it.
-pub(super) type StoredRow<'s> = Box<dyn RowFields + Send + Sync + 's>;
+pub(crate) type StoredRow<'s> = Box<dyn RowFields + Send + Sync + 's>;
 
 type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatement>>> + Send + 'd>>;
 
@@ -96,14 +109,14 @@ type PrepareFuture<'d> = Pin<Box<dyn Future<Output = Result<Arc<PreparedStatemen
 /// table), so that the runtime code of `save` is generic over the entity only.
 #[doc(hidden)]
 pub struct EntityTable<E: 'static> {
-    pub(super) schema: fn() -> &'static TableSchema,
+    pub(crate) schema: fn() -> &'static TableSchema,
     pub(super) cell: fn(&E, usize) -> Option<&dyn ErasedValue>,
     cells: fn(&E, &mut Walk<'_, '_, '_>) -> Result<(), CellStop>,
     /// The prepared INSERT of a whole row.
     pub(super) prepare: for<'d> fn(&'d Db) -> PrepareFuture<'d>,
     /// For a table with one row per element of a collection: which, and its rows. (`save`
     /// then takes the general batch: the number of its statements varies.)
-    pub(super) each: Option<EachOf<E>>,
+    pub(crate) each: Option<EachOf<E>>,
     /// Adds the inserts of the entity's rows (`None` fields unset).
     pub(super) add: for<'e, 'b> fn(&'e E, Batch<'b>) -> Batch<'b>,
     /// Adds the inserts of the entity's rows with their `None` fields written as nulls.
@@ -159,11 +172,11 @@ impl<E: 'static> EntityTable<E> {
 }
 
 /// A table of an entity that holds one row per element of one of its collections.
-pub(super) struct EachOf<E: 'static> {
+pub(crate) struct EachOf<E: 'static> {
     /// The field of the column that takes each element.
-    pub(super) column: &'static str,
+    pub(crate) column: &'static str,
     /// The entity's collection field.
-    pub(super) collection: &'static str,
+    pub(crate) collection: &'static str,
     /// The rows of an entity, built from its fields.
     pub(super) rows: fn(&E) -> Vec<StoredRow<'static>>,
 }

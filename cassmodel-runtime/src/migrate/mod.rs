@@ -48,6 +48,7 @@
 
 mod apply;
 pub mod copy;
+pub mod drift;
 mod error;
 mod files;
 mod live;

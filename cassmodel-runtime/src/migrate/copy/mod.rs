@@ -36,7 +36,7 @@ mod registry;
 mod setup;
 mod source;
 mod status;
-mod verify;
+pub(crate) mod verify;
 mod write;
 
 pub use backfill::{CopyFailure, CopyOptions, CopyProgress, CopyReport, ProgressFn, backfill};

@@ -222,7 +222,7 @@ pub async fn verify<T: CopyFrom>(
 }
 
 /// Every `1/fraction`-th range (all without a fraction), spread evenly over the ring.
-fn sampled(ranges: Vec<(i64, i64)>, fraction: Option<f64>) -> Vec<(i64, i64)> {
+pub(crate) fn sampled(ranges: Vec<(i64, i64)>, fraction: Option<f64>) -> Vec<(i64, i64)> {
     let Some(f) = fraction.filter(|f| *f < 1.0) else {
         return ranges;
     };
