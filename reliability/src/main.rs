@@ -22,6 +22,10 @@
 //!   at set points (increments in flight); on the cluster, node 3 killed during it (a repair,
 //!   read at ALL, is refused until it is back). Every range done, some repaired, `verify`
 //!   clean, every count equal: nothing lost or counted twice (see `counters.rs`).
+//! - `entities`: the drift repair of an entity's tables (drift made with plain CQL) by worker
+//!   processes, killed with SIGKILL at set points and replaced; on the cluster, node 3 killed
+//!   during the repair too. A new check clean, both tables equal to the entities (see
+//!   `entities.rs`).
 //!
 //! Faults are sent only to the node started from this work dir, by the pid of its pid file
 //! (checked to be that node); traffic goes only to its 127.0.0.x address. Every loop is
@@ -68,6 +72,7 @@ mod copy;
 mod counters;
 mod data;
 mod degraded;
+mod entities;
 mod env;
 mod lwt;
 mod report;
@@ -88,10 +93,10 @@ struct Args {
     write: Option<std::path::PathBuf>,
 }
 
-const CHECKS: [&str; 8] = [
-    "drift", "hostile", "migrate", "copy", "counters", "load", "pause", "crash",
+const CHECKS: [&str; 9] = [
+    "drift", "hostile", "migrate", "copy", "counters", "entities", "load", "pause", "crash",
 ];
-const CLUSTER_CHECKS: [&str; 13] = [
+const CLUSTER_CHECKS: [&str; 14] = [
     "schema",
     "quorum",
     "routing",
@@ -102,6 +107,7 @@ const CLUSTER_CHECKS: [&str; 13] = [
     "migrate",
     "copy",
     "counters",
+    "entities",
     "load",
     "pause",
     "crash",
@@ -190,11 +196,12 @@ fn parse_args() -> Result<Args, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // A backfill worker of the `copy` or `counters` check, started (and killed) by it.
+    // A worker of the `copy`, `counters` or `entities` check, started (and killed) by it.
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let worker = match raw.first().map(String::as_str) {
         Some("copy-worker") => Some(copy::worker(&raw[1..]).await),
         Some("counter-worker") => Some(counters::worker(&raw[1..]).await),
+        Some("entity-worker") => Some(entities::worker(&raw[1..]).await),
         _ => None,
     };
     if let Some(result) = worker {
@@ -298,6 +305,7 @@ async fn run(args: &Args) -> Result<bool, String> {
             "migrate" => data::migration(&env).await,
             "copy" => copy::check(&env).await,
             "counters" => counters::check(&env).await,
+            "entities" => entities::check(&env).await,
             "load" => checks::load(&env).await,
             "pause" => checks::pause(&env).await,
             _ => checks::crash(&env).await,

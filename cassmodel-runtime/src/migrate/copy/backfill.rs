@@ -351,7 +351,7 @@ const LEASE_RAN_OUT: &str = "the lease of a range ran out before its counts were
 
 /// Whether a failure is worth another attempt at the range: a timeout, too few replicas,
 /// an overloaded node, a lost connection, or (counters) a lease that ran out.
-fn transient(e: &MigrationError) -> bool {
+pub(crate) fn transient(e: &MigrationError) -> bool {
     match e {
         MigrationError::Db(e) => matches!(
             e.kind(),
@@ -369,7 +369,7 @@ fn transient(e: &MigrationError) -> bool {
 /// yet seen down answers with timeouts), at most `attempts` times in all with a growing pause:
 /// for the record's reads and writes outside a range's own copy, which would otherwise end the
 /// whole backfill.
-async fn again<T, F, Fut>(attempts: u32, mut op: F) -> Result<T, MigrationError>
+pub(crate) async fn again<T, F, Fut>(attempts: u32, mut op: F) -> Result<T, MigrationError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, MigrationError>>,
@@ -612,30 +612,16 @@ impl Run<'_> {
             until: AtomicI64::new(now + me.lease),
         };
         let copy = self.copy_rows::<T>(lo, hi, &held);
-        let renew = async {
-            loop {
-                tokio::time::sleep(self.heartbeat()).await;
-                let now = now_millis();
-                if !self
-                    .record
-                    .renew(lo, self.owner, now + me.lease, now)
-                    .await?
-                {
-                    return Ok::<(), MigrationError>(());
-                }
-                held.until.store(now + me.lease, Ordering::Relaxed);
-            }
-        };
-        futures::pin_mut!(copy);
-        futures::pin_mut!(renew);
-        let rows = match futures::future::select(copy, renew).await {
-            futures::future::Either::Left((rows, _)) => rows?,
+        let renewal = (me.lease, self.heartbeat());
+        let renewed = |until| held.until.store(until, Ordering::Relaxed);
+        let Some(rows) = self
+            .record
+            .while_held(lo, self.owner, renewal, renewed, copy)
+            .await?
+        else {
             // Another process took the range over (this one was too slow to renew): its
             // copy is as good as this one.
-            futures::future::Either::Right((lost, _)) => {
-                lost?;
-                return Ok(Outcome::Lost);
-            }
+            return Ok(Outcome::Lost);
         };
         // Done, whoever holds the lease now: every row of the range was copied. Its lease is
         // left to lapse: a range a verify marks to copy again is given up then.

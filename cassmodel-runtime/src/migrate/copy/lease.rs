@@ -21,7 +21,7 @@ pub const MISSED_HEARTBEATS: u32 = 5;
 
 /// A lease as the record has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Lease {
+pub(crate) struct Lease {
     pub owner: String,
     /// When it lapses (milliseconds since the epoch).
     pub until: i64,
@@ -122,7 +122,7 @@ fn since(now: i64, then: i64) -> Duration {
 /// The holders of `leases` (each with its range start) at `now` (milliseconds), each with
 /// its ranges, the leases lapsed left out; `taken_over_in` of each lease as a waiting
 /// backfill has it (`None` from `status`).
-pub(super) fn holders(leases: &[(Lease, Option<Duration>)], now: i64) -> Vec<HeldRanges> {
+pub(crate) fn holders(leases: &[(Lease, Option<Duration>)], now: i64) -> Vec<HeldRanges> {
     let mut by_owner: BTreeMap<&str, HeldRanges> = BTreeMap::new();
     for (lease, taken_over_in) in leases.iter().filter(|(l, _)| l.until >= now) {
         let heard = lease.heard.map(|h| since(now, h));
@@ -153,7 +153,7 @@ pub(super) fn holders(leases: &[(Lease, Option<Duration>)], now: i64) -> Vec<Hel
 /// What a backfill has seen of the leases other processes hold: each range's holder and
 /// heartbeat, and since when (on this process's clock) it has seen them unchanged.
 #[derive(Default)]
-pub(super) struct Watch {
+pub(crate) struct Watch {
     seen: Mutex<HashMap<i64, (String, i64, Instant)>>,
 }
 
@@ -182,7 +182,7 @@ impl Watch {
 /// A name for one backfill in the record, unique across processes and machines, that says
 /// where it runs: `<pid>@<host>/<time in nanoseconds, hex>.<count of the backfills this
 /// process started>`.
-pub(super) fn owner_name() -> String {
+pub(crate) fn owner_name() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static STARTED: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

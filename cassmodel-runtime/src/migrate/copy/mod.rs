@@ -23,14 +23,14 @@
 //! before from a read at consistency ALL; 4. [`verify`]; 5. release the application reading and
 //! writing the new table; 6. [`drop_source`].
 
-mod backfill;
+pub(crate) mod backfill;
 mod convert;
 mod counters;
 pub(crate) mod keyspace;
-mod lease;
+pub(crate) mod lease;
 mod pace;
 pub(crate) mod problem;
-mod range_count;
+pub(crate) mod range_count;
 pub(crate) mod record;
 mod registry;
 mod setup;

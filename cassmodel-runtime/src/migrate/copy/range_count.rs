@@ -22,7 +22,7 @@ pub(super) const MAX_RANGES: u32 = 256;
 
 /// How many ranges a copy asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum RangeCount {
+pub(crate) enum RangeCount {
     /// Set by the caller: a record with another number is refused.
     Exactly(u32),
     /// Sized from the estimates: a record with another number is followed.
@@ -31,7 +31,7 @@ pub(super) enum RangeCount {
 
 impl RangeCount {
     /// The number asked for.
-    pub(super) fn asked(self) -> u32 {
+    pub(crate) fn asked(self) -> u32 {
         match self {
             RangeCount::Exactly(n) | RangeCount::About(n) => n,
         }

@@ -10,7 +10,9 @@
 //! is done and with how many rows; plain writes only) and `copy_leases` (one partition per
 //! range: who holds it, until when, when it was last renewed and how often it is;
 //! lightweight transactions only, so that claims of different ranges never contend in one
-//! Paxos partition, and no column is written both ways).
+//! Paxos partition, and no column is written both ways). The drift check of an entity's
+//! tables shares its ranges the same way (`migrate/drift/shared.rs`), each range's findings
+//! in `drift_found`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -34,11 +36,11 @@ use crate::schema::ddl::{qualified, string_literal};
 use crate::session::db::Db;
 
 /// The kind of the record's statements, in their spans.
-pub(super) const KIND: &str = "record";
+pub(crate) const KIND: &str = "record";
 
 /// What a claim of a range got.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Claim {
+pub(crate) enum Claim {
     /// Another process holds the range: its lease, and, when this process takes ranges of a
     /// stopped holder over, how long until it does if the holder stays silent.
     Held(Lease, Option<Duration>),
@@ -51,7 +53,7 @@ pub(super) enum Claim {
 
 /// Who claims a range, for how long, and how often it renews (milliseconds).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Claimant<'a> {
+pub(crate) struct Claimant<'a> {
     pub owner: &'a str,
     pub lease: i64,
     pub heartbeat: i32,
@@ -59,7 +61,7 @@ pub(super) struct Claimant<'a> {
 
 /// One range of the source's token ring, as the record has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct RangeState {
+pub(crate) struct RangeState {
     pub start: i64,
     pub end: i64,
     pub done: bool,
@@ -67,7 +69,7 @@ pub(super) struct RangeState {
 }
 
 /// The record of one copy (`migration` = the target's `keyspace.table`).
-pub(super) struct Record<'d> {
+pub(crate) struct Record<'d> {
     db: &'d Db,
     migration: String,
     take: PreparedStatement,
@@ -131,7 +133,7 @@ async fn record_columns(db: &Db) -> Result<BTreeMap<String, BTreeSet<String>>, M
 }
 
 /// The tables of the record and the DDL that creates each.
-fn record_ddl() -> [(&'static str, String); 3] {
+fn record_ddl() -> [(&'static str, String); 4] {
     [
         (
             "copies",
@@ -146,6 +148,11 @@ fn record_ddl() -> [(&'static str, String); 3] {
             "copy_leases",
             "(migration text, range_start bigint, owner text, lease_until bigint, heard bigint, \
              heartbeat int, PRIMARY KEY ((migration, range_start)))",
+        ),
+        (
+            "drift_found",
+            "(migration text, range_start bigint, counts list<bigint>, first list<text>, \
+             PRIMARY KEY (migration, range_start))",
         ),
     ]
     .map(|(t, columns)| {
@@ -262,7 +269,7 @@ impl<'d> Record<'d> {
     /// ranges: created by the first process to start it; the others find it and take its
     /// number of ranges. A record of another source under the same target is refused, and one
     /// of another number of ranges than a number the caller set.
-    pub(super) async fn open(
+    pub(crate) async fn open(
         db: &'d Db,
         replication: &BTreeMap<String, String>,
         target: &str,
@@ -389,7 +396,7 @@ impl<'d> Record<'d> {
     }
 
     /// Every range of the copy.
-    pub(super) async fn ranges(&self) -> Result<Vec<RangeState>, MigrationError> {
+    pub(crate) async fn ranges(&self) -> Result<Vec<RangeState>, MigrationError> {
         list_ranges(self.db, &self.list, &self.migration).await
     }
 
@@ -398,7 +405,7 @@ impl<'d> Record<'d> {
     /// lapsed (or was given up), or, with `watch`, the lease of a holder seen silent for
     /// [`MISSED_HEARTBEATS`](super::lease::MISSED_HEARTBEATS) of its heartbeats, if no other
     /// process took it over first and the holder did not renew it in between.
-    pub(super) async fn claim(
+    pub(crate) async fn claim(
         &self,
         start: i64,
         me: Claimant<'_>,
@@ -461,7 +468,7 @@ impl<'d> Record<'d> {
 
     /// Extends `owner`'s lease of range `start` to `lease_until`, heard at `now`; false when
     /// someone else took it.
-    pub(super) async fn renew(
+    pub(crate) async fn renew(
         &self,
         start: i64,
         owner: &str,
@@ -473,14 +480,44 @@ impl<'d> Record<'d> {
     }
 
     /// Marks range `start` done, with `rows` copied.
-    pub(super) async fn done(&self, start: i64, rows: i64) -> Result<(), MigrationError> {
+    pub(crate) async fn done(&self, start: i64, rows: i64) -> Result<(), MigrationError> {
         send::run(self.db, KIND, &self.done, (rows, &self.migration, start)).await?;
         Ok(())
     }
 
+    /// Runs `work` on range `start`, which `owner` holds, renewing its lease every
+    /// `heartbeat` to `lease` milliseconds past the renewal (`renewed` is told the lease's new
+    /// end): the work's output, or `None` when another process took the range over (this one
+    /// renewed too late).
+    pub(crate) async fn while_held<T>(
+        &self,
+        start: i64,
+        owner: &str,
+        (lease, heartbeat): (i64, Duration),
+        renewed: impl Fn(i64),
+        work: impl Future<Output = Result<T, MigrationError>>,
+    ) -> Result<Option<T>, MigrationError> {
+        let renew = async {
+            loop {
+                tokio::time::sleep(heartbeat).await;
+                let now = now_millis();
+                if !self.renew(start, owner, now + lease, now).await? {
+                    return Ok::<(), MigrationError>(());
+                }
+                renewed(now + lease);
+            }
+        };
+        futures::pin_mut!(work);
+        futures::pin_mut!(renew);
+        match futures::future::select(work, renew).await {
+            futures::future::Either::Left((out, _)) => out.map(Some),
+            futures::future::Either::Right((lost, _)) => lost.map(|()| None),
+        }
+    }
+
     /// Gives range `start` up (after a failure): another attempt may take it from `until`
     /// (milliseconds; 0: at once).
-    pub(super) async fn release(
+    pub(crate) async fn release(
         &self,
         start: i64,
         owner: &str,
@@ -524,7 +561,7 @@ fn range_states(
 
 /// Every range recorded for the copy into `migration`: none when no copy was ever started
 /// (on this cluster, or into this table).
-pub(super) async fn recorded(db: &Db, migration: &str) -> Result<Vec<RangeState>, MigrationError> {
+pub(crate) async fn recorded(db: &Db, migration: &str) -> Result<Vec<RangeState>, MigrationError> {
     let cql = format!(
         "SELECT range_start, range_end, done, rows FROM {} WHERE migration = ?",
         qualified(RECORD_KEYSPACE, "copy_ranges")
@@ -651,7 +688,7 @@ pub(super) async fn record_verified(
 
 /// Forgets the record of the copy into `migration`: its leases (each with a lightweight
 /// transaction, as they are written), its ranges, then the copy itself.
-pub(super) async fn forget(db: &Db, migration: &str) -> Result<(), MigrationError> {
+pub(crate) async fn forget(db: &Db, migration: &str) -> Result<(), MigrationError> {
     let remove = prepare(
         db,
         format!(
@@ -671,7 +708,7 @@ pub(super) async fn forget(db: &Db, migration: &str) -> Result<(), MigrationErro
         .buffer_unordered(16)
         .try_collect::<Vec<bool>>()
         .await?;
-    for table in ["copy_ranges", "copies"] {
+    for table in ["copy_ranges", "drift_found", "copies"] {
         let cql = format!(
             "DELETE FROM {} WHERE migration = ?",
             qualified(RECORD_KEYSPACE, table)
@@ -682,7 +719,7 @@ pub(super) async fn forget(db: &Db, migration: &str) -> Result<(), MigrationErro
 }
 
 /// Milliseconds since the epoch, now.
-pub(super) fn now_millis() -> i64 {
+pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

@@ -14,6 +14,8 @@ mod reconcile;
 mod registry;
 mod repair;
 mod report;
+mod rows;
+pub(crate) mod shared;
 
 pub use check::{DriftOptions, check_entity};
 pub use registry::{EntityChecker, EntityEntry, checker, registered_entities};
