@@ -2,6 +2,7 @@
 //! linked into the binary), and its repair.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use cassmodel_runtime::Db;
 use cassmodel_runtime::migrate::MigrationError;
@@ -10,6 +11,7 @@ use clap::Args;
 
 use crate::copy::{io, parse_fraction};
 use crate::exit::Exit;
+use crate::progress::Shown;
 
 /// What `check-entity` takes.
 #[derive(Debug, Args)]
@@ -28,8 +30,13 @@ pub(crate) struct CheckEntityArgs {
     /// Check only this fraction of the token ranges (e.g. 0.05), for very large tables.
     #[arg(long, value_parser = parse_fraction)]
     sample: Option<f64>,
-    /// Token ranges each table is read in.
-    #[arg(long, default_value_t = 256)]
+    /// No progress bar or progress lines (on stderr: a bar on a terminal, else a line every
+    /// 10 s and at the end of each table).
+    #[arg(long)]
+    quiet: bool,
+    /// Token ranges each table is read in (the unit of resuming and of sharing between
+    /// processes; a check continued takes its first run's number).
+    #[arg(long, default_value_t = 64)]
     ranges: u32,
 }
 
@@ -79,9 +86,16 @@ pub(crate) async fn check_entity(
     if args.delete_extra {
         options = options.delete_extra();
     }
+    let shown = Arc::new(Shown::new("[{bar:20}] {pos}/{len} {msg}"));
+    if !args.quiet {
+        let reporter = Arc::clone(&shown);
+        options = options.on_progress(move |p| reporter.report(p));
+    }
     let mut exit = Exit::Ok;
     for c in checkers(args.entity.as_deref())? {
-        let report = c.check(db, &options).await?;
+        let report = c.check(db, &options).await;
+        shown.finish();
+        let report = report?;
         write!(out, "{report}").map_err(io)?;
         let extra: u64 = report.tables.iter().map(|t| t.extra).sum();
         let next = if report.is_clean() {

@@ -12,7 +12,8 @@
 //! ```text
 //! migrate [OPTIONS] <plan|apply|generate --dir DIR|validate|schema|analyze [--live]
 //!                    |backfill|verify [--sample F]|status|drop-source KS.TABLE
-//!                    |forget-copy KS.TABLE|forget-copy --dropped>
+//!                    |forget-copy KS.TABLE|forget-copy --dropped
+//!                    |check-entity [ENTITY] [--repair [--delete-extra]] [--sample F]>
 //!
 //!   plan       dry run: print the CQL it would run, what it refuses, what it leaves alone
 //!   apply      run the plan (nothing at all if something is refused)
@@ -33,6 +34,13 @@
 //!   drop-source KS.TABLE   drop the old table of a finished, verified copy
 //!   forget-copy KS.TABLE   forget the record of a copy; `--dropped`: of every copy whose
 //!              new table no longer exists
+//!
+//!   an entity with an identity table (`#[derive(CassEntity)]`, `#[cass(identity = T)]`):
+//!   check-entity   its tables compared: rows missing, extra and different in each, with
+//!              their keys (every such entity without a name); `--repair` makes them agree
+//!              cell by cell by the latest write time, `--delete-extra` also deletes the
+//!              rows no entity has; resumable after any crash and shared by every process
+//!              that runs it (`--ranges`); `--sample F` reads a fraction of the ranges
 //!
 //!   --keyspace KS                    keyspace of the models that do not name one
 //!   --replication SPEC               replication of keyspaces the plan creates:
@@ -60,7 +68,9 @@
 //! verify, ...), `4` a table outgrows the partition-size guidance (`analyze`), `5` a copy is
 //! incomplete (`backfill` left rows it could not convert, `verify` found differences), `6`
 //! the binary holds no model (every command but `status`, `drop-source` and `forget-copy`
-//! refuses to run: a `validate` that found nothing to compare would pass forever).
+//! refuses to run: a `validate` that found nothing to compare would pass forever), `7` an
+//! entity's tables drift (`check-entity` found rows missing, extra or different and did not
+//! repair them all).
 
 use std::io::Write;
 use std::path::PathBuf;

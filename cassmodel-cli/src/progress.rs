@@ -107,6 +107,11 @@ impl Shown {
                 let text = format!("{table}: {partitions} partitions, {rows} rows counted");
                 self.show(None, text.clone(), false, || text);
             }
+            Progress::Ranges { table, done, total } => {
+                let text = format!("{table}: {done}/{total} ranges checked");
+                let position = Some((u64::from(*done), u64::from(*total)));
+                self.show(position, text.clone(), *done == *total, || text);
+            }
             // A kind of report this tool does not know yet: nothing to show.
             _ => {}
         }

@@ -1,6 +1,7 @@
 //! What a long migration or sizing operation reports while it runs ([`Progress`]), for a
 //! command-line tool to show: `Migrator::on_progress` for `apply` (its steps, the builds of
-//! new indexes), `sizing::live_with_progress` for a count of each partition's rows.
+//! new indexes), `sizing::live_with_progress` for a count of each partition's rows,
+//! `DriftOptions::on_progress` for the ranges of a drift check.
 
 #[cfg(feature = "migrate")]
 use std::sync::Arc;
@@ -40,6 +41,17 @@ pub enum Progress {
         partitions: u64,
         /// Rows counted so far.
         rows: u64,
+    },
+    /// A drift check of an entity's tables (`check-entity`) has done `done` of the `total`
+    /// token ranges of `table` (one of its passes; reported as ranges end, by any process
+    /// that shares the check).
+    Ranges {
+        /// `keyspace.table` read in this pass.
+        table: String,
+        /// Ranges done.
+        done: u32,
+        /// Ranges of the pass.
+        total: u32,
     },
 }
 

@@ -6,6 +6,7 @@
 
 use futures::{StreamExt, TryStreamExt};
 
+use super::options::DriftOptions;
 use super::read::Shape;
 use super::repair::Writes;
 use super::report::{DriftReport, TableDrift};
@@ -17,66 +18,6 @@ use crate::exec::read::token_ranges;
 use crate::migrate::copy::verify::sampled;
 use crate::migrate::error::MigrationError;
 use crate::session::db::Db;
-
-/// How a drift check runs.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct DriftOptions {
-    /// Token ranges each table's ring is read in (default 256).
-    pub ranges: u32,
-    /// Ranges read at once (default 4).
-    pub ranges_in_flight: usize,
-    /// Rows checked at once per range (each a look-up per table; default 32).
-    pub rows_in_flight: usize,
-    /// Check only this fraction of the ranges (e.g. 0.05), for very large tables.
-    pub sample: Option<f64>,
-    /// Keys listed per kind of difference and table (default 10).
-    pub listed: usize,
-    /// Write the repair (default: a dry run, which counts what it would write).
-    pub repair: bool,
-    /// With `repair`, delete the extra rows too (default: leave them, listed).
-    pub delete_extra: bool,
-}
-
-impl Default for DriftOptions {
-    fn default() -> Self {
-        DriftOptions {
-            ranges: 256,
-            ranges_in_flight: 4,
-            rows_in_flight: 32,
-            sample: None,
-            listed: 10,
-            repair: false,
-            delete_extra: false,
-        }
-    }
-}
-
-impl DriftOptions {
-    /// The defaults: a full check, nothing written.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Checks only `fraction` (0 to 1) of the ranges.
-    pub fn sample(mut self, fraction: f64) -> Self {
-        self.sample = Some(fraction.clamp(0.0, 1.0));
-        self
-    }
-
-    /// Writes the repair: each differing or missing cell gets the winning copy, with its
-    /// write time and TTL.
-    pub fn repair(mut self) -> Self {
-        self.repair = true;
-        self
-    }
-
-    /// With [`repair`](Self::repair), also deletes the rows no entity has.
-    pub fn delete_extra(mut self) -> Self {
-        self.delete_extra = true;
-        self
-    }
-}
 
 /// Compares the tables of entity `E` (every table it lists, against its identity table, which
 /// holds one row per entity) and, with [`DriftOptions::repair`], makes them agree.
@@ -159,12 +100,16 @@ impl<E: EntityWithIdentity> Check<'_, E> {
         let options = self.options;
         if options.sample.is_some() {
             let ranges = sampled(token_ranges(options.ranges), options.sample);
+            let total = u32::try_from(ranges.len()).unwrap_or(u32::MAX);
             let mut found = vec![TableDrift::default(); self.tables.len()];
             let mut each = futures::stream::iter(ranges)
                 .map(|(lo, hi)| work(lo, hi))
                 .buffer_unordered(options.ranges_in_flight);
+            let mut done = 0;
             while let Some(range) = each.try_next().await? {
                 merge(&mut found, &range, options.listed);
+                done += 1;
+                shared::report(options.progress.as_ref(), &self.shapes[t].name, done, total);
             }
             return Ok(found);
         }
@@ -181,6 +126,8 @@ impl<E: EntityWithIdentity> Check<'_, E> {
             ranges_in_flight: options.ranges_in_flight,
             tables: self.tables.len(),
             listed: options.listed,
+            table: &table.name,
+            progress: options.progress.as_ref(),
         };
         shared::run(self.db, &pass, work).await
     }

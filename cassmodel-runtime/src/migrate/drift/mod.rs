@@ -9,6 +9,7 @@
 //! the binary: `migrate check-entity Video` (`--repair`, `--delete-extra`, `--sample F`).
 
 mod check;
+mod options;
 mod read;
 mod reconcile;
 mod registry;
@@ -17,6 +18,7 @@ mod report;
 mod rows;
 pub(crate) mod shared;
 
-pub use check::{DriftOptions, check_entity};
+pub use check::check_entity;
+pub use options::DriftOptions;
 pub use registry::{EntityChecker, EntityEntry, checker, registered_entities};
 pub use report::{DriftReport, TableDrift};

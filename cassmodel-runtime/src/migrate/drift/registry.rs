@@ -5,7 +5,8 @@
 use std::marker::PhantomData;
 use std::pin::Pin;
 
-use super::check::{DriftOptions, check_entity};
+use super::check::check_entity;
+use super::options::DriftOptions;
 use super::report::DriftReport;
 use crate::exec::entity::EntityWithIdentity;
 use crate::migrate::error::MigrationError;

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use futures::TryStreamExt;
 
-use super::check::DriftOptions;
+use super::options::DriftOptions;
 use super::read::{Cell, Flat, IdentityRow, KIND, RawCells, RawRow, Shape};
 use super::reconcile::{self, Copy, Winner};
 use super::repair::{Fix, Writes};

@@ -8,6 +8,7 @@
 //! are written over. A pass found complete when a check starts is an earlier check's: it is
 //! forgotten, and the check starts anew.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -23,6 +24,7 @@ use crate::migrate::copy::range_count::RangeCount;
 use crate::migrate::copy::record::{Claim, Claimant, Record, forget, now_millis, recorded};
 use crate::migrate::error::MigrationError;
 use crate::migrate::live::LiveSchema;
+use crate::progress::{OnProgress, Progress};
 use crate::schema::ddl::qualified;
 use crate::session::db::Db;
 
@@ -46,6 +48,20 @@ pub(super) struct Pass<'a> {
     pub ranges_in_flight: usize,
     pub tables: usize,
     pub listed: usize,
+    /// `keyspace.table` read, for the progress.
+    pub table: &'a str,
+    pub progress: Option<&'a OnProgress>,
+}
+
+/// Tells `progress` that `done` of the `total` ranges of the pass over `table` are done.
+pub(super) fn report(progress: Option<&OnProgress>, table: &str, done: u32, total: u32) {
+    if let Some(p) = progress {
+        p.report(&Progress::Ranges {
+            table: table.to_owned(),
+            done,
+            total,
+        });
+    }
 }
 
 /// Runs `work` on every range of `pass` not done, shared with the other processes running
@@ -90,6 +106,8 @@ where
         watch: Watch::default(),
         store,
         pass,
+        done: AtomicU32::new(0),
+        total: AtomicU32::new(0),
     };
     shared.rounds(&work).await?;
     read_found(db, pass).await
@@ -102,6 +120,9 @@ struct Shared<'a> {
     watch: Watch,
     store: PreparedStatement,
     pass: &'a Pass<'a>,
+    /// Ranges done (as the record said at the round's start, and by this process since).
+    done: AtomicU32,
+    total: AtomicU32,
 }
 
 impl Shared<'_> {
@@ -115,6 +136,13 @@ impl Shared<'_> {
         let mut failures: std::collections::HashMap<i64, u32> = Default::default();
         loop {
             let states = again(ATTEMPTS, || self.record.ranges()).await?;
+            let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            self.total.store(count(states.len()), Ordering::Relaxed);
+            self.done.store(
+                count(states.iter().filter(|r| r.done).count()),
+                Ordering::Relaxed,
+            );
+            self.tell();
             let mut free: Vec<(i64, i64)> = states
                 .iter()
                 .filter(|r| !r.done)
@@ -186,7 +214,17 @@ impl Shared<'_> {
         self.record
             .done(lo, i64::try_from(rows).unwrap_or(i64::MAX))
             .await?;
+        self.done.fetch_add(1, Ordering::Relaxed);
+        self.tell();
         Ok(true)
+    }
+
+    fn tell(&self) {
+        let (done, total) = (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        );
+        report(self.pass.progress, self.pass.table, done, total);
     }
 }
 
