@@ -748,8 +748,11 @@ mod tests {
             "heard",
             "heartbeat",
         ];
-        let rest: [(&str, &[&str]); 2] =
-            [("copies", &["migration"]), ("copy_ranges", &["migration"])];
+        let rest: [(&str, &[&str]); 3] = [
+            ("copies", &["migration"]),
+            ("copy_ranges", &["migration"]),
+            ("drift_found", &["migration"]),
+        ];
         let with = |l: &'static [&'static str]| {
             let mut t = rest.to_vec();
             t.push(("copy_leases", l));
@@ -758,6 +761,10 @@ mod tests {
         assert!(complete(&with(leases)));
         assert!(!complete(&with(old_leases)), "the heartbeat is added");
         assert!(!complete(&columns(&rest)), "a table is missing");
+        assert!(
+            !complete(&columns(&rest[..2])),
+            "the drift check's table is missing"
+        );
         assert!(!complete(&BTreeMap::new()));
         // Every table the DDL creates is one `complete` asks for, with the leases' heartbeat.
         for (table, cql) in record_ddl() {
