@@ -366,3 +366,97 @@ async fn rows_per_element_drift_is_found_and_repaired() {
     assert_eq!(rows, expected);
     t.drop_all().await;
 }
+
+/// A user by id (the identity) and by email, whose row holds the user's id as a regular
+/// column.
+#[derive(cassmodel::CassEntity, Debug, Clone, PartialEq)]
+#[cass(tables(UserById, UserByEmail), identity = UserById)]
+struct User {
+    user_id: Uuid,
+    email: String,
+    name: String,
+}
+
+#[derive(cassmodel::CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = User)]
+struct UserById {
+    #[partition_key]
+    user_id: Uuid,
+    email: String,
+    name: String,
+}
+
+#[derive(cassmodel::CassTable, Debug, Clone, PartialEq)]
+#[cass(entity = User)]
+struct UserByEmail {
+    #[partition_key]
+    email: String,
+    user_id: Uuid,
+    name: String,
+}
+
+/// The identity table's key decides a field another table holds as a regular column: a
+/// missing by-email row is written back with its user's id, and a by-email row that names
+/// another user gets its own back (a dry run also lists it as extra: traced by the id it
+/// names, it belongs to no user; the repair's first pass mends it before the second reads it).
+#[tokio::test]
+async fn the_identity_key_decides_a_copy_held_as_a_regular_column() {
+    let t = support::test_db("e_drift_users").await;
+    t.db.create_table::<UserById>().await.expect("create");
+    t.db.create_table::<UserByEmail>().await.expect("create");
+    let user = |n: u8| User {
+        user_id: Uuid::new_v4(),
+        email: format!("u{n}@example.com"),
+        name: format!("user {n}"),
+    };
+    let (a, b) = (user(1), user(2));
+    a.save(&t.db).await.expect("save");
+    b.save(&t.db).await.expect("save");
+    cql(
+        &t,
+        "DELETE FROM KS.user_by_email WHERE email = ?",
+        (&a.email,),
+    )
+    .await;
+    cql(
+        &t,
+        "UPDATE KS.user_by_email SET user_id = ? WHERE email = ?",
+        (Uuid::new_v4(), &b.email),
+    )
+    .await;
+    let dry = check_entity::<User>(&t.db, &DriftOptions::new())
+        .await
+        .expect("check");
+    assert_eq!(
+        counts(&dry),
+        vec![
+            ("user_by_id".to_owned(), [2, 0, 0, 0, 0]),
+            ("user_by_email".to_owned(), [1, 1, 1, 1, 1]),
+        ],
+        "{dry}"
+    );
+    let repair = DriftOptions::new().repair();
+    let repaired = check_entity::<User>(&t.db, &repair).await.expect("repair");
+    assert_eq!(
+        counts(&repaired),
+        vec![
+            ("user_by_id".to_owned(), [2, 0, 0, 0, 0]),
+            ("user_by_email".to_owned(), [2, 1, 0, 1, 1]),
+        ],
+        "{repaired}"
+    );
+    let after = check_entity::<User>(&t.db, &DriftOptions::new())
+        .await
+        .expect("check");
+    assert!(after.is_clean(), "{after}");
+    let rows: Vec<(String, Uuid, String)> =
+        super::all_rows(&t, "user_by_email", "email, user_id, name").await;
+    assert_eq!(
+        rows,
+        [
+            (a.email.clone(), a.user_id, a.name.clone()),
+            (b.email.clone(), b.user_id, b.name.clone()),
+        ]
+    );
+    t.drop_all().await;
+}

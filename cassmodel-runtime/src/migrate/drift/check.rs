@@ -55,7 +55,7 @@ pub async fn check_entity<E: EntityWithIdentity>(
         options,
         tables,
         identity: at,
-        fields: fields(tables),
+        fields: fields(tables, at),
         shapes,
         writes: Writes::default(),
     };

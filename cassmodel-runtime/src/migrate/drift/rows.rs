@@ -26,8 +26,9 @@ pub(super) struct Field {
     holders: Vec<(usize, usize)>,
 }
 
-/// The entity's fields held as regular or static columns, with their holders.
-pub(super) fn fields<E>(tables: &[EntityTable<E>]) -> Vec<Field> {
+/// The entity's fields held as regular or static columns, and the identity table's key
+/// fields, with their holders (the tables and columns that hold each).
+pub(super) fn fields<E>(tables: &[EntityTable<E>], identity: usize) -> Vec<Field> {
     let mut names: Vec<&str> = Vec::new();
     let mut out: Vec<Field> = Vec::new();
     let mut keys: Vec<&str> = Vec::new();
@@ -43,7 +44,11 @@ pub(super) fn fields<E>(tables: &[EntityTable<E>]) -> Vec<Field> {
             }
             if col.kind.is_key() {
                 keys.push(col.field);
-                continue;
+                // The identity table's key is a copy too: the one that decides a field another
+                // table holds as a regular column (a user's id in the by-email table).
+                if t != identity {
+                    continue;
+                }
             }
             match names.iter().position(|n| *n == col.field) {
                 Some(i) => out[i].holders.push((t, c)),
