@@ -80,7 +80,7 @@ pub async fn check_entity<E: EntityWithIdentity>(
         f.table.clone_from(&shape.name);
     }
     Ok(DriftReport {
-        entity: short_name::<E>(),
+        entity: short_name::<E>().to_owned(),
         entities: found[at].rows,
         tables: found,
         sampled: options.sample.is_some(),
@@ -134,7 +134,7 @@ impl<E: EntityWithIdentity> Check<'_, E> {
 }
 
 /// `Video` for `my_crate::models::Video`.
-fn short_name<E>() -> String {
+pub(super) fn short_name<E>() -> &'static str {
     let full = std::any::type_name::<E>();
-    full.rsplit("::").next().unwrap_or(full).to_owned()
+    full.rsplit("::").next().unwrap_or(full)
 }

@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 use std::pin::Pin;
 
-use super::check::check_entity;
+use super::check::{check_entity, short_name};
 use super::options::DriftOptions;
 use super::report::DriftReport;
 use crate::exec::entity::EntityWithIdentity;
@@ -27,8 +27,7 @@ struct TypedChecker<E>(PhantomData<fn() -> E>);
 
 impl<E: EntityWithIdentity> EntityChecker for TypedChecker<E> {
     fn name(&self) -> &'static str {
-        let full = std::any::type_name::<E>();
-        full.rsplit("::").next().unwrap_or(full)
+        short_name::<E>()
     }
 
     fn check<'a>(&'a self, db: &'a Db, options: &'a DriftOptions) -> Boxed<'a, DriftReport> {
