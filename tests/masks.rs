@@ -342,23 +342,7 @@ async fn a_mask_the_models_do_not_declare_is_dropped_only_when_named() {
     t.drop_all().await;
 }
 
-/// The migration command of the adopted models (`migrate <args>`), on the test's node: its
-/// exit code, and what it printed (stdout, then stderr).
+/// The migration command of the adopted models (`migrate <args>`), on the test's node.
 async fn cli(args: &[&str]) -> (cassmodel_cli::Exit, String) {
-    let points = cassmodel_node::cluster_or_local_node()
-        .await
-        .expect("node")
-        .get_contact_points()
-        .join(",");
-    let mut argv = vec!["migrate", "--contact-points", &points];
-    argv.extend_from_slice(args);
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let models = Models::new().table::<adopted::Customer>();
-    let exit = cassmodel_cli::run(argv, models, &mut out, &mut err).await;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out),
-        String::from_utf8_lossy(&err)
-    );
-    (exit, text)
+    support::migrate_command(Models::new().table::<adopted::Customer>(), args).await
 }

@@ -92,31 +92,13 @@ async fn statuses(t: &TestDb, id: Uuid) -> Vec<(String, String)> {
 
 /// The migration command with the order tables as its models: its exit and its output.
 async fn migrate(t: &TestDb, args: &[&str]) -> (cassmodel_cli::Exit, String) {
-    let points = cassmodel_node::cluster_or_local_node()
-        .await
-        .expect("node")
-        .get_contact_points()
-        .join(",");
-    let mut argv = vec![
-        "migrate",
-        "--contact-points",
-        &points,
-        "--keyspace",
-        t.keyspace(),
-    ];
+    let mut argv = vec!["--keyspace", t.keyspace()];
     argv.extend_from_slice(args);
     let models = Models::new()
         .table::<OrderById>()
         .table::<OrdersByCustomer>()
         .table::<OrdersByDeliveryDate>();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let exit = cassmodel_cli::run(argv, models, &mut out, &mut err).await;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out),
-        String::from_utf8_lossy(&err)
-    );
-    (exit, text)
+    support::migrate_command(models, &argv).await
 }
 
 /// Twenty orders, then one of each drift by plain CQL: found exactly (by the library and the

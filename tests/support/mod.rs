@@ -404,3 +404,26 @@ where
         .single_row::<R>()
         .expect("one row")
 }
+
+/// The migration command of `models` (`migrate <args>`) on the test's node: its exit code,
+/// and what it printed (stdout, then stderr).
+pub async fn migrate_command(
+    models: cassmodel::migrate::Models,
+    args: &[&str],
+) -> (cassmodel_cli::Exit, String) {
+    let points = cassmodel_node::cluster_or_local_node()
+        .await
+        .expect("node")
+        .get_contact_points()
+        .join(",");
+    let mut argv = vec!["migrate", "--contact-points", &points];
+    argv.extend_from_slice(args);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let exit = cassmodel_cli::run(argv, models, &mut out, &mut err).await;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&err)
+    );
+    (exit, text)
+}
